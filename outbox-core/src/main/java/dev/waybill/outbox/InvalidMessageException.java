@@ -1,0 +1,38 @@
+package dev.waybill.outbox;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thrown by {@link OutboxPublisher} when a message cannot go into the outbox: a {@literal null}
+ * message, a body the serializer cannot write, a header value of an unsupported type, or a body
+ * over {@code waybill.outbox.max-message-bytes}. Nothing is buffered for the message; the
+ * exception propagates out of the business method and rolls its transaction back unless the
+ * caller catches it.
+ *
+ * @since 0.1
+ */
+public class InvalidMessageException extends IllegalArgumentException {
+
+	private final @Nullable String messageType;
+
+	/**
+	 * Creates an exception for a message of the given type.
+	 * @param messageType the message type, or {@literal null} when it is unknown
+	 * @param reason what is wrong with the message and how to fix it
+	 * @param cause the underlying failure, or {@literal null}
+	 */
+	public InvalidMessageException(@Nullable String messageType, String reason, @Nullable Throwable cause) {
+		super(messageType != null ? "Cannot publish message of type '" + messageType + "': " + reason
+				: "Cannot publish message: " + reason, cause);
+		this.messageType = messageType;
+	}
+
+	/**
+	 * Returns the type of the rejected message.
+	 * @return the message type, or {@literal null} when it is unknown (a {@literal null} message)
+	 */
+	public @Nullable String getMessageType() {
+		return this.messageType;
+	}
+
+}

@@ -1,0 +1,134 @@
+package dev.waybill.outbox;
+
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Per-message options for {@link OutboxPublisher#publish(Object, java.util.function.Consumer)} and
+ * {@link OutboxPublisher#send(String, Object, java.util.function.Consumer)}. Setters return
+ * {@code this} so a lambda can chain them:
+ * {@code publisher.publish(event, o -> o.routingKey("eu").header("tenant", "acme"))}.
+ *
+ * @since 0.1
+ */
+public final class PublishOptions {
+
+	private final Map<String, Object> headers = new LinkedHashMap<>();
+
+	private String routingKey = "";
+
+	private @Nullable String correlationId;
+
+	private @Nullable String conversationId;
+
+	private @Nullable Instant notBefore;
+
+	/**
+	 * Adds a header. Values must be a {@link String}, a {@link Number} or a {@link Boolean}, so
+	 * they map onto AMQP header values; anything else fails the publish.
+	 * @param name the header name, must not be blank
+	 * @param value the header value, must not be {@literal null}
+	 * @return these options
+	 */
+	public PublishOptions header(String name, Object value) {
+		this.headers.put(name, value);
+		return this;
+	}
+
+	/**
+	 * Adds every entry of {@code headers}, with the rules of {@link #header(String, Object)}.
+	 * @param headers the headers to add, must not be {@literal null}
+	 * @return these options
+	 */
+	public PublishOptions headers(Map<String, ?> headers) {
+		this.headers.putAll(headers);
+		return this;
+	}
+
+	/**
+	 * Sets the routing key; empty by default, which fanout exchanges ignore.
+	 * @param routingKey the routing key, must not be {@literal null}
+	 * @return these options
+	 */
+	public PublishOptions routingKey(String routingKey) {
+		this.routingKey = Objects.requireNonNull(routingKey, "routingKey must not be null");
+		return this;
+	}
+
+	/**
+	 * Sets the correlation id, e.g. the id of the request this message answers.
+	 * @param correlationId the correlation id
+	 * @return these options
+	 */
+	public PublishOptions correlationId(@Nullable String correlationId) {
+		this.correlationId = correlationId;
+		return this;
+	}
+
+	/**
+	 * Sets the conversation id; by default a message starts a conversation named by its own id.
+	 * @param conversationId the conversation id
+	 * @return these options
+	 */
+	public PublishOptions conversationId(@Nullable String conversationId) {
+		this.conversationId = conversationId;
+		return this;
+	}
+
+	/**
+	 * Delays delivery: the relay publishes this message, and the rest of its transaction's
+	 * messages, no earlier than {@code notBefore}.
+	 * @param notBefore the earliest delivery time
+	 * @return these options
+	 */
+	public PublishOptions notBefore(@Nullable Instant notBefore) {
+		this.notBefore = notBefore;
+		return this;
+	}
+
+	/**
+	 * Returns the headers added so far, in the order they were added.
+	 * @return an unmodifiable view of the headers
+	 */
+	public Map<String, Object> headers() {
+		return Collections.unmodifiableMap(this.headers);
+	}
+
+	/**
+	 * Returns the routing key.
+	 * @return the routing key, empty when none was set
+	 */
+	public String routingKey() {
+		return this.routingKey;
+	}
+
+	/**
+	 * Returns the correlation id.
+	 * @return the correlation id, or {@literal null}
+	 */
+	public @Nullable String correlationId() {
+		return this.correlationId;
+	}
+
+	/**
+	 * Returns the conversation id.
+	 * @return the conversation id, or {@literal null}
+	 */
+	public @Nullable String conversationId() {
+		return this.conversationId;
+	}
+
+	/**
+	 * Returns the not-before time.
+	 * @return the earliest delivery time, or {@literal null}
+	 */
+	public @Nullable Instant notBefore() {
+		return this.notBefore;
+	}
+
+}

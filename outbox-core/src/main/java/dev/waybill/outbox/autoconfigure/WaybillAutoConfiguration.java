@@ -1,0 +1,104 @@
+package dev.waybill.outbox.autoconfigure;
+
+import java.time.Clock;
+
+import javax.sql.DataSource;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.jdbc.OutboxSchemaInitializer;
+import dev.waybill.outbox.jdbc.OutboxTables;
+import dev.waybill.outbox.spi.MessageSerializer;
+import dev.waybill.outbox.spi.OutboxWriter;
+import dev.waybill.outbox.support.DefaultOutboxPublisher;
+import dev.waybill.outbox.support.HostNames;
+import dev.waybill.outbox.support.JacksonMessageSerializer;
+import dev.waybill.outbox.support.RelayWakeUp;
+
+/**
+ * Auto-configures the outbox on the application's {@link DataSource}: validates
+ * {@code waybill.*}, applies the schema (unless {@code waybill.liquibase.enabled=false}) and
+ * provides the {@link OutboxPublisher}. Every bean backs off when the application defines its own.
+ *
+ * @since 0.1
+ */
+@AutoConfiguration(afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+		"org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+		"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration" })
+@ConditionalOnClass(JdbcTemplate.class)
+@ConditionalOnSingleCandidate(DataSource.class)
+@EnableConfigurationProperties(WaybillProperties.class)
+public final class WaybillAutoConfiguration {
+
+	/** The property that turns the schema initializer off. */
+	public static final String LIQUIBASE_ENABLED_PROPERTY = "waybill.liquibase.enabled";
+
+	@Bean
+	@ConditionalOnMissingBean
+	OutboxTables waybillOutboxTables(WaybillProperties properties) {
+		return properties.toTables();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnClass(name = "liquibase.integration.spring.SpringLiquibase")
+	@ConditionalOnProperty(name = LIQUIBASE_ENABLED_PROPERTY, matchIfMissing = true)
+	OutboxSchemaInitializer waybillSchemaInitializer(DataSource dataSource, OutboxTables tables) {
+		return new OutboxSchemaInitializer(dataSource, tables);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	JdbcOutboxStore waybillOutboxStore(DataSource dataSource, OutboxTables tables,
+			ObjectProvider<OutboxSchemaInitializer> schema) {
+		schema.getIfAvailable(); // created first, so the tables exist before the store is used
+		return new JdbcOutboxStore(dataSource, tables);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RelayWakeUp waybillRelayWakeUp() {
+		return new RelayWakeUp();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	OutboxPublisher waybillOutboxPublisher(WaybillProperties properties, OutboxWriter writer,
+			MessageSerializer serializer, RelayWakeUp wakeUp) {
+		return new DefaultOutboxPublisher(writer, serializer, wakeUp,
+				properties.getOutbox().maxMessageBytesChecked(), Clock.systemUTC(), HostNames.local());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	MessageSerializer waybillMessageSerializer(ObjectProvider<JsonMapper> applicationMapper) {
+		JsonMapper mapper = applicationMapper.getIfUnique();
+		return (mapper != null) ? new JacksonMessageSerializer(mapper) : new JacksonMessageSerializer();
+	}
+
+	/**
+	 * Makes beans that use the database ({@code JdbcTemplate}, JPA) wait for the schema initializer.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer")
+	@Import(DatabaseInitializationDependencyConfigurer.class)
+	static class SchemaInitializationOrderConfiguration {
+
+	}
+
+}

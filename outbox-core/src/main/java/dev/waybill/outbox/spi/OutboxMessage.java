@@ -1,0 +1,52 @@
+package dev.waybill.outbox.spi;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One message of an outbox scope, as stored in {@code outbox_message} and handed to the transport:
+ * the envelope plus the serialized body.
+ *
+ * @param messageId unique, time-ordered id; consumers deduplicate on it
+ * @param destination the exchange to publish to
+ * @param routingKey the routing key, empty when none
+ * @param messageType the message type name (see {@link dev.waybill.outbox.MessageType})
+ * @param contentType the MIME type of {@code body}, e.g. {@code application/json}
+ * @param headers user headers; values are strings, numbers or booleans
+ * @param body the serialized message
+ * @param correlationId the correlation id, or {@literal null}
+ * @param conversationId the conversation id, or {@literal null}
+ * @param sourceHost the host that published the message, or {@literal null}
+ * @param sentAt when the message was published
+ * @param notBefore the earliest delivery time, or {@literal null}
+ * @since 0.1
+ */
+public record OutboxMessage(UUID messageId, String destination, String routingKey, String messageType,
+		String contentType, Map<String, Object> headers, byte[] body, @Nullable String correlationId,
+		@Nullable String conversationId, @Nullable String sourceHost, Instant sentAt, @Nullable Instant notBefore) {
+
+	/**
+	 * Checks the required components and copies the headers.
+	 */
+	public OutboxMessage {
+		Objects.requireNonNull(messageId, "messageId must not be null");
+		Objects.requireNonNull(destination, "destination must not be null");
+		Objects.requireNonNull(routingKey, "routingKey must not be null");
+		Objects.requireNonNull(messageType, "messageType must not be null");
+		Objects.requireNonNull(contentType, "contentType must not be null");
+		Objects.requireNonNull(body, "body must not be null");
+		Objects.requireNonNull(sentAt, "sentAt must not be null");
+		headers = Map.copyOf(headers);
+	}
+
+	@Override
+	public String toString() {
+		return "OutboxMessage[" + this.messageId + " " + this.messageType + " -> " + this.destination + ", "
+				+ this.body.length + " bytes]";
+	}
+
+}

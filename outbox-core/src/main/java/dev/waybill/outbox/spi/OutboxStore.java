@@ -1,0 +1,93 @@
+package dev.waybill.outbox.spi;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The relay's view of the outbox. Every method is one short statement in a transaction of its
+ * own (never the caller's), so no lock or connection is held while a relay waits on the broker.
+ * Methods that settle a claimed scope are fenced by the lease owner: a relay whose lease was
+ * taken over changes nothing.
+ *
+ * @since 0.1
+ */
+public interface OutboxStore {
+
+	/**
+	 * Claims up to {@code limit} due pending scopes, oldest due first, skipping scopes another
+	 * claimer holds: counts an attempt on each and leases it to {@code leaseOwner} until now plus
+	 * {@code lease}. A scope whose lease expires without being settled is due again.
+	 * @param leaseOwner who claims, must not be blank
+	 * @param lease how long the claim holds, must be positive
+	 * @param limit the most scopes to claim, must be positive
+	 * @return the claimed scopes with their messages in publish order; empty when none is due
+	 */
+	List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit);
+
+	/**
+	 * Marks scopes published.
+	 * @param leaseOwner the owner the scopes were claimed by
+	 * @param scopeIds the scopes whose every message the broker confirmed
+	 * @return how many were marked; fewer when a lease was lost to another claimer
+	 */
+	int markPublished(String leaseOwner, Collection<UUID> scopeIds);
+
+	/**
+	 * Records a failed attempt and schedules the next one.
+	 * @param scopeId the claimed scope
+	 * @param leaseOwner the owner it was claimed by
+	 * @param error what went wrong, kept as the scope's last error
+	 * @param retryDelay how long from now until the scope is due again
+	 * @return whether the scope was updated (false when the lease was lost)
+	 */
+	boolean retryLater(UUID scopeId, String leaseOwner, String error, Duration retryDelay);
+
+	/**
+	 * Dead-letters a scope that exhausted its attempts: it is kept with its last error, never
+	 * claimed again, and waits for {@link #redrive(Collection)}.
+	 * @param scopeId the claimed scope
+	 * @param leaseOwner the owner it was claimed by
+	 * @param error what went wrong last
+	 * @return whether the scope was updated (false when the lease was lost)
+	 */
+	boolean deadLetter(UUID scopeId, String leaseOwner, String error);
+
+	/**
+	 * Gives claimed scopes back without counting the attempt, e.g. when the broker, not the
+	 * message, failed.
+	 * @param leaseOwner the owner they were claimed by
+	 * @param scopeIds the scopes to release
+	 * @param delay how long from now until they are due again (zero for at once)
+	 * @return how many were released
+	 */
+	int release(String leaseOwner, Collection<UUID> scopeIds, Duration delay);
+
+	/**
+	 * Makes the given dead scopes pending again with their attempts reset, and wakes the relays.
+	 * @param scopeIds the scopes; ids of scopes that are not dead are ignored
+	 * @return how many were redriven
+	 */
+	int redrive(Collection<UUID> scopeIds);
+
+	/**
+	 * Redrives every dead scope with a message for {@code destination}.
+	 * @param destination the destination (exchange) name
+	 * @return how many were redriven
+	 */
+	int redriveDestination(String destination);
+
+	/**
+	 * Redrives every dead scope.
+	 * @return how many were redriven
+	 */
+	int redriveAll();
+
+	/**
+	 * Counts pending and dead scopes.
+	 * @return the counts
+	 */
+	ScopeCounts counts();
+
+}

@@ -1,0 +1,91 @@
+package dev.waybill.outbox.support;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.core.Ordered;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.OutboxScope;
+import dev.waybill.outbox.spi.OutboxWriter;
+
+/**
+ * The messages published in one physical transaction. Bound to the transaction as a resource so
+ * nested scopes share it, and unbound on suspend so a {@code REQUIRES_NEW} transaction gets its own.
+ */
+final class OutboxTransaction implements TransactionSynchronization {
+
+	private final Object key;
+
+	private final OutboxWriter writer;
+
+	private final RelayWakeUp wakeUp;
+
+	private final List<OutboxMessage> messages = new ArrayList<>();
+
+	private boolean written;
+
+	private OutboxTransaction(Object key, OutboxWriter writer, RelayWakeUp wakeUp) {
+		this.key = key;
+		this.writer = writer;
+		this.wakeUp = wakeUp;
+	}
+
+	static OutboxTransaction current(Object key, OutboxWriter writer, RelayWakeUp wakeUp) {
+		OutboxTransaction transaction = (OutboxTransaction) TransactionSynchronizationManager.getResource(key);
+		if (transaction == null) {
+			transaction = new OutboxTransaction(key, writer, wakeUp);
+			TransactionSynchronizationManager.bindResource(key, transaction);
+			TransactionSynchronizationManager.registerSynchronization(transaction);
+		}
+		return transaction;
+	}
+
+	void add(OutboxMessage message) {
+		if (this.written) {
+			throw new IllegalStateException("Cannot publish '" + message.messageType() + "': this transaction's "
+					+ "outbox was already written because the transaction is committing. Publish before commit, "
+					+ "not from a beforeCommit callback or after it.");
+		}
+		this.messages.add(message);
+	}
+
+	@Override
+	public int getOrder() {
+		// Write after other before-commit callbacks, which may still publish.
+		return Ordered.LOWEST_PRECEDENCE;
+	}
+
+	@Override
+	public void beforeCommit(boolean readOnly) {
+		this.written = true;
+		if (!this.messages.isEmpty()) {
+			this.writer.write(new OutboxScope(TimeOrderedUuids.next(), this.messages, null, null));
+		}
+	}
+
+	@Override
+	public void afterCommit() {
+		if (!this.messages.isEmpty()) {
+			this.wakeUp.signal();
+		}
+	}
+
+	@Override
+	public void suspend() {
+		TransactionSynchronizationManager.unbindResource(this.key);
+	}
+
+	@Override
+	public void resume() {
+		TransactionSynchronizationManager.bindResource(this.key, this);
+	}
+
+	@Override
+	public void afterCompletion(int status) {
+		TransactionSynchronizationManager.unbindResourceIfPossible(this.key);
+	}
+
+}

@@ -1,0 +1,72 @@
+package dev.waybill.outbox.support;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Tells a waiting relay that committed messages are waiting. Signals coalesce: any number of
+ * signals before an {@link #await(Duration)} wake it once, and a signal given while nobody waits
+ * is kept for the next wait, so none is lost between a relay's poll and its wait.
+ *
+ * @since 0.1
+ */
+public final class RelayWakeUp {
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final Condition signalled = this.lock.newCondition();
+
+	private boolean pending;
+
+	/**
+	 * Signals that work is waiting. Cheap and non-blocking for the caller beyond a short lock.
+	 */
+	public void signal() {
+		this.lock.lock();
+		try {
+			this.pending = true;
+			this.signalled.signalAll();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Waits until a signal arrives or the timeout passes, and consumes the signal.
+	 * @param timeout the longest wait
+	 * @return whether a signal arrived ({@code false} when the timeout passed)
+	 * @throws InterruptedException when the waiting thread is interrupted
+	 */
+	public boolean await(Duration timeout) throws InterruptedException {
+		long nanos = timeout.toNanos();
+		this.lock.lock();
+		try {
+			while (!this.pending) {
+				if (nanos <= 0) {
+					return false;
+				}
+				nanos = this.signalled.awaitNanos(nanos);
+			}
+			this.pending = false;
+			return true;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Waits like {@link #await(Duration)}.
+	 * @param timeout the longest wait
+	 * @param unit the unit of {@code timeout}
+	 * @return whether a signal arrived
+	 * @throws InterruptedException when the waiting thread is interrupted
+	 */
+	public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
+		return await(Duration.ofNanos(unit.toNanos(timeout)));
+	}
+
+}

@@ -1,0 +1,551 @@
+package dev.waybill.outbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.waybill.outbox.spi.MessageSerializer;
+import dev.waybill.outbox.support.HostNames;
+import dev.waybill.outbox.support.RelayWakeUp;
+import dev.waybill.outbox.test.TestSchema;
+import dev.waybill.outbox.test.WaybillContext;
+
+/**
+ * {@code @Outbox} and {@link OutboxPublisher} in a Spring Boot JDBC application, end to end
+ * against PostgreSQL: the OrderService of DESIGN.md written against outbox-core alone.
+ */
+class OutboxPublisherIntegrationTests {
+
+	private static TestSchema schema;
+
+	private static JdbcTemplate jdbc;
+
+	private static ApplicationContextRunner runner;
+
+	@BeforeAll
+	static void createSchema() {
+		schema = TestSchema.create("publisher");
+		jdbc = new JdbcTemplate(schema.dataSource());
+		jdbc.execute("CREATE TABLE " + schema.name() + ".orders (id uuid PRIMARY KEY, customer text NOT NULL, total int NOT NULL)");
+		runner = WaybillContext.runner(schema.name()).withUserConfiguration(Application.class);
+	}
+
+	@AfterAll
+	static void dropSchema() {
+		schema.close();
+	}
+
+	@Test
+	void commitWritesTheBusinessRowAndOneScopeWithItsMessagesInPublishOrder() {
+		run((context) -> {
+			int before = count("outbox_state");
+			UUID order = context.getBean(OrderService.class).place("ada", 3);
+
+			assertThat(jdbc.queryForObject("SELECT customer FROM " + schema.name() + ".orders WHERE id = ?", String.class, order))
+				.isEqualTo("ada");
+			assertThat(count("outbox_state")).isEqualTo(before + 1);
+			List<Map<String, Object>> messages = messagesOfLatestScope();
+			assertThat(messages).extracting((m) -> body(m)).containsExactly(
+					"{\"orderId\":\"" + order + "\",\"line\":1}", "{\"orderId\":\"" + order + "\",\"line\":2}",
+					"{\"orderId\":\"" + order + "\",\"line\":3}");
+			Map<String, Object> first = messages.get(0);
+			UUID messageId = (UUID) first.get("message_id");
+			assertThat(messageId.version()).isEqualTo(7);
+			assertThat(first).containsEntry("destination", "test.order-placed")
+				.containsEntry("message_type", "test.order-placed")
+				.containsEntry("content_type", "application/json")
+				.containsEntry("routing_key", "")
+				.containsEntry("source_host", HostNames.local())
+				.containsEntry("conversation_id", messageId.toString())
+				.containsEntry("correlation_id", null);
+			assertThat(((Timestamp) first.get("created_at")).toInstant()).isBetween(Instant.now().minusSeconds(60), Instant.now().plusSeconds(1));
+			Map<String, Object> state = latestScope();
+			assertThat(state).containsEntry("status", "pending").containsEntry("attempts", 0)
+				.containsEntry("published_at", null).containsEntry("lease_owner", null);
+		});
+	}
+
+	@Test
+	void rollbackWritesNoOutboxRow() {
+		run((context) -> {
+			int scopes = count("outbox_state");
+			int messages = count("outbox_message");
+			int orders = jdbc.queryForObject("SELECT count(*) FROM " + schema.name() + ".orders", Integer.class);
+
+			assertThatIllegalStateException().isThrownBy(() -> context.getBean(OrderService.class).placeAndFail("bob"))
+				.withMessage("payment declined");
+
+			assertThat(count("outbox_state")).isEqualTo(scopes);
+			assertThat(count("outbox_message")).isEqualTo(messages);
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM " + schema.name() + ".orders", Integer.class)).isEqualTo(orders);
+		});
+	}
+
+	@Test
+	void aNestedOutboxMethodJoinsTheOuterScope() {
+		run((context) -> {
+			int scopes = count("outbox_state");
+			context.getBean(CheckoutService.class).checkout("cyd");
+
+			assertThat(count("outbox_state")).isEqualTo(scopes + 1);
+			assertThat(messagesOfLatestScope()).extracting((m) -> m.get("destination"))
+				.containsExactly("test.order-placed", "test.order-placed", "test.order-placed", "test.checkout-completed");
+		});
+	}
+
+	@Test
+	void aClassLevelOutboxMakesEveryMethodAScope() {
+		run((context) -> {
+			int scopes = count("outbox_state");
+			context.getBean(ClassLevelService.class).notifyShipped("parcel-1");
+
+			assertThat(count("outbox_state")).isEqualTo(scopes + 1);
+			assertThat(messagesOfLatestScope()).extracting((m) -> m.get("message_type"))
+				.containsExactly(Shipped.class.getCanonicalName());
+		});
+	}
+
+	@Test
+	void aRequiresNewTransactionIsAScopeOfItsOwnThatSurvivesTheOuterRollback() {
+		run((context) -> {
+			int scopes = count("outbox_state");
+
+			assertThatIllegalStateException().isThrownBy(() -> context.getBean(CheckoutService.class).auditThenFail("dee"));
+
+			assertThat(count("outbox_state")).isEqualTo(scopes + 1);
+			assertThat(messagesOfLatestScope()).extracting((m) -> m.get("destination")).containsExactly("audit");
+		});
+	}
+
+	@Test
+	void eightThreadsPublishingConcurrentlyLoseNothing() {
+		run((context) -> {
+			OrderService orders = context.getBean(OrderService.class);
+			int scopesBefore = count("outbox_state");
+			int messagesBefore = count("outbox_message");
+			int threads = 8;
+			int perThread = 40;
+			CyclicBarrier start = new CyclicBarrier(threads);
+			ExecutorService pool = Executors.newFixedThreadPool(threads);
+			List<Future<List<UUID>>> results = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				results.add(pool.submit(() -> {
+					start.await(10, TimeUnit.SECONDS);
+					List<UUID> placed = new ArrayList<>();
+					for (int i = 0; i < perThread; i++) {
+						placed.add(orders.place("thread", 2));
+					}
+					return placed;
+				}));
+			}
+			List<UUID> placed = new ArrayList<>();
+			for (Future<List<UUID>> result : results) {
+				placed.addAll(result.get(120, TimeUnit.SECONDS));
+			}
+			pool.shutdown();
+
+			assertThat(placed).hasSize(threads * perThread).doesNotHaveDuplicates();
+			assertThat(count("outbox_state")).isEqualTo(scopesBefore + threads * perThread);
+			assertThat(count("outbox_message")).isEqualTo(messagesBefore + threads * perThread * 2);
+			Map<UUID, List<String>> bodiesByScope = new java.util.LinkedHashMap<>();
+			jdbc.query("SELECT outbox_id, body FROM " + schema.name() + ".outbox_message WHERE message_type = "
+					+ "'test.order-placed' ORDER BY sequence_number", (java.sql.ResultSet row) -> {
+						bodiesByScope.computeIfAbsent(row.getObject(1, UUID.class), (id) -> new ArrayList<>())
+							.add(new String(row.getBytes(2), StandardCharsets.UTF_8));
+					});
+			for (UUID order : placed) {
+				assertThat(bodiesByScope.values()).filteredOn((bodies) -> bodies.get(0).contains(order.toString()))
+					.singleElement()
+					.isEqualTo(List.of("{\"orderId\":\"" + order + "\",\"line\":1}", "{\"orderId\":\"" + order + "\",\"line\":2}"));
+			}
+		});
+	}
+
+	@Test
+	void publishingWithoutATransactionFailsAndSaysHowToFixIt() {
+		run((context) -> {
+			int messages = count("outbox_message");
+			OutboxPublisher publisher = context.getBean(OutboxPublisher.class);
+
+			assertThatIllegalStateException().isThrownBy(() -> publisher.publish(new OrderPlaced(UUID.randomUUID(), 1)))
+				.withMessageContaining("Cannot publish 'test.order-placed': no transaction is active")
+				.withMessageContaining("@Outbox")
+				.withMessageContaining("TransactionTemplate");
+			assertThat(count("outbox_message")).isEqualTo(messages);
+		});
+	}
+
+	@Test
+	void publishingInAReadOnlyTransactionFailsAndSaysHowToFixIt() {
+		run((context) -> assertThatIllegalStateException()
+			.isThrownBy(() -> context.getBean(ReportService.class).publishWhileReading())
+			.withMessageContaining("the current transaction is read-only")
+			.withMessageContaining("readOnly = true"));
+	}
+
+	@Test
+	void aNullMessageIsRejected() {
+		run((context) -> assertThatExceptionOfType(InvalidMessageException.class)
+			.isThrownBy(() -> inTransaction(context, (publisher) -> publisher.publish(null)))
+			.withMessage("Cannot publish message: the message must not be null"));
+	}
+
+	@Test
+	void aMessageTheSerializerCannotWriteIsRejectedNamingItsTypeAndCause() {
+		run((context) -> assertThatExceptionOfType(InvalidMessageException.class)
+			.isThrownBy(() -> inTransaction(context, (publisher) -> publisher.publish(new Unserializable())))
+			.withMessageStartingWith("Cannot publish message of type '" + Unserializable.class.getCanonicalName()
+					+ "': the application/json serializer failed:")
+			.withMessageContaining("no price yet")
+			.satisfies((ex) -> assertThat(ex.getMessageType()).isEqualTo(Unserializable.class.getCanonicalName())));
+	}
+
+	@Test
+	void aHeaderValueThatIsNotAStringNumberOrBooleanIsRejected() {
+		run((context) -> assertThatExceptionOfType(InvalidMessageException.class)
+			.isThrownBy(() -> inTransaction(context,
+					(publisher) -> publisher.publish(new OrderPlaced(UUID.randomUUID(), 1), (o) -> o.header("tags", List.of("a")))))
+			.withMessageContaining("'test.order-placed'")
+			.withMessageContaining("header 'tags' has a value of type java.util.ImmutableCollections$List12")
+			.withMessageContaining("String, a Number or a Boolean"));
+	}
+
+	@Test
+	void aBodyOverTheLimitIsRejectedNamingTheProperty() {
+		runner.withPropertyValues("waybill.outbox.max-message-bytes=40B").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThatExceptionOfType(InvalidMessageException.class)
+				.isThrownBy(() -> inTransaction(context, (publisher) -> publisher.publish(new OrderPlaced(UUID.randomUUID(), 1))))
+				.withMessageContaining("'test.order-placed'")
+				.withMessageContaining("over the limit of 40 bytes set by waybill.outbox.max-message-bytes");
+		});
+	}
+
+	@Test
+	void aRejectedMessageIsNotWrittenWhenTheCallerCatchesTheExceptionAndCommits() {
+		run((context) -> {
+			UUID order = context.getBean(OrderService.class).placeWithOneBadMessage("eve");
+
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM " + schema.name() + ".orders WHERE id = ?", Integer.class, order)).isOne();
+			assertThat(messagesOfLatestScope()).extracting((m) -> m.get("message_type")).containsExactly("test.order-placed");
+		});
+	}
+
+	@Test
+	void publishOptionsAndSendFillTheEnvelope() {
+		run((context) -> {
+			Instant notBefore = Instant.now().plus(Duration.ofHours(2));
+			inTransaction(context, (publisher) -> {
+				publisher.publish(new OrderPlaced(UUID.randomUUID(), 1), (o) -> o.routingKey("eu.orders")
+					.header("tenant", "acme").header("priority", 5).header("vip", true)
+					.correlationId("request-7").conversationId("conversation-9").notBefore(notBefore));
+				publisher.send("billing-commands", new OrderPlaced(UUID.randomUUID(), 2));
+			});
+
+			List<Map<String, Object>> messages = messagesOfLatestScope();
+			assertThat(messages.get(0)).containsEntry("routing_key", "eu.orders")
+				.containsEntry("correlation_id", "request-7").containsEntry("conversation_id", "conversation-9");
+			assertThat(jdbc.queryForObject("SELECT headers::text FROM " + schema.name() + ".outbox_message WHERE message_id = ?",
+					String.class, messages.get(0).get("message_id")))
+				.isEqualTo("{\"vip\": true, \"tenant\": \"acme\", \"priority\": 5}");
+			assertThat(((Timestamp) messages.get(0).get("not_before")).toInstant()).isEqualTo(notBefore.truncatedTo(java.time.temporal.ChronoUnit.MICROS));
+			assertThat(messages.get(1)).containsEntry("destination", "billing-commands")
+				.containsEntry("message_type", "test.order-placed");
+			assertThat(((Timestamp) latestScope().get("next_attempt_at")).toInstant())
+				.as("the scope waits for its latest not-before time").isEqualTo(notBefore.truncatedTo(java.time.temporal.ChronoUnit.MICROS));
+		});
+	}
+
+	@Test
+	void theRelayIsWokenAfterEachCommitThatPublishedAndNotAfterARollback() {
+		run((context) -> {
+			RelayWakeUp wakeUp = context.getBean(RelayWakeUp.class);
+			OrderService orders = context.getBean(OrderService.class);
+			wakeUp.await(Duration.ZERO); // drop a signal an earlier publish may have left
+
+			assertThatIllegalStateException().isThrownBy(() -> orders.placeAndFail("fay"));
+			assertThat(wakeUp.await(Duration.ofMillis(200))).as("no signal after rollback").isFalse();
+
+			orders.place("gus", 1);
+			assertThat(wakeUp.await(Duration.ofSeconds(5))).as("signal after commit").isTrue();
+
+			context.getBean(TransactionTemplate.class).executeWithoutResult((status) -> {
+			});
+			assertThat(wakeUp.await(Duration.ofMillis(200))).as("no signal for a commit that published nothing").isFalse();
+		});
+	}
+
+	@Test
+	void theApplicationsJsonMapperSerializesBodies() {
+		runner.withBean(JsonMapper.class,
+				() -> JsonMapper.builder().propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE).build())
+			.run((context) -> {
+				inTransaction(context, (publisher) -> publisher.publish(new CheckoutCompleted("hal", 42)));
+				assertThat(messagesOfLatestScope()).extracting((m) -> body(m))
+					.containsExactly("{\"customer_name\":\"hal\",\"item_count\":42}");
+			});
+	}
+
+	@Test
+	void aSerializerBeanReplacesJson() {
+		runner.withBean(MessageSerializer.class, () -> new MessageSerializer() {
+			@Override
+			public String contentType() {
+				return "text/plain";
+			}
+
+			@Override
+			public byte[] serialize(Object message) {
+				return message.toString().getBytes(StandardCharsets.UTF_8);
+			}
+
+			@Override
+			public <T> T deserialize(byte[] body, Class<T> type) {
+				throw new UnsupportedOperationException();
+			}
+		}).run((context) -> {
+			inTransaction(context, (publisher) -> publisher.publish(new CheckoutCompleted("ivy", 1)));
+			assertThat(messagesOfLatestScope()).singleElement().satisfies((m) -> {
+				assertThat(m).containsEntry("content_type", "text/plain");
+				assertThat(body(m)).isEqualTo("CheckoutCompleted[customerName=ivy, itemCount=1]");
+			});
+		});
+	}
+
+	private static void run(ContextTest test) {
+		runner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			test.run(context);
+		});
+	}
+
+	private static void inTransaction(AssertableApplicationContext context, java.util.function.Consumer<OutboxPublisher> work) {
+		OutboxPublisher publisher = context.getBean(OutboxPublisher.class);
+		context.getBean(TransactionTemplate.class).executeWithoutResult((status) -> work.accept(publisher));
+	}
+
+	private static int count(String table) {
+		return jdbc.queryForObject("SELECT count(*) FROM " + schema.name() + "." + table, Integer.class);
+	}
+
+	private static Map<String, Object> latestScope() {
+		return jdbc.queryForMap("SELECT s.* FROM " + schema.name() + ".outbox_state s JOIN " + schema.name()
+				+ ".outbox_message m ON m.outbox_id = s.id ORDER BY m.sequence_number DESC LIMIT 1");
+	}
+
+	private static List<Map<String, Object>> messagesOfLatestScope() {
+		return jdbc.queryForList("SELECT * FROM " + schema.name() + ".outbox_message WHERE outbox_id = ? ORDER BY sequence_number",
+				latestScope().get("id"));
+	}
+
+	private static String body(Map<String, Object> message) {
+		return new String((byte[]) message.get("body"), StandardCharsets.UTF_8);
+	}
+
+	@FunctionalInterface
+	interface ContextTest {
+
+		void run(AssertableApplicationContext context) throws Exception;
+
+	}
+
+	@MessageType("test.order-placed")
+	record OrderPlaced(UUID orderId, int line) {
+	}
+
+	@MessageType("test.checkout-completed")
+	record CheckoutCompleted(String customerName, int itemCount) {
+	}
+
+	record Shipped(String parcel) {
+	}
+
+	static class Unserializable {
+
+		public int getPrice() {
+			throw new IllegalStateException("no price yet");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Application {
+
+		@Bean
+		OrderService orderService(JdbcTemplate jdbc, OutboxPublisher publisher) {
+			return new OrderService(jdbc, publisher);
+		}
+
+		@Bean
+		CheckoutService checkoutService(OrderService orders, AuditService audit, OutboxPublisher publisher) {
+			return new CheckoutService(orders, audit, publisher);
+		}
+
+		@Bean
+		AuditService auditService(OutboxPublisher publisher) {
+			return new AuditService(publisher);
+		}
+
+		@Bean
+		ClassLevelService classLevelService(OutboxPublisher publisher) {
+			return new ClassLevelService(publisher);
+		}
+
+		@Bean
+		ReportService reportService(OutboxPublisher publisher) {
+			return new ReportService(publisher);
+		}
+
+		@Bean
+		TransactionTemplate transactionTemplate(PlatformTransactionManager transactionManager) {
+			return new TransactionTemplate(transactionManager);
+		}
+
+	}
+
+	static class OrderService {
+
+		private final JdbcTemplate jdbc;
+
+		private final OutboxPublisher publisher;
+
+		OrderService(JdbcTemplate jdbc, OutboxPublisher publisher) {
+			this.jdbc = jdbc;
+			this.publisher = publisher;
+		}
+
+		@Outbox
+		public UUID place(String customer, int lines) {
+			UUID id = UUID.randomUUID();
+			this.jdbc.update("INSERT INTO " + schema.name() + ".orders (id, customer, total) VALUES (?, ?, ?)", id, customer, lines);
+			for (int line = 1; line <= lines; line++) {
+				this.publisher.publish(new OrderPlaced(id, line));
+			}
+			return id;
+		}
+
+		@Outbox
+		public void placeAndFail(String customer) {
+			place(customer, 2);
+			throw new IllegalStateException("payment declined");
+		}
+
+		@Outbox
+		public UUID placeWithOneBadMessage(String customer) {
+			UUID id = place(customer, 1);
+			try {
+				this.publisher.publish(new Unserializable());
+			}
+			catch (InvalidMessageException ex) {
+				// the order stands without the message that could not be written
+			}
+			return id;
+		}
+
+	}
+
+	static class CheckoutService {
+
+		private final OrderService orders;
+
+		private final AuditService audit;
+
+		private final OutboxPublisher publisher;
+
+		CheckoutService(OrderService orders, AuditService audit, OutboxPublisher publisher) {
+			this.orders = orders;
+			this.audit = audit;
+			this.publisher = publisher;
+		}
+
+		@Outbox
+		public void checkout(String customer) {
+			this.orders.place(customer, 3);
+			this.publisher.publish(new CheckoutCompleted(customer, 3));
+		}
+
+		@Outbox
+		public void auditThenFail(String customer) {
+			this.publisher.publish(new CheckoutCompleted(customer, 1));
+			this.audit.record(customer);
+			throw new IllegalStateException("checkout failed after the audit");
+		}
+
+	}
+
+	static class AuditService {
+
+		private final OutboxPublisher publisher;
+
+		AuditService(OutboxPublisher publisher) {
+			this.publisher = publisher;
+		}
+
+		@Transactional(propagation = Propagation.REQUIRES_NEW)
+		public void record(String customer) {
+			this.publisher.send("audit", new CheckoutCompleted(customer, 0));
+		}
+
+	}
+
+	@Outbox
+	static class ClassLevelService {
+
+		private final OutboxPublisher publisher;
+
+		ClassLevelService(OutboxPublisher publisher) {
+			this.publisher = publisher;
+		}
+
+		public void notifyShipped(String parcel) {
+			this.publisher.publish(new Shipped(parcel));
+		}
+
+	}
+
+	static class ReportService {
+
+		private final OutboxPublisher publisher;
+
+		ReportService(OutboxPublisher publisher) {
+			this.publisher = publisher;
+		}
+
+		@Transactional(readOnly = true)
+		public void publishWhileReading() {
+			this.publisher.publish(new CheckoutCompleted("reader", 0));
+		}
+
+	}
+
+}

@@ -1,0 +1,108 @@
+package dev.waybill.outbox.test;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+
+import dev.waybill.outbox.jdbc.OutboxSchemaInitializer;
+import dev.waybill.outbox.jdbc.OutboxTables;
+
+/**
+ * A schema of its own for one test class, in {@link TestPostgres}, with a small pool. Closing it
+ * drops the schema and everything in it, so test classes run in any order and repeat cleanly.
+ */
+public final class TestSchema implements AutoCloseable {
+
+	private final String name;
+
+	private final HikariDataSource dataSource;
+
+	private TestSchema(String name, HikariDataSource dataSource) {
+		this.name = name;
+		this.dataSource = dataSource;
+	}
+
+	/**
+	 * Creates an empty schema with a unique name.
+	 * @param prefix a readable prefix, e.g. the test class's short name
+	 * @return the schema
+	 */
+	public static TestSchema create(String prefix) {
+		String name = (prefix.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_") + "_"
+				+ UUID.randomUUID().toString().substring(0, 8));
+		TestPostgres postgres = TestPostgres.get();
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(postgres.url());
+		config.setUsername(postgres.user());
+		config.setPassword(postgres.password());
+		config.setMaximumPoolSize(12);
+		config.setPoolName("test-" + name);
+		HikariDataSource dataSource = new HikariDataSource(config);
+		TestSchema schema = new TestSchema(name, dataSource);
+		schema.execute("CREATE SCHEMA " + name);
+		return schema;
+	}
+
+	/**
+	 * Creates a schema with Waybill's tables in it, applied by the Liquibase changelog.
+	 * @param prefix a readable prefix
+	 * @return the schema
+	 */
+	public static TestSchema withWaybillTables(String prefix) {
+		TestSchema schema = create(prefix);
+		try {
+			new OutboxSchemaInitializer(schema.dataSource(), schema.tables()).migrate();
+		}
+		catch (Exception ex) {
+			schema.close();
+			throw new IllegalStateException("Could not create Waybill's tables in " + schema.name(), ex);
+		}
+		return schema;
+	}
+
+	public String name() {
+		return this.name;
+	}
+
+	public DataSource dataSource() {
+		return this.dataSource;
+	}
+
+	/**
+	 * Returns Waybill's default tables in this schema.
+	 * @return the tables
+	 */
+	public OutboxTables tables() {
+		return OutboxTables.inSchema(this.name);
+	}
+
+	/**
+	 * Runs one SQL statement in its own transaction.
+	 * @param sql the statement
+	 */
+	public void execute(String sql) {
+		try (Connection connection = this.dataSource.getConnection(); Statement statement = connection.createStatement()) {
+			statement.execute(sql);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Failed: " + sql, ex);
+		}
+	}
+
+	@Override
+	public void close() {
+		try {
+			execute("DROP SCHEMA IF EXISTS " + this.name + " CASCADE");
+		}
+		finally {
+			this.dataSource.close();
+		}
+	}
+
+}
