@@ -19,15 +19,19 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.waybill.outbox.OutboxAdmin;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.jdbc.OutboxSchemaInitializer;
 import dev.waybill.outbox.jdbc.OutboxTables;
 import dev.waybill.outbox.spi.MessageSerializer;
+import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.OutboxWriter;
+import dev.waybill.outbox.support.DefaultOutboxAdmin;
 import dev.waybill.outbox.support.DefaultOutboxPublisher;
 import dev.waybill.outbox.support.HostNames;
 import dev.waybill.outbox.support.JacksonMessageSerializer;
+import dev.waybill.outbox.support.OutboxBacklog;
 import dev.waybill.outbox.support.RelayWakeUp;
 
 /**
@@ -79,9 +83,21 @@ public final class WaybillAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	OutboxPublisher waybillOutboxPublisher(WaybillProperties properties, OutboxWriter writer,
-			MessageSerializer serializer, RelayWakeUp wakeUp) {
-		return new DefaultOutboxPublisher(writer, serializer, wakeUp,
-				properties.getOutbox().maxMessageBytesChecked(), Clock.systemUTC(), HostNames.local());
+			MessageSerializer serializer, RelayWakeUp wakeUp, OutboxBacklog backlog) {
+		return new DefaultOutboxPublisher(writer, serializer, wakeUp, properties.getOutbox().maxMessageBytesChecked(),
+				Clock.systemUTC(), HostNames.local(), backlog, properties.getOutbox().maxPendingChecked());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	OutboxBacklog waybillOutboxBacklog() {
+		return new OutboxBacklog();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	OutboxAdmin waybillOutboxAdmin(OutboxStore store, RelayWakeUp wakeUp) {
+		return new DefaultOutboxAdmin(store, wakeUp);
 	}
 
 	@Bean

@@ -1,11 +1,15 @@
 package dev.waybill.outbox.autoconfigure;
 
+import java.time.Duration;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.util.unit.DataSize;
 
 import dev.waybill.outbox.jdbc.OutboxTables;
 import dev.waybill.outbox.jdbc.SqlIdentifiers;
+import dev.waybill.outbox.relay.RelaySettings;
+import dev.waybill.outbox.relay.RetryPolicy;
 
 /**
  * Configuration of Waybill's outbox under {@code waybill.*}.
@@ -147,7 +151,7 @@ public class WaybillProperties {
 	}
 
 	/**
-	 * Writing to the outbox.
+	 * Writing to the outbox and relaying it.
 	 */
 	public static class Outbox {
 
@@ -157,12 +161,45 @@ public class WaybillProperties {
 		 */
 		private DataSize maxMessageBytes = DataSize.ofMegabytes(1);
 
+		/**
+		 * Most messages that may wait for delivery before publish fails fast with
+		 * OutboxFullException; 0 for no limit. Checked against the figure the relay reads every
+		 * poll interval, so it is enforced where a relay runs.
+		 */
+		private long maxPending = 0;
+
+		private final Relay relay = new Relay();
+
+		private final Retry retry = new Retry();
+
+		private final CircuitBreaker circuitBreaker = new CircuitBreaker();
+
 		public DataSize getMaxMessageBytes() {
 			return this.maxMessageBytes;
 		}
 
 		public void setMaxMessageBytes(DataSize maxMessageBytes) {
 			this.maxMessageBytes = maxMessageBytes;
+		}
+
+		public long getMaxPending() {
+			return this.maxPending;
+		}
+
+		public void setMaxPending(long maxPending) {
+			this.maxPending = maxPending;
+		}
+
+		public Relay getRelay() {
+			return this.relay;
+		}
+
+		public Retry getRetry() {
+			return this.retry;
+		}
+
+		public CircuitBreaker getCircuitBreaker() {
+			return this.circuitBreaker;
 		}
 
 		/**
@@ -176,6 +213,262 @@ public class WaybillProperties {
 						this.maxMessageBytes, "The limit must be at least 1B. Set it to a size such as 1MB.");
 			}
 			return this.maxMessageBytes.toBytes();
+		}
+
+		/**
+		 * Returns the back-pressure limit.
+		 * @return the limit, 0 for none
+		 * @throws InvalidConfigurationPropertyValueException when it is negative
+		 */
+		public long maxPendingChecked() {
+			check("waybill.outbox.max-pending", this.maxPending, this.maxPending >= 0, "at least 0 (0 means no limit)");
+			return this.maxPending;
+		}
+
+		/**
+		 * Returns the relay settings.
+		 * @return the settings
+		 * @throws InvalidConfigurationPropertyValueException naming the first invalid property
+		 */
+		public RelaySettings toRelaySettings() {
+			String relay = "waybill.outbox.relay.";
+			check(relay + "workers", this.relay.workers, this.relay.workers >= 1, "at least 1");
+			check(relay + "batch-size", this.relay.batchSize, this.relay.batchSize >= 1, "at least 1");
+			positive(relay + "lease-duration", this.relay.leaseDuration);
+			positive(relay + "poll-interval", this.relay.pollInterval);
+			positive(relay + "shutdown-timeout", this.relay.shutdownTimeout);
+			String retry = "waybill.outbox.retry.";
+			positive(retry + "interval", this.retry.interval);
+			check(retry + "rate", this.retry.rate, this.retry.rate >= 1, "at least 1");
+			check(retry + "max-delay", this.retry.maxDelay,
+					this.retry.maxDelay != null && this.retry.maxDelay.compareTo(this.retry.interval) >= 0,
+					"at least waybill.outbox.retry.interval (" + this.retry.interval + ")");
+			check(retry + "max-attempts", this.retry.maxAttempts, this.retry.maxAttempts >= 1, "at least 1");
+			check(retry + "jitter", this.retry.jitter, this.retry.jitter >= 0 && this.retry.jitter <= 1, "between 0 and 1");
+			String breaker = "waybill.outbox.circuit-breaker.";
+			check(breaker + "failure-threshold", this.circuitBreaker.failureThreshold,
+					this.circuitBreaker.failureThreshold >= 1, "at least 1");
+			positive(breaker + "cool-down", this.circuitBreaker.coolDown);
+			RetryPolicy policy = new RetryPolicy(this.retry.strategy, this.retry.interval, this.retry.rate,
+					this.retry.maxDelay, this.retry.maxAttempts, this.retry.jitter);
+			return new RelaySettings(this.relay.workers, this.relay.batchSize, this.relay.leaseDuration,
+					this.relay.pollInterval, this.relay.shutdownTimeout, policy, this.circuitBreaker.failureThreshold,
+					this.circuitBreaker.coolDown);
+		}
+
+		private static void positive(String property, Duration value) {
+			check(property, value, value != null && !value.isNegative() && !value.isZero(), "a positive duration such as 1s");
+		}
+
+		private static void check(String property, Object value, boolean valid, String rule) {
+			if (!valid) {
+				throw new InvalidConfigurationPropertyValueException(property, value,
+						"The value must be " + rule + ". Set " + property + " accordingly.");
+			}
+		}
+
+	}
+
+	/**
+	 * The relay that publishes committed outbox messages to the broker.
+	 */
+	public static class Relay {
+
+		/**
+		 * Whether this instance runs a relay. Instances of one service share the work; turn it off
+		 * where an instance should only write.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Worker threads, each with its own broker channel.
+		 */
+		private int workers = 2;
+
+		/**
+		 * Most outbox scopes (committed transactions) one claim takes.
+		 */
+		private int batchSize = 100;
+
+		/**
+		 * How long a claim holds; a relay that dies leaves scopes another relay takes over after this.
+		 */
+		private Duration leaseDuration = Duration.ofSeconds(60);
+
+		/**
+		 * Fallback check for due scopes; commits and PostgreSQL notifications wake the relay sooner.
+		 */
+		private Duration pollInterval = Duration.ofSeconds(1);
+
+		/**
+		 * How long shutdown waits for outstanding broker confirms before giving the rest back.
+		 */
+		private Duration shutdownTimeout = Duration.ofSeconds(10);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getWorkers() {
+			return this.workers;
+		}
+
+		public void setWorkers(int workers) {
+			this.workers = workers;
+		}
+
+		public int getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(int batchSize) {
+			this.batchSize = batchSize;
+		}
+
+		public Duration getLeaseDuration() {
+			return this.leaseDuration;
+		}
+
+		public void setLeaseDuration(Duration leaseDuration) {
+			this.leaseDuration = leaseDuration;
+		}
+
+		public Duration getPollInterval() {
+			return this.pollInterval;
+		}
+
+		public void setPollInterval(Duration pollInterval) {
+			this.pollInterval = pollInterval;
+		}
+
+		public Duration getShutdownTimeout() {
+			return this.shutdownTimeout;
+		}
+
+		public void setShutdownTimeout(Duration shutdownTimeout) {
+			this.shutdownTimeout = shutdownTimeout;
+		}
+
+	}
+
+	/**
+	 * Backoff between delivery attempts that failed because of the message.
+	 */
+	public static class Retry {
+
+		/**
+		 * How the wait grows: exponential (interval * rate^n), linear (interval * (n + 1)) or fixed.
+		 */
+		private RetryPolicy.Strategy strategy = RetryPolicy.Strategy.EXPONENTIAL;
+
+		/**
+		 * Wait before the first retry.
+		 */
+		private Duration interval = Duration.ofSeconds(1);
+
+		/**
+		 * Growth factor of the exponential strategy.
+		 */
+		private double rate = 2;
+
+		/**
+		 * Longest wait between attempts.
+		 */
+		private Duration maxDelay = Duration.ofMinutes(5);
+
+		/**
+		 * Delivery attempts before a scope is dead (kept with its last error until redriven).
+		 */
+		private int maxAttempts = 10;
+
+		/**
+		 * Fraction of each wait that is randomized (0.2 spreads it over plus or minus 20%).
+		 */
+		private double jitter = 0.2;
+
+		public RetryPolicy.Strategy getStrategy() {
+			return this.strategy;
+		}
+
+		public void setStrategy(RetryPolicy.Strategy strategy) {
+			this.strategy = strategy;
+		}
+
+		public Duration getInterval() {
+			return this.interval;
+		}
+
+		public void setInterval(Duration interval) {
+			this.interval = interval;
+		}
+
+		public double getRate() {
+			return this.rate;
+		}
+
+		public void setRate(double rate) {
+			this.rate = rate;
+		}
+
+		public Duration getMaxDelay() {
+			return this.maxDelay;
+		}
+
+		public void setMaxDelay(Duration maxDelay) {
+			this.maxDelay = maxDelay;
+		}
+
+		public int getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public double getJitter() {
+			return this.jitter;
+		}
+
+		public void setJitter(double jitter) {
+			this.jitter = jitter;
+		}
+
+	}
+
+	/**
+	 * The breaker that pauses the relay while the broker is unreachable.
+	 */
+	public static class CircuitBreaker {
+
+		/**
+		 * Consecutive broker connection failures that open the breaker and pause claims.
+		 */
+		private int failureThreshold = 3;
+
+		/**
+		 * How long the open breaker waits before probing the broker.
+		 */
+		private Duration coolDown = Duration.ofSeconds(5);
+
+		public int getFailureThreshold() {
+			return this.failureThreshold;
+		}
+
+		public void setFailureThreshold(int failureThreshold) {
+			this.failureThreshold = failureThreshold;
+		}
+
+		public Duration getCoolDown() {
+			return this.coolDown;
+		}
+
+		public void setCoolDown(Duration coolDown) {
+			this.coolDown = coolDown;
 		}
 
 	}

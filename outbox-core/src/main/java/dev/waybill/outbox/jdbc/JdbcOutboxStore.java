@@ -34,7 +34,7 @@ import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.OutboxWriter;
-import dev.waybill.outbox.spi.ScopeCounts;
+import dev.waybill.outbox.OutboxStats;
 
 /**
  * The PostgreSQL outbox over JDBC. {@link #write(OutboxScope)} runs on the connection of the
@@ -104,7 +104,8 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 				setInstant(statement, 2, scope.notBefore());
 				statement.setObject(3, scope.inboundMessageId());
 				statement.setString(4, scope.consumerId());
-				int index = 5;
+				statement.setInt(5, messages.size());
+				int index = 6;
 				statement.setArray(index++, array(connection, "uuid", messages, OutboxMessage::messageId));
 				statement.setArray(index++, array(connection, "text", messages, OutboxMessage::destination));
 				statement.setArray(index++, array(connection, "text", messages, OutboxMessage::routingKey));
@@ -136,8 +137,8 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 			UUID id = row.getObject("scope_id", UUID.class);
 			ScopeRows scope = scopes.get(id);
 			if (scope == null) {
-				scope = new ScopeRows(id, row.getInt("attempts"), row.getString("lease_owner"),
-						instant(row, "lease_until"));
+				scope = new ScopeRows(id, instant(row, "scope_created_at"), row.getInt("attempts"),
+						row.getString("lease_owner"), instant(row, "lease_until"));
 				scopes.put(id, scope);
 			}
 			if (row.getObject("message_id") != null) {
@@ -212,9 +213,10 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 	}
 
 	@Override
-	public ScopeCounts counts() {
-		return Objects.requireNonNull(this.autonomous.queryForObject(this.sql.counts,
-				(row, number) -> new ScopeCounts(row.getLong(1), row.getLong(2))));
+	public OutboxStats stats() {
+		return Objects.requireNonNull(this.autonomous.queryForObject(this.sql.stats, (row, number) -> new OutboxStats(
+				row.getLong(1), row.getLong(2), row.getLong(3), row.getLong(4), nullableInstant(row, 5),
+				(row.getObject(6) != null) ? Duration.ofMillis(row.getLong(6)) : null)));
 	}
 
 	private int notifyIfAny(int redriven) {
@@ -238,6 +240,11 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 	}
 
 	private static @Nullable Instant nullableInstant(ResultSet row, String column) throws SQLException {
+		OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
+		return value != null ? value.toInstant() : null;
+	}
+
+	private static @Nullable Instant nullableInstant(ResultSet row, int column) throws SQLException {
 		OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
 		return value != null ? value.toInstant() : null;
 	}
@@ -275,6 +282,8 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 
 		private final UUID id;
 
+		private final Instant createdAt;
+
 		private final int attempts;
 
 		private final String leaseOwner;
@@ -283,15 +292,16 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 
 		private final List<OutboxMessage> messages = new ArrayList<>();
 
-		ScopeRows(UUID id, int attempts, String leaseOwner, Instant leaseUntil) {
+		ScopeRows(UUID id, Instant createdAt, int attempts, String leaseOwner, Instant leaseUntil) {
 			this.id = id;
+			this.createdAt = createdAt;
 			this.attempts = attempts;
 			this.leaseOwner = leaseOwner;
 			this.leaseUntil = leaseUntil;
 		}
 
 		ClaimedScope toClaimedScope() {
-			return new ClaimedScope(this.id, this.attempts, this.leaseOwner, this.leaseUntil, this.messages);
+			return new ClaimedScope(this.id, this.createdAt, this.attempts, this.leaseOwner, this.leaseUntil, this.messages);
 		}
 
 	}

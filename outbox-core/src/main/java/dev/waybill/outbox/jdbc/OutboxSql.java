@@ -36,17 +36,18 @@ final class OutboxSql {
 
 	final String notify;
 
-	final String counts;
+	final String stats;
 
 	OutboxSql(OutboxTables tables) {
 		String state = tables.qualifiedOutboxState();
 		String message = tables.qualifiedOutboxMessage();
-		// One statement per scope: the state row, then every message in publish order from
+		// One statement per scope: the state row (created_at is the write's own time, just before
+		// commit, so commit-to-confirm latency can be measured), then every message in publish order from
 		// parallel arrays (one round trip however many messages the transaction published).
 		this.write = """
 				WITH scope AS (
-				  INSERT INTO %1$s (id, next_attempt_at, inbound_message_id, consumer_id)
-				  VALUES (?, greatest(now(), ?), ?, ?)
+				  INSERT INTO %1$s (id, created_at, next_attempt_at, inbound_message_id, consumer_id, message_count)
+				  VALUES (?, clock_timestamp(), greatest(now(), ?), ?, ?, ?)
 				  RETURNING id
 				)
 				INSERT INTO %2$s (outbox_id, %3$s)
@@ -70,9 +71,10 @@ final class OutboxSql {
 				  SET attempts = s.attempts + 1, lease_owner = ?,
 				      lease_until = now() + ?%3$s, next_attempt_at = now() + ?%3$s
 				  FROM due WHERE s.id = due.id
-				  RETURNING s.id, s.attempts, s.lease_owner, s.lease_until
+				  RETURNING s.id, s.created_at, s.attempts, s.lease_owner, s.lease_until
 				)
-				SELECT c.id AS scope_id, c.attempts, c.lease_owner, c.lease_until, m.message_id, m.destination,
+				SELECT c.id AS scope_id, c.created_at AS scope_created_at, c.attempts, c.lease_owner, c.lease_until,
+				       m.message_id, m.destination,
 				       m.routing_key, m.message_type, m.content_type, m.headers::text AS headers, m.body,
 				       m.correlation_id, m.conversation_id, m.source_host, m.created_at, m.not_before
 				FROM claimed c LEFT JOIN %2$s m ON m.outbox_id = c.id
@@ -92,8 +94,11 @@ final class OutboxSql {
 				+ " m WHERE m.outbox_id = s.id AND m.destination = ?)";
 		this.redriveAll = redrive;
 		this.notify = "SELECT pg_notify(?, '')";
-		this.counts = "SELECT (SELECT count(*) FROM " + state + " WHERE status = 'pending'), (SELECT count(*) FROM "
-				+ state + " WHERE status = 'dead')";
+		// Both parts read only the partial pending and dead indexes' rows, never the published ones.
+		this.stats = "SELECT count(*), coalesce(sum(message_count), 0), count(*) FILTER (WHERE next_attempt_at <= now()), "
+				+ "(SELECT count(*) FROM " + state + " WHERE status = 'dead'), min(created_at), "
+				+ "(extract(epoch FROM min(next_attempt_at) - now()) * 1000)::bigint FROM " + state
+				+ " WHERE status = 'pending'";
 	}
 
 }

@@ -5,6 +5,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.UUID;
 
+import dev.waybill.outbox.OutboxStats;
+
 /**
  * The relay's view of the outbox. Every method is one short statement in a transaction of its
  * own (never the caller's), so no lock or connection is held while a relay waits on the broker.
@@ -85,9 +87,11 @@ public interface OutboxStore {
 	int redriveAll();
 
 	/**
-	 * Counts pending and dead scopes.
-	 * @return the counts
+	 * Reads the backlog: pending, due and dead scopes, pending messages, the oldest pending scope.
+	 * Reads only pending and dead rows, so its cost does not grow with published rows kept for
+	 * retention.
+	 * @return the statistics
 	 */
-	ScopeCounts counts();
+	OutboxStats stats();
 
 }

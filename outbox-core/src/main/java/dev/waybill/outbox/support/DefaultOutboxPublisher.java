@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.waybill.outbox.InvalidMessageException;
+import dev.waybill.outbox.OutboxFullException;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.spi.MessageSerializer;
@@ -41,6 +42,10 @@ public final class DefaultOutboxPublisher implements OutboxPublisher {
 
 	private final @Nullable String sourceHost;
 
+	private final OutboxBacklog backlog;
+
+	private final long maxPending;
+
 	/**
 	 * Creates a publisher.
 	 * @param writer writes each transaction's messages before it commits
@@ -52,6 +57,28 @@ public final class DefaultOutboxPublisher implements OutboxPublisher {
 	 */
 	public DefaultOutboxPublisher(OutboxWriter writer, MessageSerializer serializer, RelayWakeUp wakeUp,
 			long maxMessageBytes, Clock clock, @Nullable String sourceHost) {
+		this(writer, serializer, wakeUp, maxMessageBytes, clock, sourceHost, new OutboxBacklog(), 0);
+	}
+
+	/**
+	 * Creates a publisher that refuses messages while the backlog is at {@code maxPending}.
+	 * @param writer writes each transaction's messages before it commits
+	 * @param serializer serializes message bodies
+	 * @param wakeUp signalled after each commit that wrote messages
+	 * @param maxMessageBytes the largest body accepted, at least 1
+	 * @param clock the clock for the sent time
+	 * @param sourceHost the host name recorded with each message, or {@literal null}
+	 * @param backlog the backlog figures the relay keeps current
+	 * @param maxPending the most pending messages before publish fails with
+	 * {@link OutboxFullException}, 0 for no limit
+	 */
+	public DefaultOutboxPublisher(OutboxWriter writer, MessageSerializer serializer, RelayWakeUp wakeUp,
+			long maxMessageBytes, Clock clock, @Nullable String sourceHost, OutboxBacklog backlog, long maxPending) {
+		if (maxPending < 0) {
+			throw new IllegalArgumentException("waybill.outbox.max-pending must be 0 (no limit) or more, was " + maxPending);
+		}
+		this.backlog = Objects.requireNonNull(backlog, "backlog must not be null");
+		this.maxPending = maxPending;
 		if (maxMessageBytes < 1) {
 			throw new IllegalArgumentException(MAX_MESSAGE_BYTES_PROPERTY + " must be at least 1 byte, was " + maxMessageBytes);
 		}
@@ -80,6 +107,12 @@ public final class DefaultOutboxPublisher implements OutboxPublisher {
 
 	private UUID buffer(String destination, String type, Object message, Consumer<PublishOptions> customizer) {
 		OutboxTransaction transaction = currentTransaction(type);
+		if (this.maxPending > 0) {
+			long pending = this.backlog.current().pendingMessages();
+			if (pending >= this.maxPending) {
+				throw new OutboxFullException(type, pending, this.maxPending);
+			}
+		}
 		PublishOptions options = new PublishOptions();
 		Objects.requireNonNull(customizer, "options must not be null").accept(options);
 		checkHeaders(type, options.headers());

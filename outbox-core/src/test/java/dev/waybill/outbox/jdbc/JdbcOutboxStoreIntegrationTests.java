@@ -30,7 +30,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
-import dev.waybill.outbox.spi.ScopeCounts;
+import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.test.TestMessages;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -201,7 +201,7 @@ class JdbcOutboxStoreIntegrationTests {
 		assertThat(jdbc.queryForList("SELECT status FROM " + schema.tables().qualifiedOutboxState()
 				+ " WHERE published_at IS NOT NULL AND lease_owner IS NULL", String.class))
 			.containsExactly("published", "published");
-		assertThat(store.counts()).isEqualTo(new ScopeCounts(0, 0));
+		assertThat(store.stats()).isEqualTo(OutboxStats.EMPTY);
 	}
 
 	@Test
@@ -239,7 +239,7 @@ class JdbcOutboxStoreIntegrationTests {
 		assertThat(store.deadLetter(scope.id(), "relay-a", "x".repeat(10_000))).isTrue();
 
 		assertThat(store.claim("relay-a", LEASE, 10)).isEmpty();
-		assertThat(store.counts()).isEqualTo(new ScopeCounts(0, 1));
+		assertThat(store.stats()).isEqualTo(new OutboxStats(0, 0, 0, 1, null, null));
 		Map<String, Object> row = stateRow(scope.id());
 		assertThat(row).containsEntry("status", "dead");
 		assertThat((String) row.get("last_error")).hasSize(JdbcOutboxStore.MAX_ERROR_LENGTH);
@@ -273,7 +273,8 @@ class JdbcOutboxStoreIntegrationTests {
 		assertThat(stateRow(payments)).containsEntry("status", "pending");
 		assertThat(stateRow(orders2)).containsEntry("status", "dead");
 		assertThat(store.redriveAll()).isEqualTo(2);
-		assertThat(store.counts()).isEqualTo(new ScopeCounts(4, 0));
+		assertThat(store.stats()).extracting(OutboxStats::pendingScopes, OutboxStats::pendingMessages, OutboxStats::dueScopes, OutboxStats::deadScopes)
+			.containsExactly(4L, 4L, 4L, 0L);
 		assertThat(ids(store.claim("relay-a", LEASE, 10))).containsExactlyInAnyOrder(orders1, orders2, payments, billing);
 	}
 

@@ -41,7 +41,8 @@ class OutboxSchemaIntegrationTests {
 		new OutboxSchemaInitializer(this.schema.dataSource(), this.schema.tables()).migrate();
 
 		assertThat(columns("outbox_state")).containsExactly("id", "created_at", "status", "published_at", "attempts",
-				"next_attempt_at", "last_error", "lease_owner", "lease_until", "inbound_message_id", "consumer_id");
+				"next_attempt_at", "last_error", "lease_owner", "lease_until", "inbound_message_id", "consumer_id",
+				"message_count");
 		assertThat(columns("outbox_message")).containsExactly("sequence_number", "outbox_id", "message_id",
 				"destination", "routing_key", "message_type", "content_type", "headers", "body", "correlation_id",
 				"conversation_id", "source_host", "created_at", "not_before");

@@ -1,0 +1,53 @@
+package dev.waybill.outbox.autoconfigure;
+
+import javax.sql.DataSource;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+
+import dev.waybill.outbox.jdbc.OutboxTables;
+import dev.waybill.outbox.relay.PostgresNotificationListener;
+import dev.waybill.outbox.relay.Relay;
+import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.spi.OutboxStore;
+import dev.waybill.outbox.spi.Transport;
+import dev.waybill.outbox.support.OutboxBacklog;
+import dev.waybill.outbox.support.RelayWakeUp;
+
+/**
+ * Runs the {@link Relay} when a {@link Transport} is available (outbox-rabbit provides one) and
+ * {@code waybill.outbox.relay.enabled} is not {@code false}, with a PostgreSQL
+ * {@code LISTEN} connection that wakes it when other instances commit.
+ *
+ * @since 0.1
+ */
+@AutoConfiguration(after = WaybillAutoConfiguration.class)
+@ConditionalOnBean({ OutboxStore.class, Transport.class })
+@ConditionalOnProperty(name = WaybillRelayAutoConfiguration.ENABLED_PROPERTY, matchIfMissing = true)
+public final class WaybillRelayAutoConfiguration {
+
+	/** The property that turns the relay off on an instance. */
+	public static final String ENABLED_PROPERTY = "waybill.outbox.relay.enabled";
+
+	@Bean
+	@ConditionalOnMissingBean
+	Relay waybillRelay(OutboxStore store, Transport transport, RelayWakeUp wakeUp, WaybillProperties properties,
+			ObjectProvider<RelayListener> listeners, OutboxBacklog backlog) {
+		RelayListener listener = listeners.orderedStream().reduce(RelayListener.NONE, RelayListener::andThen);
+		return new Relay(store, transport, wakeUp, properties.getOutbox().toRelaySettings(), listener, backlog);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnClass(name = "org.postgresql.PGConnection")
+	PostgresNotificationListener waybillNotificationListener(DataSource dataSource, OutboxTables tables,
+			RelayWakeUp wakeUp) {
+		return new PostgresNotificationListener(dataSource, tables.notifyChannel(), wakeUp);
+	}
+
+}

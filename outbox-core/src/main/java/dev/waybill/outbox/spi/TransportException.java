@@ -1,0 +1,69 @@
+package dev.waybill.outbox.spi;
+
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A failed publish, classified by whose failure it was, which decides what the relay does.
+ *
+ * @since 0.1
+ */
+public class TransportException extends Exception {
+
+	/**
+	 * Whose failure a {@link TransportException} is.
+	 */
+	public enum Kind {
+
+		/**
+		 * The message's: a nack, an unroutable return, no confirm within the timeout. Counts a
+		 * delivery attempt; the scope is retried with backoff.
+		 */
+		MESSAGE,
+
+		/**
+		 * The message can never be delivered as it is: the broker refuses its destination, or its
+		 * body is over the broker's limit. The scope is dead-lettered at once with the reason.
+		 */
+		PERMANENT,
+
+		/**
+		 * The broker's: it cannot be reached, or the connection or channel was lost. Counts no
+		 * attempt; the relay's circuit breaker counts it instead.
+		 */
+		UNAVAILABLE
+
+	}
+
+	private final Kind kind;
+
+	/**
+	 * Creates an exception.
+	 * @param kind whose failure it is
+	 * @param message what happened
+	 * @param cause the underlying failure, or {@literal null}
+	 */
+	public TransportException(Kind kind, String message, @Nullable Throwable cause) {
+		super(message, cause);
+		this.kind = Objects.requireNonNull(kind, "kind must not be null");
+	}
+
+	/**
+	 * Creates an exception without a cause.
+	 * @param kind whose failure it is
+	 * @param message what happened
+	 */
+	public TransportException(Kind kind, String message) {
+		this(kind, message, null);
+	}
+
+	/**
+	 * Returns whose failure this is.
+	 * @return the kind
+	 */
+	public Kind kind() {
+		return this.kind;
+	}
+
+}
