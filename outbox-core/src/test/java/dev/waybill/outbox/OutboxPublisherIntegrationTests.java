@@ -288,6 +288,18 @@ class OutboxPublisherIntegrationTests {
 	}
 
 	@Test
+	void aConsumerOutboxScopeRecordsTheInboundMessageAndConsumer() {
+		run((context) -> {
+			UUID inbound = UUID.randomUUID();
+			inTransaction(context, (publisher) -> {
+				((dev.waybill.outbox.spi.ConsumerOutbox) publisher).bindInbound(inbound, "billing");
+				publisher.publish(new CheckoutCompleted("kim", 1));
+			});
+			assertThat(latestScope()).containsEntry("inbound_message_id", inbound).containsEntry("consumer_id", "billing");
+		});
+	}
+
+	@Test
 	void theRelayIsWokenAfterEachCommitThatPublishedAndNotAfterARollback() {
 		run((context) -> {
 			RelayWakeUp wakeUp = context.getBean(RelayWakeUp.class);

@@ -15,6 +15,7 @@ import dev.waybill.outbox.InvalidMessageException;
 import dev.waybill.outbox.OutboxFullException;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.PublishOptions;
+import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxWriter;
@@ -25,7 +26,7 @@ import dev.waybill.outbox.spi.OutboxWriter;
  *
  * @since 0.1
  */
-public final class DefaultOutboxPublisher implements OutboxPublisher {
+public final class DefaultOutboxPublisher implements OutboxPublisher, ConsumerOutbox {
 
 	/** The property that limits body sizes, named in errors. */
 	public static final String MAX_MESSAGE_BYTES_PROPERTY = "waybill.outbox.max-message-bytes";
@@ -123,6 +124,13 @@ public final class DefaultOutboxPublisher implements OutboxPublisher {
 				options.headers(), body, options.correlationId(), conversationId, this.sourceHost,
 				this.clock.instant(), options.notBefore()));
 		return id;
+	}
+
+	@Override
+	public void bindInbound(UUID inboundMessageId, String consumerId) {
+		Objects.requireNonNull(inboundMessageId, "inboundMessageId must not be null");
+		Objects.requireNonNull(consumerId, "consumerId must not be null");
+		currentTransaction("consumer outbox of " + inboundMessageId).bindInbound(inboundMessageId, consumerId);
 	}
 
 	private OutboxTransaction currentTransaction(String type) {

@@ -2,6 +2,9 @@ package dev.waybill.outbox.support;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.Ordered;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -26,6 +29,10 @@ final class OutboxTransaction implements TransactionSynchronization {
 	private final List<OutboxMessage> messages = new ArrayList<>();
 
 	private boolean written;
+
+	private @Nullable UUID inboundMessageId;
+
+	private @Nullable String consumerId;
 
 	private OutboxTransaction(Object key, OutboxWriter writer, RelayWakeUp wakeUp) {
 		this.key = key;
@@ -52,6 +59,11 @@ final class OutboxTransaction implements TransactionSynchronization {
 		this.messages.add(message);
 	}
 
+	void bindInbound(UUID inboundMessageId, String consumerId) {
+		this.inboundMessageId = inboundMessageId;
+		this.consumerId = consumerId;
+	}
+
 	@Override
 	public int getOrder() {
 		// Write after other before-commit callbacks, which may still publish.
@@ -62,7 +74,7 @@ final class OutboxTransaction implements TransactionSynchronization {
 	public void beforeCommit(boolean readOnly) {
 		this.written = true;
 		if (!this.messages.isEmpty()) {
-			this.writer.write(new OutboxScope(TimeOrderedUuids.next(), this.messages, null, null));
+			this.writer.write(new OutboxScope(TimeOrderedUuids.next(), this.messages, this.inboundMessageId, this.consumerId));
 		}
 	}
 

@@ -1,5 +1,6 @@
 package dev.waybill.outbox.autoconfigure;
 
+import static dev.waybill.outbox.test.StartupFailures.invalidProperty;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.UUID;
@@ -172,16 +173,6 @@ class WaybillAutoConfigurationTests {
 		};
 		this.runner.withBean(OutboxPublisher.class, () -> own)
 			.run((context) -> assertThat(context).getBean(OutboxPublisher.class).isSameAs(own));
-	}
-
-	private static InvalidConfigurationPropertyValueException invalidProperty(AssertableApplicationContext context) {
-		assertThat(context).hasFailed();
-		Throwable cause = context.getStartupFailure();
-		while (cause != null && !(cause instanceof InvalidConfigurationPropertyValueException)) {
-			cause = cause.getCause();
-		}
-		assertThat(cause).as("startup failure caused by an invalid property").isNotNull();
-		return (InvalidConfigurationPropertyValueException) cause;
 	}
 
 	private int tableCount() {

@@ -49,7 +49,7 @@ class OutboxSchemaIntegrationTests {
 		assertThat(columns("inbox_state")).containsExactly("message_id", "consumer_id", "received_at",
 				"receive_count", "processed_at", "attempts", "last_error", "faulted_at");
 		assertThat(indexes()).contains("outbox_state_due_idx", "outbox_state_published_idx", "outbox_state_dead_idx",
-				"outbox_state_inbound_idx", "outbox_message_outbox_idx", "outbox_message_message_id_key",
+				"outbox_state_inbound_idx", "outbox_message_outbox_idx", "outbox_message_message_id_idx",
 				"inbox_state_pkey", "inbox_state_processed_idx", "inbox_state_faulted_idx");
 	}
 

@@ -8,6 +8,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
+import dev.waybill.outbox.autoconfigure.WaybillMetricsAutoConfiguration;
+import dev.waybill.outbox.autoconfigure.WaybillRelayAutoConfiguration;
 
 /**
  * An {@link ApplicationContextRunner} set up like a Spring Boot JDBC application with Waybill:
@@ -23,7 +25,8 @@ public final class WaybillContext {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
 					DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
-					JdbcTemplateAutoConfiguration.class, WaybillAutoConfiguration.class))
+					JdbcTemplateAutoConfiguration.class, WaybillAutoConfiguration.class,
+					WaybillMetricsAutoConfiguration.class, WaybillRelayAutoConfiguration.class))
 			.withPropertyValues("spring.datasource.url=" + postgres.url(),
 					"spring.datasource.username=" + postgres.user(), "spring.datasource.password=" + postgres.password(),
 					"spring.datasource.hikari.maximum-pool-size=10", "waybill.schema=" + schema);

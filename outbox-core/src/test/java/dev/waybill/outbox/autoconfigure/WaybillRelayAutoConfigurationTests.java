@@ -1,0 +1,87 @@
+package dev.waybill.outbox.autoconfigure;
+
+import static dev.waybill.outbox.test.StartupFailures.invalidProperty;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import dev.waybill.outbox.OutboxAdmin;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.metrics.RelayMetrics;
+import dev.waybill.outbox.relay.PostgresNotificationListener;
+import dev.waybill.outbox.relay.Relay;
+import dev.waybill.outbox.spi.Transport;
+import dev.waybill.outbox.test.FakeTransport;
+import dev.waybill.outbox.test.TestSchema;
+import dev.waybill.outbox.test.WaybillContext;
+
+class WaybillRelayAutoConfigurationTests {
+
+	private TestSchema schema;
+
+	private ApplicationContextRunner runner;
+
+	@BeforeEach
+	void createSchema() {
+		this.schema = TestSchema.create("relayconfig");
+		this.runner = WaybillContext.runner(this.schema.name());
+	}
+
+	@AfterEach
+	void dropSchema() {
+		this.schema.close();
+	}
+
+	@Test
+	void withATransportTheRelayRunsAndDeliversWhatIsCommitted() {
+		FakeTransport broker = new FakeTransport();
+		this.runner.withBean(Transport.class, () -> broker).run((context) -> {
+			assertThat(context).hasNotFailed().hasSingleBean(Relay.class).hasSingleBean(PostgresNotificationListener.class)
+				.hasSingleBean(RelayMetrics.class).hasSingleBean(OutboxAdmin.class);
+			assertThat(context.getBean(Relay.class).isRunning()).isTrue();
+			new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
+				.executeWithoutResult((status) -> context.getBean(OutboxPublisher.class).send("orders", "hello"));
+			org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> broker.delivered().size() == 1);
+		});
+	}
+
+	@Test
+	void withoutATransportThereIsNoRelay() {
+		this.runner.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(Relay.class)
+			.hasSingleBean(OutboxPublisher.class));
+	}
+
+	@Test
+	void theRelayCanBeTurnedOffOnAnInstance() {
+		this.runner.withBean(Transport.class, FakeTransport::new)
+			.withPropertyValues("waybill.outbox.relay.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(Relay.class));
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', value = { "waybill.outbox.relay.workers|0|at least 1",
+			"waybill.outbox.relay.batch-size|-5|at least 1", "waybill.outbox.relay.lease-duration|0s|a positive duration",
+			"waybill.outbox.relay.poll-interval|-1s|a positive duration", "waybill.outbox.retry.interval|0ms|a positive duration",
+			"waybill.outbox.retry.rate|0.5|at least 1", "waybill.outbox.retry.max-delay|100ms|at least waybill.outbox.retry.interval",
+			"waybill.outbox.retry.max-attempts|0|at least 1", "waybill.outbox.retry.jitter|2|between 0 and 1",
+			"waybill.outbox.circuit-breaker.failure-threshold|0|at least 1",
+			"waybill.outbox.circuit-breaker.cool-down|0s|a positive duration", "waybill.outbox.max-pending|-1|at least 0" })
+	void anInvalidRelayPropertyFailsStartupNamingIt(String property, String value, String rule) {
+		this.runner.withBean(Transport.class, FakeTransport::new).withPropertyValues(property + "=" + value).run((context) -> {
+			InvalidConfigurationPropertyValueException failure = invalidProperty(context);
+			assertThat(failure.getName()).isEqualTo(property);
+			assertThat(failure.getMessage()).contains("The value must be " + rule);
+		});
+	}
+
+}

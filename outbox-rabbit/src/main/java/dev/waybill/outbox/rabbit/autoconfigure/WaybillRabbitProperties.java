@@ -1,0 +1,211 @@
+package dev.waybill.outbox.rabbit.autoconfigure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Configuration of Waybill's RabbitMQ transport under {@code waybill.rabbit.*}. Connection
+ * properties left unset fall back to Spring Boot's {@code spring.rabbitmq.*}, then to a local
+ * broker's defaults.
+ *
+ * @since 0.1
+ */
+@ConfigurationProperties(WaybillRabbitProperties.PREFIX)
+public class WaybillRabbitProperties {
+
+	/** The prefix of every RabbitMQ transport property. */
+	public static final String PREFIX = "waybill.rabbit";
+
+	/**
+	 * Broker address as an AMQP URI, such as amqp://user:secret@host:5672/vhost (amqps:// for
+	 * TLS); when set, it wins over host, port, virtual-host, username, password and ssl.enabled.
+	 */
+	private @Nullable String uri;
+
+	/**
+	 * Broker host; defaults to spring.rabbitmq.host (or the first of spring.rabbitmq.addresses),
+	 * else localhost.
+	 */
+	private @Nullable String host;
+
+	/**
+	 * Broker port; defaults to spring.rabbitmq.port, else 5672 (5671 with TLS).
+	 */
+	private @Nullable Integer port;
+
+	/**
+	 * Virtual host; defaults to spring.rabbitmq.virtual-host, else "/".
+	 */
+	private @Nullable String virtualHost;
+
+	/**
+	 * User name; defaults to spring.rabbitmq.username, else guest.
+	 */
+	private @Nullable String username;
+
+	/**
+	 * Password; defaults to spring.rabbitmq.password, else guest.
+	 */
+	private @Nullable String password;
+
+	private final Ssl ssl = new Ssl();
+
+	/**
+	 * How long to wait for the broker to accept a connection, finish the handshake or answer a
+	 * channel operation before the relay treats it as unavailable.
+	 */
+	private Duration connectionTimeout = Duration.ofSeconds(5);
+
+	/**
+	 * How long a published message waits for its publisher confirm before the attempt fails;
+	 * must be shorter than waybill.outbox.relay.lease-duration.
+	 */
+	private Duration confirmTimeout = Duration.ofSeconds(10);
+
+	/**
+	 * Most messages a relay channel may have waiting for publisher confirms; publishing blocks
+	 * while the window is full.
+	 */
+	private int maxOutstandingConfirms = 1000;
+
+	/**
+	 * Type of the exchanges declared for message types: fanout, topic, direct or headers.
+	 */
+	private String exchangeType = "fanout";
+
+	/**
+	 * Largest message body the broker accepts (its max_message_size); larger messages are
+	 * dead-lettered without being sent.
+	 */
+	private DataSize maxBodySize = DataSize.ofMegabytes(128);
+
+	/**
+	 * How long to wait between attempts to recover a lost connection.
+	 */
+	private Duration recoveryInterval = Duration.ofSeconds(5);
+
+	public @Nullable String getUri() {
+		return this.uri;
+	}
+
+	public void setUri(@Nullable String uri) {
+		this.uri = uri;
+	}
+
+	public @Nullable String getHost() {
+		return this.host;
+	}
+
+	public void setHost(@Nullable String host) {
+		this.host = host;
+	}
+
+	public @Nullable Integer getPort() {
+		return this.port;
+	}
+
+	public void setPort(@Nullable Integer port) {
+		this.port = port;
+	}
+
+	public @Nullable String getVirtualHost() {
+		return this.virtualHost;
+	}
+
+	public void setVirtualHost(@Nullable String virtualHost) {
+		this.virtualHost = virtualHost;
+	}
+
+	public @Nullable String getUsername() {
+		return this.username;
+	}
+
+	public void setUsername(@Nullable String username) {
+		this.username = username;
+	}
+
+	public @Nullable String getPassword() {
+		return this.password;
+	}
+
+	public void setPassword(@Nullable String password) {
+		this.password = password;
+	}
+
+	public Ssl getSsl() {
+		return this.ssl;
+	}
+
+	public Duration getConnectionTimeout() {
+		return this.connectionTimeout;
+	}
+
+	public void setConnectionTimeout(Duration connectionTimeout) {
+		this.connectionTimeout = connectionTimeout;
+	}
+
+	public Duration getConfirmTimeout() {
+		return this.confirmTimeout;
+	}
+
+	public void setConfirmTimeout(Duration confirmTimeout) {
+		this.confirmTimeout = confirmTimeout;
+	}
+
+	public int getMaxOutstandingConfirms() {
+		return this.maxOutstandingConfirms;
+	}
+
+	public void setMaxOutstandingConfirms(int maxOutstandingConfirms) {
+		this.maxOutstandingConfirms = maxOutstandingConfirms;
+	}
+
+	public String getExchangeType() {
+		return this.exchangeType;
+	}
+
+	public void setExchangeType(String exchangeType) {
+		this.exchangeType = exchangeType;
+	}
+
+	public DataSize getMaxBodySize() {
+		return this.maxBodySize;
+	}
+
+	public void setMaxBodySize(DataSize maxBodySize) {
+		this.maxBodySize = maxBodySize;
+	}
+
+	public Duration getRecoveryInterval() {
+		return this.recoveryInterval;
+	}
+
+	public void setRecoveryInterval(Duration recoveryInterval) {
+		this.recoveryInterval = recoveryInterval;
+	}
+
+	/**
+	 * TLS to the broker.
+	 */
+	public static class Ssl {
+
+		/**
+		 * Whether to connect with TLS, verifying the broker's certificate and host name against
+		 * the JVM's trust store; defaults to spring.rabbitmq.ssl.enabled, else false.
+		 */
+		private @Nullable Boolean enabled;
+
+		public @Nullable Boolean getEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(@Nullable Boolean enabled) {
+			this.enabled = enabled;
+		}
+
+	}
+
+}

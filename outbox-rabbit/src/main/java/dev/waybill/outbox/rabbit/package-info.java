@@ -1,0 +1,8 @@
+/**
+ * The RabbitMQ transport: {@link dev.waybill.outbox.rabbit.RabbitTransport} publishes outbox
+ * messages over one recovering connection, with publisher confirms and {@code mandatory} returns.
+ */
+@NullMarked
+package dev.waybill.outbox.rabbit;
+
+import org.jspecify.annotations.NullMarked;

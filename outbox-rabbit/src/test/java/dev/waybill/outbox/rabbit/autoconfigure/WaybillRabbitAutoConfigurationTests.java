@@ -1,0 +1,251 @@
+package dev.waybill.outbox.rabbit.autoconfigure;
+
+import static dev.waybill.outbox.test.StartupFailures.invalidProperty;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import java.io.InputStream;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.waybill.outbox.rabbit.RabbitTransport;
+import dev.waybill.outbox.rabbit.test.TcpProxy;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.spi.Transport;
+import dev.waybill.outbox.spi.TransportChannel;
+import dev.waybill.outbox.spi.TransportException;
+
+class WaybillRabbitAutoConfigurationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class));
+
+	private final TestRabbit rabbit = TestRabbit.get();
+
+	private TcpProxy proxy;
+
+	@BeforeEach
+	void startProxy() {
+		this.proxy = this.rabbit.proxy();
+	}
+
+	@AfterEach
+	void closeProxy() {
+		this.proxy.close();
+	}
+
+	@Test
+	void providesARabbitTransportForALocalBrokerByDefault() {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed().hasSingleBean(Transport.class);
+			assertThat(context.getBean(Transport.class)).isInstanceOf(RabbitTransport.class)
+				.hasToString("RabbitTransport[amqp://guest@localhost:5672/%2F]");
+		});
+	}
+
+	@Test
+	void backsOffWhenTheApplicationDefinesATransport() {
+		this.runner.withUserConfiguration(OwnTransport.class).run((context) -> {
+			assertThat(context).hasNotFailed().hasSingleBean(Transport.class);
+			assertThat(context.getBean(Transport.class)).isNotInstanceOf(RabbitTransport.class);
+		});
+	}
+
+	@Test
+	void connectsWithTheWaybillRabbitProperties() {
+		this.runner.withPropertyValues(waybill("host=" + this.proxy.host()), waybill("port=" + this.proxy.port()),
+				waybill("username=" + this.rabbit.username()), waybill("password=" + this.rabbit.password()),
+				waybill("virtual-host=" + this.rabbit.virtualHost()))
+			.run(this::publishesThroughTheProxy);
+	}
+
+	@Test
+	void fallsBackToSpringRabbitmqProperties() {
+		this.runner.withPropertyValues(spring("host=" + this.proxy.host()), spring("port=" + this.proxy.port()),
+				spring("username=" + this.rabbit.username()), spring("password=" + this.rabbit.password()),
+				spring("virtual-host=" + this.rabbit.virtualHost()))
+			.run(this::publishesThroughTheProxy);
+	}
+
+	@Test
+	void fallsBackToTheFirstOfSpringRabbitmqAddresses() {
+		this.runner
+			.withPropertyValues(spring("addresses=" + this.proxy.host() + ":" + this.proxy.port() + ",elsewhere:5672"),
+					spring("host=elsewhere"), spring("port=1"))
+			.run(this::publishesThroughTheProxy);
+	}
+
+	@Test
+	void waybillRabbitPropertiesWinOverSpringRabbitmq() {
+		this.runner
+			.withPropertyValues(waybill("port=" + this.proxy.port()), spring("port=1"),
+					waybill("username=" + this.rabbit.username()), spring("username=waybill-nobody"))
+			.run(this::publishesThroughTheProxy);
+	}
+
+	@Test
+	void springRabbitmqCredentialsReachTheBroker() {
+		this.runner
+			.withPropertyValues(spring("host=" + this.proxy.host()), spring("port=" + this.proxy.port()),
+					spring("username=waybill-nobody"), spring("password=wrong"))
+			.run((context) -> assertThatExceptionOfType(TransportException.class)
+				.isThrownBy(() -> context.getBean(Transport.class).openChannel())
+				.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(TransportException.Kind.UNAVAILABLE))
+				.withMessageContaining("Could not connect to amqp://waybill-nobody@" + this.proxy.host() + ":"
+						+ this.proxy.port())
+				.withMessageContaining("ACCESS_REFUSED"));
+	}
+
+	@Test
+	void springRabbitmqTlsSwitchesToTheTlsPort() {
+		this.runner.withPropertyValues(spring("ssl.enabled=true"))
+			.run((context) -> assertThat(context.getBean(Transport.class))
+				.hasToString("RabbitTransport[amqps://guest@localhost:5671/%2F]"));
+	}
+
+	@Test
+	void theUriWinsOverTheParts() {
+		String uri = "amqp://" + this.rabbit.username() + ":" + this.rabbit.password() + "@" + this.proxy.host() + ":"
+				+ this.proxy.port() + "/" + URLEncoder.encode(this.rabbit.virtualHost(), StandardCharsets.UTF_8);
+		this.runner.withPropertyValues(waybill("uri=" + uri), waybill("host=elsewhere"), waybill("port=1"))
+			.run(this::publishesThroughTheProxy);
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("invalidProperties")
+	void anInvalidPropertyFailsStartupNamingIt(String property, String value, String rule, String fix) {
+		this.runner.withPropertyValues(property + "=" + value).run((context) -> {
+			InvalidConfigurationPropertyValueException failure = invalidProperty(context);
+			assertThat(failure.getName()).isEqualTo(property);
+			assertThat(failure.getMessage()).contains("Property " + property + " with value '")
+				.contains(rule)
+				.contains(fix);
+		});
+	}
+
+	static Stream<Arguments> invalidProperties() {
+		String p = "waybill.rabbit.";
+		return Stream.of(
+				Arguments.of(p + "port", "0", "It must be between 1 and 65535",
+						"Set waybill.rabbit.port to the broker's AMQP port, such as 5672"),
+				Arguments.of("spring.rabbitmq.port", "70000", "It must be between 1 and 65535", "such as 5672"),
+				Arguments.of(p + "host", "a,b", "It must be one host name", "Set waybill.rabbit.host"),
+				Arguments.of(p + "virtual-host", "", "It must not be empty", "such as /"),
+				Arguments.of(p + "uri", "http://broker", "It is not an AMQP URI",
+						"such as amqp://user:secret@broker:5672/vhost"),
+				Arguments.of(p + "connection-timeout", "0s", "It must be at least 1ms",
+						"Set waybill.rabbit.connection-timeout to a duration such as 5s"),
+				Arguments.of(p + "confirm-timeout", "0ms", "It must be at least 1ms", "such as 10s"),
+				Arguments.of(p + "recovery-interval", "0s", "It must be at least 1ms", "such as 5s"),
+				Arguments.of(p + "max-outstanding-confirms", "0", "It must be at least 1", "such as 1000"),
+				Arguments.of(p + "exchange-type", "x-delayed-message", "It must be fanout, topic, direct or headers",
+						"such as fanout"),
+				Arguments.of(p + "max-body-size", "0B", "It must be between 1B and 512MB", "such as 128MB"),
+				Arguments.of(p + "max-body-size", "1GB", "It must be between 1B and 512MB", "such as 128MB"));
+	}
+
+	@Test
+	void anInvalidUriIsShownWithoutItsPassword() {
+		this.runner.withPropertyValues("waybill.rabbit.uri=ftp://app:hunter2@broker").run((context) -> {
+			InvalidConfigurationPropertyValueException failure = invalidProperty(context);
+			assertThat(failure.getValue()).isEqualTo("ftp://app:******@broker");
+			assertThat(failure.getMessage()).doesNotContain("hunter2");
+		});
+		this.runner.withPropertyValues("waybill.rabbit.uri=amqp://app:hunter2@bro ker").run((context) -> {
+			InvalidConfigurationPropertyValueException failure = invalidProperty(context);
+			assertThat(failure.getMessage()).contains("Illegal character").doesNotContain("hunter2");
+		});
+	}
+
+	@Test
+	void aConfirmTimeoutNotShorterThanTheRelayLeaseFailsStartupNamingBoth() {
+		this.runner.withPropertyValues("waybill.rabbit.confirm-timeout=60s").run((context) -> {
+			InvalidConfigurationPropertyValueException failure = invalidProperty(context);
+			assertThat(failure.getName()).isEqualTo("waybill.rabbit.confirm-timeout");
+			assertThat(failure.getMessage())
+				.contains("It must be shorter than waybill.outbox.relay.lease-duration (60s)")
+				.contains("Lower waybill.rabbit.confirm-timeout or raise waybill.outbox.relay.lease-duration");
+		});
+		this.runner.withPropertyValues("waybill.outbox.relay.lease-duration=30s", "waybill.rabbit.confirm-timeout=45s")
+			.run((context) -> assertThat(invalidProperty(context).getMessage())
+				.contains("shorter than waybill.outbox.relay.lease-duration (30s)"));
+		this.runner.withPropertyValues("waybill.outbox.relay.lease-duration=5m", "waybill.rabbit.confirm-timeout=2m")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void theConfigurationMetadataDescribesEveryPropertyWithItsDefault() throws Exception {
+		JsonNode metadata;
+		try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+			metadata = JsonMapper.builder().build().readTree(in);
+		}
+		List<String> described = new ArrayList<>();
+		for (JsonNode property : metadata.get("properties")) {
+			assertThat(property.get("description")).as(property.get("name").asString()).isNotNull();
+			described.add(property.get("name").asString() + "=" + property.path("defaultValue").asString());
+		}
+		assertThat(described).contains("waybill.rabbit.host=localhost", "waybill.rabbit.port=5672",
+				"waybill.rabbit.virtual-host=/", "waybill.rabbit.ssl.enabled=false",
+				"waybill.rabbit.connection-timeout=5s", "waybill.rabbit.confirm-timeout=10s",
+				"waybill.rabbit.max-outstanding-confirms=1000", "waybill.rabbit.exchange-type=fanout",
+				"waybill.rabbit.max-body-size=128MB", "waybill.rabbit.recovery-interval=5s");
+	}
+
+	private void publishesThroughTheProxy(AssertableApplicationContext context) throws TransportException {
+		assertThat(context).hasNotFailed();
+		Transport transport = context.getBean(Transport.class);
+		try (TransportChannel channel = transport.openChannel()) {
+			assertThat(channel.isOpen()).isTrue();
+		}
+		assertThat(this.proxy.connectionsForwarded()).isEqualTo(1);
+	}
+
+	private static String waybill(String property) {
+		return "waybill.rabbit." + property;
+	}
+
+	private static String spring(String property) {
+		return "spring.rabbitmq." + property;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnTransport {
+
+		@Bean
+		Transport ownTransport() {
+			return new Transport() {
+
+				@Override
+				public TransportChannel openChannel() throws TransportException {
+					throw new TransportException(TransportException.Kind.UNAVAILABLE, "not connected");
+				}
+
+				@Override
+				public void close() {
+				}
+
+			};
+		}
+
+	}
+
+}

@@ -1,0 +1,358 @@
+package dev.waybill.outbox.rabbit.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.Envelope;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.rabbit.RabbitTransport;
+import dev.waybill.outbox.rabbit.test.TcpProxy;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.rabbit.test.TestTopology;
+import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;
+import dev.waybill.outbox.relay.CircuitBreaker;
+import dev.waybill.outbox.relay.Relay;
+import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.relay.RelaySettings;
+import dev.waybill.outbox.relay.RetryPolicy;
+import dev.waybill.outbox.support.DefaultOutboxAdmin;
+import dev.waybill.outbox.support.DefaultOutboxPublisher;
+import dev.waybill.outbox.support.JacksonMessageSerializer;
+import dev.waybill.outbox.support.OutboxBacklog;
+import dev.waybill.outbox.support.RelayWakeUp;
+import dev.waybill.outbox.test.TestMessages;
+import dev.waybill.outbox.test.TestPostgres;
+import dev.waybill.outbox.test.TestSchema;
+
+/**
+ * The relay end to end: PostgreSQL, the RabbitMQ transport and a real broker, with the broker
+ * connection cut by a proxy and a relay process killed.
+ */
+class RabbitRelayIntegrationTests {
+
+	private static final Duration SLOW_POLL = Duration.ofSeconds(30);
+
+	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	private TestSchema schema;
+
+	private JdbcOutboxStore store;
+
+	private TestTopology topology;
+
+	@BeforeEach
+	void setUp() {
+		this.schema = TestSchema.withWaybillTables("rabbitrelay");
+		this.store = new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables());
+		this.topology = TestRabbit.get().topology("relay");
+	}
+
+	@AfterEach
+	void tearDown() throws Exception {
+		Collections.reverse(this.resources);
+		for (AutoCloseable resource : this.resources) {
+			resource.close();
+		}
+		this.topology.close();
+		this.schema.close();
+	}
+
+	@Test
+	void committedMessagesArriveWithTheirPropertiesAndInScopeOrder() throws Exception {
+		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		start(settings(SLOW_POLL, RetryPolicy.defaults()), wakeUp, transport());
+		OutboxPublisher publisher = publisher(wakeUp);
+
+		List<UUID> ids = new ArrayList<>();
+		inTransaction(publisher, (p) -> {
+			ids.add(p.send(queue.exchange(), new Order("first"), (o) -> o.header("tenant", "acme").header("rank", 7)
+				.correlationId("req-1").conversationId("conv-1").routingKey("eu")));
+			ids.add(p.send(queue.exchange(), new Order("second")));
+			ids.add(p.send(queue.exchange(), new Order("third")));
+		});
+
+		List<Delivery> received = queue.next(3);
+		assertThat(received).extracting((d) -> d.getProperties().getMessageId())
+			.containsExactly(ids.get(0).toString(), ids.get(1).toString(), ids.get(2).toString());
+		AMQP.BasicProperties first = received.get(0).getProperties();
+		assertThat(new String(received.get(0).getBody(), StandardCharsets.UTF_8)).isEqualTo("{\"name\":\"first\"}");
+		assertThat(first.getDeliveryMode()).isEqualTo(2);
+		assertThat(first.getType()).isEqualTo(Order.class.getCanonicalName());
+		assertThat(first.getContentType()).isEqualTo("application/json");
+		assertThat(first.getCorrelationId()).isEqualTo("req-1");
+		assertThat(first.getTimestamp()).isNotNull();
+		assertThat(first.getHeaders()).containsEntry("rank", 7);
+		assertThat(first.getHeaders().get("tenant")).hasToString("acme");
+		assertThat(first.getHeaders().get("waybill-conversation-id")).hasToString("conv-1");
+		assertThat(first.getHeaders().get("waybill-source-host")).hasToString("test-host");
+		assertThat(received.get(0).getEnvelope().getRoutingKey()).isEqualTo("eu");
+		awaitNoPending();
+	}
+
+	@Test
+	void aRolledBackTransactionPublishesNothing() {
+		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		start(settings(SLOW_POLL, RetryPolicy.defaults()), wakeUp, transport());
+		OutboxPublisher publisher = publisher(wakeUp);
+
+		new TransactionTemplate(new DataSourceTransactionManager(this.schema.dataSource())).executeWithoutResult((status) -> {
+			publisher.send(queue.exchange(), new Order("rolled back"));
+			status.setRollbackOnly();
+		});
+		inTransaction(publisher, (p) -> p.send(queue.exchange(), new Order("committed")));
+
+		assertThat(new String(queue.next().getBody(), StandardCharsets.UTF_8)).contains("committed");
+		awaitNoPending();
+		assertThat(queue.drain()).isEmpty();
+	}
+
+	@Test
+	void anUnroutableMessageRetriesWithBackoffThenDiesAndIsDeliveredWhenRedrivenAfterABindingExists() throws Exception {
+		String exchange = this.topology.exchange("fanout"); // no queue bound
+		RetryPolicy retry = new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMillis(200), 2,
+				Duration.ofSeconds(5), 3, 0);
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		start(settings(SLOW_POLL, retry), wakeUp, transport());
+		long started = System.nanoTime();
+		this.store.write(TestMessages.scope(exchange, "lost?"));
+		wakeUp.signal();
+
+		await().until(() -> this.store.stats().deadScopes() == 1);
+
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).as("waited 200 ms, then 400 ms")
+			.isGreaterThanOrEqualTo(Duration.ofMillis(600));
+		Map<String, Object> dead = jdbc().queryForMap("SELECT attempts, last_error FROM " + this.schema.tables().qualifiedOutboxState());
+		assertThat(dead.get("attempts")).isEqualTo(3);
+		assertThat((String) dead.get("last_error")).startsWith("MESSAGE: ").contains("unroutable");
+
+		BoundQueue queue = this.topology.bind(exchange, "");
+		assertThat(new DefaultOutboxAdmin(this.store, wakeUp).redriveDestination(exchange)).isEqualTo(1);
+		assertThat(new String(queue.next().getBody(), StandardCharsets.UTF_8)).isEqualTo("lost?");
+		awaitNoPending();
+	}
+
+	@Test
+	void aBrokerConnectionCutLongerThanAllRetriesCostsNoAttemptsAndLosesNothing() throws Exception {
+		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
+		TcpProxy proxy = TestRabbit.get().proxy();
+		this.resources.add(proxy);
+		RetryPolicy retry = new RetryPolicy(RetryPolicy.Strategy.FIXED, Duration.ofMillis(100), 1, Duration.ofMillis(100), 3, 0);
+		RelaySettings settings = new RelaySettings(2, 20, Duration.ofSeconds(60), Duration.ofMillis(200),
+				Duration.ofSeconds(2), retry, 2, Duration.ofMillis(500));
+		List<CircuitBreaker.State> circuit = new CopyOnWriteArrayList<>();
+		RelayListener recordCircuit = new RelayListener() {
+			@Override
+			public void circuitChanged(CircuitBreaker.State state) {
+				circuit.add(state);
+			}
+		};
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		Relay relay = start(settings, wakeUp, TestRabbit.get().transport(proxy).build(), recordCircuit);
+		this.store.write(TestMessages.scope(queue.exchange(), "before"));
+		wakeUp.signal();
+		queue.next();
+
+		proxy.cut();
+		for (int i = 0; i < 50; i++) {
+			this.store.write(TestMessages.scope(queue.exchange(), "during-" + i));
+		}
+		wakeUp.signal();
+		await().until(() -> relay.circuitState() != CircuitBreaker.State.CLOSED);
+		// Stay down for ten times max-attempts x interval.
+		Awaitility.await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).until(() -> true);
+		assertThat(this.store.stats().deadScopes()).isZero();
+		assertThat(maxAttemptsOfPending()).as("no attempt is counted while the broker is away").isZero();
+
+		proxy.restore();
+
+		Set<String> bodies = new HashSet<>();
+		Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
+			queue.drain().forEach((d) -> bodies.add(new String(d.getBody(), StandardCharsets.UTF_8)));
+			return bodies.size() == 50;
+		});
+		awaitNoPending();
+		assertThat(this.store.stats().deadScopes()).isZero();
+		assertThat(circuit).contains(CircuitBreaker.State.OPEN).endsWith(CircuitBreaker.State.CLOSED);
+	}
+
+	@Test
+	void aRelayKilledMidBatchLosesNothingAnotherDeliversItsScopesAfterTheLease() throws Exception {
+		int messages = 4000;
+		BoundQueue bound = this.topology.exchangeWithQueue("fanout", "");
+		for (int i = 0; i < messages; i++) {
+			this.store.write(TestMessages.scope(bound.exchange(), "m" + i));
+		}
+		List<String> all = consumeMessageIds(bound);
+		Set<String> received = ConcurrentHashMap.newKeySet();
+
+		Process child = startRelayProcess(Duration.ofSeconds(3), 25);
+		try {
+			await().until(() -> new HashSet<>(all).size() >= 200);
+			child.destroyForcibly();
+			assertThat(child.waitFor(20, TimeUnit.SECONDS)).isTrue();
+		}
+		finally {
+			child.destroyForcibly();
+		}
+		long leftByTheDeadRelay = this.store.stats().pendingScopes();
+		assertThat(leftByTheDeadRelay).as("killed mid-way, not after finishing").isPositive();
+
+		start(settings(Duration.ofMillis(200), RetryPolicy.defaults()), new RelayWakeUp(), transport());
+
+		Awaitility.await().atMost(Duration.ofSeconds(90)).until(() -> new HashSet<>(all).size() == messages);
+		received.addAll(all);
+		awaitNoPending();
+		assertThat(jdbc().queryForList("SELECT m.message_id::text FROM " + this.schema.tables().qualifiedOutboxMessage() + " m",
+				String.class)).containsExactlyInAnyOrderElementsOf(received);
+		assertThat(all.size()).as("at least once: duplicates allowed, losses not").isGreaterThanOrEqualTo(messages);
+	}
+
+	@Test
+	void twoRelaysInParallelDeliverTenThousandMessagesEachExactlyOnce() throws Exception {
+		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
+		int messages = 10_000;
+		for (int i = 0; i < messages / 10; i++) {
+			String[] bodies = new String[10];
+			for (int j = 0; j < 10; j++) {
+				bodies[j] = "m" + i + "." + j;
+			}
+			this.store.write(TestMessages.scope(queue.exchange(), bodies));
+		}
+		List<String> ids = consumeMessageIds(queue);
+		RelaySettings settings = new RelaySettings(2, 20, Duration.ofSeconds(60), Duration.ofMillis(200),
+				Duration.ofSeconds(5), RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
+		start(settings, new RelayWakeUp(), transport());
+		start(settings, new RelayWakeUp(), transport());
+
+		Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> ids.size() >= messages && this.store.stats().pendingScopes() == 0);
+		Awaitility.await().pollDelay(Duration.ofMillis(500)).until(() -> true); // let any duplicate arrive
+		assertThat(ids).hasSize(messages).doesNotHaveDuplicates();
+	}
+
+	@Test
+	void anIdleRelayConfirmsACommittedMessageBeforeItsPollIntervalWouldHaveFired() {
+		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		start(settings(SLOW_POLL, RetryPolicy.defaults()), wakeUp, transport());
+		Awaitility.await().pollDelay(Duration.ofMillis(500)).until(() -> true); // idle: its first poll is done
+		long committed = System.nanoTime();
+
+		inTransaction(publisher(wakeUp), (p) -> p.send(queue.exchange(), new Order("fast")));
+
+		queue.next();
+		await().until(() -> this.store.stats().pendingScopes() == 0);
+		assertThat(Duration.ofNanos(System.nanoTime() - committed)).isLessThan(SLOW_POLL);
+	}
+
+	/** Consumes the queue directly (auto-ack), collecting every message id in arrival order. */
+	private List<String> consumeMessageIds(BoundQueue queue) throws IOException {
+		List<String> ids = new CopyOnWriteArrayList<>();
+		Connection consumer = TestRabbit.get().connect();
+		this.resources.add(consumer);
+		Channel channel = consumer.createChannel();
+		channel.basicConsume(queue.name(), true, new DefaultConsumer(channel) {
+			@Override
+			public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+				ids.add(properties.getMessageId());
+			}
+		});
+		return ids;
+	}
+
+	private Process startRelayProcess(Duration lease, int batchSize) throws IOException {
+		TestPostgres postgres = TestPostgres.get();
+		String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+		Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+		ProcessBuilder builder = new ProcessBuilder(java.toString(), "-cp", classpath, RelayProcess.class.getName(),
+				postgres.url(), postgres.user(), postgres.password(), this.schema.name(), TestRabbit.get().host(),
+				String.valueOf(TestRabbit.get().port()), String.valueOf(lease.toMillis()), String.valueOf(batchSize));
+		builder.redirectErrorStream(true);
+		builder.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+		return builder.start();
+	}
+
+	private Relay start(RelaySettings settings, RelayWakeUp wakeUp, RabbitTransport transport) {
+		return start(settings, wakeUp, transport, RelayListener.NONE);
+	}
+
+	private Relay start(RelaySettings settings, RelayWakeUp wakeUp, RabbitTransport transport, RelayListener listener) {
+		Relay relay = new Relay(this.store, transport, wakeUp, settings, listener, new OutboxBacklog());
+		this.resources.add(transport);
+		this.resources.add(relay::stop);
+		relay.start();
+		return relay;
+	}
+
+	private RabbitTransport transport() {
+		return TestRabbit.get().transport().build();
+	}
+
+	private static RelaySettings settings(Duration poll, RetryPolicy retry) {
+		return new RelaySettings(2, 50, Duration.ofSeconds(60), poll, Duration.ofSeconds(5), retry, 3, Duration.ofSeconds(1));
+	}
+
+	private OutboxPublisher publisher(RelayWakeUp wakeUp) {
+		return new DefaultOutboxPublisher(this.store, new JacksonMessageSerializer(), wakeUp, 1 << 20, Clock.systemUTC(),
+				"test-host");
+	}
+
+	private void inTransaction(OutboxPublisher publisher, Consumer<OutboxPublisher> work) {
+		new TransactionTemplate(new DataSourceTransactionManager(this.schema.dataSource()))
+			.executeWithoutResult((status) -> work.accept(publisher));
+	}
+
+	private int maxAttemptsOfPending() {
+		Integer max = jdbc().queryForObject("SELECT max(attempts) FROM " + this.schema.tables().qualifiedOutboxState()
+				+ " WHERE status = 'pending'", Integer.class);
+		return max == null ? 0 : max;
+	}
+
+	private void awaitNoPending() {
+		await().until(() -> this.store.stats().pendingScopes() == 0);
+	}
+
+	private JdbcTemplate jdbc() {
+		return new JdbcTemplate(this.schema.dataSource());
+	}
+
+	private static ConditionFactory await() {
+		return Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50));
+	}
+
+	record Order(String name) {
+	}
+
+}

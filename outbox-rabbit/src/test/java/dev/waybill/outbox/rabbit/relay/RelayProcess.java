@@ -1,0 +1,45 @@
+package dev.waybill.outbox.rabbit.relay;
+
+import java.time.Duration;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+
+import dev.waybill.outbox.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.jdbc.OutboxTables;
+import dev.waybill.outbox.rabbit.RabbitTransport;
+import dev.waybill.outbox.relay.Relay;
+import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.relay.RelaySettings;
+import dev.waybill.outbox.relay.RetryPolicy;
+import dev.waybill.outbox.support.OutboxBacklog;
+import dev.waybill.outbox.support.RelayWakeUp;
+
+/**
+ * A relay in a process of its own, for the crash test to kill. Arguments: JDBC URL, user,
+ * password, schema, AMQP host, port, lease in milliseconds, batch size.
+ */
+public final class RelayProcess {
+
+	private RelayProcess() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(args[0]);
+		config.setUsername(args[1]);
+		config.setPassword(args[2]);
+		config.setMaximumPoolSize(4);
+		HikariDataSource dataSource = new HikariDataSource(config);
+		RabbitTransport transport = RabbitTransport.builder().host(args[4]).port(Integer.parseInt(args[5])).build();
+		RelaySettings settings = new RelaySettings(1, Integer.parseInt(args[7]), Duration.ofMillis(Long.parseLong(args[6])),
+				Duration.ofMillis(200), Duration.ofSeconds(5), RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
+		Relay relay = new Relay(new JdbcOutboxStore(dataSource, OutboxTables.inSchema(args[3])), transport,
+				new RelayWakeUp(), settings, RelayListener.NONE, new OutboxBacklog());
+		relay.start();
+		System.out.println("RELAY STARTED " + relay.id());
+		System.out.flush();
+		Thread.currentThread().join(); // until killed
+	}
+
+}
