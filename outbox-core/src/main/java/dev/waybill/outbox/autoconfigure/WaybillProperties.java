@@ -84,6 +84,30 @@ public class WaybillProperties {
 	}
 
 	/**
+	 * Builds a retry policy from the properties under {@code prefix}, checking each against its rule.
+	 * Shared by every Waybill module with {@code <prefix>.strategy/interval/rate/max-delay/max-attempts/jitter}.
+	 * @param prefix the properties' prefix, e.g. {@code waybill.outbox.retry}
+	 * @param strategy how the wait grows
+	 * @param interval the first wait
+	 * @param rate the exponential growth factor
+	 * @param maxDelay the longest wait
+	 * @param maxAttempts attempts before giving up
+	 * @param jitter the randomized fraction of each wait
+	 * @return the policy
+	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property
+	 */
+	public static RetryPolicy retryPolicy(String prefix, RetryPolicy.Strategy strategy, Duration interval, double rate,
+			Duration maxDelay, int maxAttempts, double jitter) {
+		Outbox.positive(prefix + ".interval", interval);
+		Outbox.check(prefix + ".rate", rate, rate >= 1, "at least 1");
+		Outbox.check(prefix + ".max-delay", maxDelay, maxDelay != null && maxDelay.compareTo(interval) >= 0,
+				"at least " + prefix + ".interval (" + interval + ")");
+		Outbox.check(prefix + ".max-attempts", maxAttempts, maxAttempts >= 1, "at least 1");
+		Outbox.check(prefix + ".jitter", jitter, jitter >= 0 && jitter <= 1, "between 0 and 1");
+		return new RetryPolicy(strategy, interval, rate, maxDelay, maxAttempts, jitter);
+	}
+
+	/**
 	 * Names of Waybill's tables inside {@code waybill.schema}.
 	 */
 	public static class Tables {
@@ -237,20 +261,12 @@ public class WaybillProperties {
 			positive(relay + "lease-duration", this.relay.leaseDuration);
 			positive(relay + "poll-interval", this.relay.pollInterval);
 			positive(relay + "shutdown-timeout", this.relay.shutdownTimeout);
-			String retry = "waybill.outbox.retry.";
-			positive(retry + "interval", this.retry.interval);
-			check(retry + "rate", this.retry.rate, this.retry.rate >= 1, "at least 1");
-			check(retry + "max-delay", this.retry.maxDelay,
-					this.retry.maxDelay != null && this.retry.maxDelay.compareTo(this.retry.interval) >= 0,
-					"at least waybill.outbox.retry.interval (" + this.retry.interval + ")");
-			check(retry + "max-attempts", this.retry.maxAttempts, this.retry.maxAttempts >= 1, "at least 1");
-			check(retry + "jitter", this.retry.jitter, this.retry.jitter >= 0 && this.retry.jitter <= 1, "between 0 and 1");
+			RetryPolicy policy = retryPolicy("waybill.outbox.retry", this.retry.strategy, this.retry.interval,
+					this.retry.rate, this.retry.maxDelay, this.retry.maxAttempts, this.retry.jitter);
 			String breaker = "waybill.outbox.circuit-breaker.";
 			check(breaker + "failure-threshold", this.circuitBreaker.failureThreshold,
 					this.circuitBreaker.failureThreshold >= 1, "at least 1");
 			positive(breaker + "cool-down", this.circuitBreaker.coolDown);
-			RetryPolicy policy = new RetryPolicy(this.retry.strategy, this.retry.interval, this.retry.rate,
-					this.retry.maxDelay, this.retry.maxAttempts, this.retry.jitter);
 			return new RelaySettings(this.relay.workers, this.relay.batchSize, this.relay.leaseDuration,
 					this.relay.pollInterval, this.relay.shutdownTimeout, policy, this.circuitBreaker.failureThreshold,
 					this.circuitBreaker.coolDown);

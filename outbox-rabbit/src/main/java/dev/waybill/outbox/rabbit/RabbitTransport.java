@@ -76,12 +76,15 @@ public final class RabbitTransport implements Transport {
 
 	private volatile boolean closed;
 
+	private final String exchangeType;
+
 	private RabbitTransport(Builder builder, ConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
 		this.address = address(connectionFactory);
 		this.confirmTimeout = builder.confirmTimeout;
 		this.maxOutstandingConfirms = builder.maxOutstandingConfirms;
 		this.maxBodySize = builder.maxBodySize;
+		this.exchangeType = builder.exchangeType;
 		this.topology = new ExchangeTopology(builder.exchangeType);
 		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "waybill-rabbit-confirm-timeout");
@@ -181,6 +184,20 @@ public final class RabbitTransport implements Transport {
 	/**
 	 * Opens a plain channel on the shared connection, connecting first when needed.
 	 */
+	/**
+	 * The settings of this transport's connection, for a connection of another role (consuming).
+	 */
+	ConnectionFactory connectionFactory() {
+		return this.connectionFactory;
+	}
+
+	/**
+	 * The type of the exchanges declared for message types.
+	 */
+	String exchangeType() {
+		return this.exchangeType;
+	}
+
 	Channel createChannel() throws TransportException {
 		Connection current = connection();
 		try {

@@ -1,0 +1,233 @@
+package dev.waybill.inbox;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.waybill.outbox.support.MessageTypes;
+
+/**
+ * A {@link MessageHandler} bound to its queue: what a transport endpoint needs to consume the queue
+ * and what the {@link InboxProcessor} needs to handle its deliveries. The queue name is also the
+ * consumer id in the inbox. Immutable; the {@code with*} methods return changed copies.
+ * <p>
+ * The inbox auto-configuration registers every {@code MessageHandler} bean in the
+ * {@link ConsumerRegistry}; without Spring, make one by hand:
+ * <pre class="code">
+ * ConsumerRegistration&lt;OrderPlaced&gt; charge = ConsumerRegistration
+ *     .of("charge-card", OrderPlaced.class, new ChargeCardHandler())
+ *     .withConcurrency(4)
+ *     .withQueueArguments(Map.of("x-queue-type", "quorum"));
+ * </pre>
+ *
+ * @param <T> the message type
+ * @since 0.1
+ */
+public final class ConsumerRegistration<T> {
+
+	/** Messages of one queue handled at once unless set otherwise. */
+	public static final int DEFAULT_CONCURRENCY = 1;
+
+	/** Unacknowledged messages sent ahead to each handling thread unless set otherwise. */
+	public static final int DEFAULT_PREFETCH = 16;
+
+	/** The longest queue name, so that its error queue ({@code <queue>_error}) fits AMQP's 255. */
+	public static final int MAX_QUEUE_LENGTH = 249;
+
+	private static final String ERROR_QUEUE_SUFFIX = "_error";
+
+	private static final Pattern QUEUE_NAME = Pattern.compile("[A-Za-z0-9_.:-]+");
+
+	private final String queue;
+
+	private final Class<T> payloadClass;
+
+	private final String messageType;
+
+	private final MessageHandler<T> handler;
+
+	private final int concurrency;
+
+	private final int prefetch;
+
+	private final Map<String, Object> queueArguments;
+
+	private ConsumerRegistration(String queue, Class<T> payloadClass, String messageType, MessageHandler<T> handler,
+			int concurrency, int prefetch, Map<String, Object> queueArguments) {
+		this.queue = queue;
+		this.payloadClass = payloadClass;
+		this.messageType = messageType;
+		this.handler = handler;
+		this.concurrency = concurrency;
+		this.prefetch = prefetch;
+		this.queueArguments = queueArguments;
+	}
+
+	/**
+	 * Registers a handler for the messages of type {@code payloadClass} on {@code queue}, with
+	 * concurrency {@value #DEFAULT_CONCURRENCY}, prefetch {@value #DEFAULT_PREFETCH} and no queue
+	 * arguments.
+	 * @param <T> the message type
+	 * @param queue the queue, also the consumer id; see {@link #queueNameProblem(String)}
+	 * @param payloadClass the class the bodies are read into; its message type name (see
+	 * {@link dev.waybill.outbox.MessageType}) is the only type the consumer accepts
+	 * @param handler the handler
+	 * @return the registration
+	 * @throws IllegalArgumentException when the queue name is invalid
+	 * @throws dev.waybill.outbox.InvalidMessageException when the class has no valid message type name
+	 */
+	public static <T> ConsumerRegistration<T> of(String queue, Class<T> payloadClass, MessageHandler<T> handler) {
+		String problem = queueNameProblem(queue);
+		if (problem != null) {
+			throw new IllegalArgumentException("Queue '" + queue + "' " + problem);
+		}
+		Objects.requireNonNull(payloadClass, "payloadClass must not be null");
+		Objects.requireNonNull(handler, "handler must not be null");
+		return new ConsumerRegistration<>(queue, payloadClass, MessageTypes.nameOf(payloadClass), handler,
+				DEFAULT_CONCURRENCY, DEFAULT_PREFETCH, Map.of());
+	}
+
+	/**
+	 * Says what is wrong with {@code queue} as a consumer's queue name.
+	 * @param queue the candidate
+	 * @return the problem, or {@literal null} when the name is valid
+	 */
+	public static @Nullable String queueNameProblem(@Nullable String queue) {
+		if (queue == null || queue.isBlank()) {
+			return "must not be blank";
+		}
+		if (queue.length() > MAX_QUEUE_LENGTH) {
+			return "is " + queue.length() + " characters long; at most " + MAX_QUEUE_LENGTH
+					+ " are allowed, so that its error queue '<queue>" + ERROR_QUEUE_SUFFIX + "' fits in 255";
+		}
+		if (!QUEUE_NAME.matcher(queue).matches()) {
+			return "may contain only letters, digits, '-', '_', '.' and ':'";
+		}
+		if (queue.startsWith("amq.")) {
+			return "must not start with 'amq.', which the broker reserves";
+		}
+		return null;
+	}
+
+	/**
+	 * Returns a copy that handles this many messages at once.
+	 * @param concurrency at least 1
+	 * @return the changed registration
+	 */
+	public ConsumerRegistration<T> withConcurrency(int concurrency) {
+		requireAtLeastOne("concurrency", concurrency);
+		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.messageType, this.handler, concurrency,
+				this.prefetch, this.queueArguments);
+	}
+
+	/**
+	 * Returns a copy with this prefetch per handling thread.
+	 * @param prefetch at least 1
+	 * @return the changed registration
+	 */
+	public ConsumerRegistration<T> withPrefetch(int prefetch) {
+		requireAtLeastOne("prefetch", prefetch);
+		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.messageType, this.handler,
+				this.concurrency, prefetch, this.queueArguments);
+	}
+
+	/**
+	 * Returns a copy that declares its queue with these arguments, e.g. {@code x-queue-type: quorum}.
+	 * @param queueArguments the arguments; values are strings, numbers or booleans
+	 * @return the changed registration
+	 */
+	public ConsumerRegistration<T> withQueueArguments(Map<String, ?> queueArguments) {
+		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.messageType, this.handler,
+				this.concurrency, this.prefetch, Collections.unmodifiableMap(new LinkedHashMap<>(queueArguments)));
+	}
+
+	/**
+	 * Returns the queue this consumer consumes.
+	 * @return the queue name
+	 */
+	public String queue() {
+		return this.queue;
+	}
+
+	/**
+	 * Returns the consumer id, the key of this consumer's rows in the inbox: the queue name.
+	 * @return the consumer id
+	 */
+	public String consumerId() {
+		return this.queue;
+	}
+
+	/**
+	 * Returns the queue that receives the messages this consumer gives up on: {@code <queue>_error}.
+	 * @return the error queue name
+	 */
+	public String errorQueue() {
+		return this.queue + ERROR_QUEUE_SUFFIX;
+	}
+
+	/**
+	 * Returns the message type name this consumer accepts; any other type is a fault.
+	 * @return the message type name
+	 */
+	public String messageType() {
+		return this.messageType;
+	}
+
+	/**
+	 * Returns the payload class, the class message bodies are read into.
+	 * @return the payload class
+	 */
+	public Class<T> payloadClass() {
+		return this.payloadClass;
+	}
+
+	/**
+	 * Returns the handler.
+	 * @return the handler
+	 */
+	public MessageHandler<T> handler() {
+		return this.handler;
+	}
+
+	/**
+	 * Returns how many messages of the queue are handled at once.
+	 * @return the concurrency, at least 1
+	 */
+	public int concurrency() {
+		return this.concurrency;
+	}
+
+	/**
+	 * Returns how many unacknowledged messages the broker sends ahead to each handling thread.
+	 * @return the prefetch, at least 1
+	 */
+	public int prefetch() {
+		return this.prefetch;
+	}
+
+	/**
+	 * Returns the arguments the queue is declared with.
+	 * @return an unmodifiable map, empty for a classic queue with the broker's defaults
+	 */
+	public Map<String, Object> queueArguments() {
+		return this.queueArguments;
+	}
+
+	@Override
+	public String toString() {
+		return "ConsumerRegistration[queue=" + this.queue + ", messageType=" + this.messageType + ", handler="
+				+ this.handler.getClass().getName() + ", concurrency=" + this.concurrency + ", prefetch="
+				+ this.prefetch + ", queueArguments=" + this.queueArguments + "]";
+	}
+
+	private static void requireAtLeastOne(String name, int value) {
+		if (value < 1) {
+			throw new IllegalArgumentException(name + " must be at least 1, was " + value);
+		}
+	}
+
+}

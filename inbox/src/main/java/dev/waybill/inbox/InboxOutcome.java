@@ -1,0 +1,27 @@
+package dev.waybill.inbox;
+
+/**
+ * What {@link InboxProcessor#process(ConsumerRegistration, InboundMessage)} did with a delivery.
+ * Every outcome has been committed to the database and means "acknowledge the delivery now": a
+ * retry or a fault travels on as a new message through the outbox, never as a broker requeue.
+ *
+ * @since 0.1
+ */
+public enum InboxOutcome {
+
+	/** The handler ran and its work committed with the processed inbox row. */
+	PROCESSED,
+
+	/** This consumer had processed the message already; the handler was not called. */
+	DUPLICATE,
+
+	/** The handler failed; a redelivery to the consumer's queue is scheduled with backoff. */
+	RETRY_SCHEDULED,
+
+	/**
+	 * The message went to the consumer's error queue: the handler failed on its last attempt, or the
+	 * message could never be handled (no valid id, another type, an unreadable body).
+	 */
+	FAULTED
+
+}

@@ -1,0 +1,78 @@
+package dev.waybill.inbox.autoconfigure;
+
+import javax.sql.DataSource;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.transaction.PlatformTransactionManager;
+
+import dev.waybill.inbox.ConsumerRegistry;
+import dev.waybill.inbox.InboxProcessor;
+import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.jdbc.InboxStore;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
+import dev.waybill.outbox.jdbc.OutboxTables;
+import dev.waybill.outbox.spi.ConsumerOutbox;
+import dev.waybill.outbox.spi.MessageSerializer;
+import dev.waybill.outbox.spi.OutboxWriter;
+import dev.waybill.outbox.support.RelayWakeUp;
+
+/**
+ * Auto-configures the inbox on top of the outbox: the {@link InboxProcessor} that transport
+ * endpoints hand deliveries to, and the {@link ConsumerRegistry} of every {@link MessageHandler}
+ * bean, whose queues they consume. Validates {@code waybill.inbox.*}; every bean backs off when
+ * the application defines its own.
+ *
+ * @since 0.1
+ */
+@AutoConfiguration(after = WaybillAutoConfiguration.class)
+@ConditionalOnBean({ OutboxWriter.class, OutboxPublisher.class, OutboxTables.class, PlatformTransactionManager.class })
+@EnableConfigurationProperties(WaybillInboxProperties.class)
+public final class WaybillInboxAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	InboxStore waybillInboxStore(DataSource dataSource, OutboxTables tables) {
+		return new InboxStore(dataSource, tables);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	InboxProcessor waybillInboxProcessor(WaybillInboxProperties properties, PlatformTransactionManager transactionManager,
+			InboxStore store, OutboxWriter writer, OutboxPublisher publisher, ObjectProvider<ConsumerOutbox> consumerOutbox,
+			MessageSerializer serializer, RelayWakeUp wakeUp) {
+		return new InboxProcessor(transactionManager, store, writer, publisher, consumerOutbox(publisher, consumerOutbox),
+				serializer, wakeUp, properties.toRetryPolicy(), properties.getRetry().getImmediate());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ConsumerRegistry waybillConsumerRegistry(ListableBeanFactory beans, WaybillInboxProperties properties) {
+		return ConsumerDiscovery.discover(beans, properties);
+	}
+
+	/**
+	 * Returns the publisher when it can bind a consumer outbox itself (the default publisher's
+	 * bean is declared as an OutboxPublisher, so a ConsumerOutbox condition cannot see it), else
+	 * the application's ConsumerOutbox bean.
+	 */
+	private static ConsumerOutbox consumerOutbox(OutboxPublisher publisher, ObjectProvider<ConsumerOutbox> beans) {
+		if (publisher instanceof ConsumerOutbox consumerOutbox) {
+			return consumerOutbox;
+		}
+		ConsumerOutbox bean = beans.getIfUnique();
+		if (bean == null) {
+			throw new IllegalStateException("The inbox needs a ConsumerOutbox to tie what handlers publish to the "
+					+ "message they handle, and the OutboxPublisher bean (" + publisher.getClass().getName()
+					+ ") is none. Declare a ConsumerOutbox bean for it, or remove the custom OutboxPublisher.");
+		}
+		return bean;
+	}
+
+}

@@ -1,0 +1,262 @@
+package dev.waybill.inbox.autoconfigure;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+
+import dev.waybill.outbox.autoconfigure.WaybillProperties;
+import dev.waybill.outbox.relay.RetryPolicy;
+
+/**
+ * Configuration of Waybill's inbox under {@code waybill.inbox.*}. Checked as soon as it is bound,
+ * so a bad value fails start-up naming the property.
+ *
+ * @since 0.1
+ */
+@ConfigurationProperties(WaybillInboxProperties.PREFIX)
+public class WaybillInboxProperties implements InitializingBean {
+
+	/** The prefix of the inbox properties. */
+	public static final String PREFIX = "waybill.inbox";
+
+	/** The property other modules read to keep processed inbox rows long enough (retention). */
+	public static final String DUPLICATE_DETECTION_WINDOW_PROPERTY = PREFIX + ".duplicate-detection-window";
+
+	private static final Pattern INTEGER = Pattern.compile("-?[0-9]{1,18}");
+
+	/**
+	 * Messages of one queue handled at once, unless the handler's @Consumer sets it.
+	 */
+	private int concurrency = 1;
+
+	/**
+	 * Unacknowledged messages the broker sends ahead to each handling thread, unless the handler's
+	 * @Consumer sets it.
+	 */
+	private int prefetch = 16;
+
+	/**
+	 * Arguments every consumer queue is declared with, e.g. x-queue-type: quorum. Empty by default,
+	 * which every AMQP 0-9-1 broker accepts. Integers and true/false are sent as AMQP numbers and
+	 * booleans, anything else as text.
+	 */
+	private Map<String, String> queueArguments = new LinkedHashMap<>();
+
+	/**
+	 * How long processed inbox rows must be kept so that a redelivered duplicate is still
+	 * recognised. Retention refuses a shorter completed-after.
+	 */
+	private Duration duplicateDetectionWindow = Duration.ofMinutes(30);
+
+	private final Retry retry = new Retry();
+
+	public int getConcurrency() {
+		return this.concurrency;
+	}
+
+	public void setConcurrency(int concurrency) {
+		this.concurrency = concurrency;
+	}
+
+	public int getPrefetch() {
+		return this.prefetch;
+	}
+
+	public void setPrefetch(int prefetch) {
+		this.prefetch = prefetch;
+	}
+
+	public Map<String, String> getQueueArguments() {
+		return this.queueArguments;
+	}
+
+	public void setQueueArguments(Map<String, String> queueArguments) {
+		this.queueArguments = queueArguments;
+	}
+
+	public Duration getDuplicateDetectionWindow() {
+		return this.duplicateDetectionWindow;
+	}
+
+	public void setDuplicateDetectionWindow(Duration duplicateDetectionWindow) {
+		this.duplicateDetectionWindow = duplicateDetectionWindow;
+	}
+
+	public Retry getRetry() {
+		return this.retry;
+	}
+
+	@Override
+	public void afterPropertiesSet() {
+		validate();
+	}
+
+	/**
+	 * Checks every property.
+	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property, its
+	 * value, the rule and the fix
+	 */
+	public void validate() {
+		check("concurrency", this.concurrency, this.concurrency >= 1, "at least 1");
+		check("prefetch", this.prefetch, this.prefetch >= 1, "at least 1 (0, unlimited, would let the broker "
+				+ "flood one consumer)");
+		positive("duplicate-detection-window", this.duplicateDetectionWindow);
+		check("retry.immediate", this.retry.immediate, this.retry.immediate >= 0, "at least 0 (0 for no in-process retry)");
+		toRetryPolicy();
+	}
+
+	/**
+	 * Returns the backoff between redeliveries of a failed message and the attempts before it goes
+	 * to the error queue.
+	 * @return the policy
+	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property
+	 */
+	public RetryPolicy toRetryPolicy() {
+		return WaybillProperties.retryPolicy(PREFIX + ".retry", this.retry.strategy, this.retry.interval,
+				this.retry.rate, this.retry.maxDelay, this.retry.maxAttempts, this.retry.jitter);
+	}
+
+	/**
+	 * Returns the queue arguments as AMQP values: integers as {@link Long}, {@code true} and
+	 * {@code false} as {@link Boolean}, anything else as the text.
+	 * @return an unmodifiable map in the configured order
+	 */
+	public Map<String, Object> queueArgumentValues() {
+		Map<String, Object> values = new LinkedHashMap<>();
+		this.queueArguments.forEach((name, value) -> values.put(name, argumentValue(value)));
+		return Collections.unmodifiableMap(values);
+	}
+
+	private static Object argumentValue(String value) {
+		String trimmed = value.trim();
+		if (INTEGER.matcher(trimmed).matches()) {
+			return Long.valueOf(trimmed);
+		}
+		if (trimmed.equalsIgnoreCase("true") || trimmed.equalsIgnoreCase("false")) {
+			return Boolean.valueOf(trimmed);
+		}
+		return value;
+	}
+
+	private static void positive(String property, @Nullable Duration value) {
+		check(property, value, value != null && !value.isNegative() && !value.isZero(),
+				"a positive duration such as 30s");
+	}
+
+	private static void check(String property, @Nullable Object value, boolean valid, String rule) {
+		if (!valid) {
+			String name = PREFIX + "." + property;
+			throw new InvalidConfigurationPropertyValueException(name, value,
+					"The value must be " + rule + ". Set " + name + " accordingly.");
+		}
+	}
+
+	/**
+	 * Retries of a message whose handler failed.
+	 */
+	public static class Retry {
+
+		/**
+		 * In-process retries of a failed handler, each in a fresh transaction, before a redelivery
+		 * is scheduled. For failures that pass in milliseconds (a lost optimistic lock).
+		 */
+		private int immediate = 0;
+
+		/**
+		 * How the wait between redeliveries grows: exponential (interval * rate^n), linear
+		 * (interval * (n + 1)) or fixed.
+		 */
+		private RetryPolicy.Strategy strategy = RetryPolicy.Strategy.EXPONENTIAL;
+
+		/**
+		 * Wait before the first redelivery.
+		 */
+		private Duration interval = Duration.ofSeconds(1);
+
+		/**
+		 * Growth factor of the exponential strategy.
+		 */
+		private double rate = 2;
+
+		/**
+		 * Longest wait between redeliveries.
+		 */
+		private Duration maxDelay = Duration.ofMinutes(5);
+
+		/**
+		 * Failed deliveries after which the message goes to the consumer's error queue
+		 * (<queue>_error) instead of being redelivered.
+		 */
+		private int maxAttempts = 5;
+
+		/**
+		 * Fraction of each wait that is randomized (0.2 spreads it over plus or minus 20%).
+		 */
+		private double jitter = 0.2;
+
+		public int getImmediate() {
+			return this.immediate;
+		}
+
+		public void setImmediate(int immediate) {
+			this.immediate = immediate;
+		}
+
+		public RetryPolicy.Strategy getStrategy() {
+			return this.strategy;
+		}
+
+		public void setStrategy(RetryPolicy.Strategy strategy) {
+			this.strategy = strategy;
+		}
+
+		public Duration getInterval() {
+			return this.interval;
+		}
+
+		public void setInterval(Duration interval) {
+			this.interval = interval;
+		}
+
+		public double getRate() {
+			return this.rate;
+		}
+
+		public void setRate(double rate) {
+			this.rate = rate;
+		}
+
+		public Duration getMaxDelay() {
+			return this.maxDelay;
+		}
+
+		public void setMaxDelay(Duration maxDelay) {
+			this.maxDelay = maxDelay;
+		}
+
+		public int getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public double getJitter() {
+			return this.jitter;
+		}
+
+		public void setJitter(double jitter) {
+			this.jitter = jitter;
+		}
+
+	}
+
+}

@@ -1,0 +1,99 @@
+package dev.waybill.inbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.waybill.outbox.InvalidMessageException;
+import dev.waybill.outbox.MessageType;
+
+class ConsumerRegistrationTests {
+
+	private static final MessageHandler<Shipped> HANDLER = (message, context) -> {
+	};
+
+	@Test
+	void aRegistrationMadeByHandHasTheMessageTypeOfItsClassAndTheDefaults() {
+		ConsumerRegistration<Shipped> registration = ConsumerRegistration.of("ship-parcel", Shipped.class, HANDLER);
+
+		assertThat(registration.queue()).isEqualTo("ship-parcel");
+		assertThat(registration.consumerId()).isEqualTo("ship-parcel");
+		assertThat(registration.errorQueue()).isEqualTo("ship-parcel_error");
+		assertThat(registration.messageType()).isEqualTo("test.shipped");
+		assertThat(registration.payloadClass()).isEqualTo(Shipped.class);
+		assertThat(registration.handler()).isSameAs(HANDLER);
+		assertThat(registration.concurrency()).isEqualTo(ConsumerRegistration.DEFAULT_CONCURRENCY).isEqualTo(1);
+		assertThat(registration.prefetch()).isEqualTo(ConsumerRegistration.DEFAULT_PREFETCH).isEqualTo(16);
+		assertThat(registration.queueArguments()).isEmpty();
+	}
+
+	@Test
+	void withersReturnChangedCopies() {
+		ConsumerRegistration<Shipped> original = ConsumerRegistration.of("ship-parcel", Shipped.class, HANDLER);
+		ConsumerRegistration<Shipped> changed = original.withConcurrency(4)
+			.withPrefetch(50)
+			.withQueueArguments(Map.of("x-queue-type", "quorum"));
+
+		assertThat(changed.concurrency()).isEqualTo(4);
+		assertThat(changed.prefetch()).isEqualTo(50);
+		assertThat(changed.queueArguments()).containsExactly(Map.entry("x-queue-type", "quorum"));
+		assertThat(original.concurrency()).isEqualTo(1);
+		assertThat(original.queueArguments()).isEmpty();
+		assertThatIllegalArgumentException().isThrownBy(() -> original.withConcurrency(0))
+			.withMessage("concurrency must be at least 1, was 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> original.withPrefetch(-1))
+			.withMessage("prefetch must be at least 1, was -1");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "", " ", "orders queue", "orders/eu", "amq.orders" })
+	void invalidQueueNamesAreRefused(String queue) {
+		assertThatIllegalArgumentException().isThrownBy(() -> ConsumerRegistration.of(queue, Shipped.class, HANDLER))
+			.withMessageStartingWith("Queue '" + queue + "' ");
+	}
+
+	@Test
+	void aQueueNameLeavesRoomForItsErrorQueue() {
+		assertThat(ConsumerRegistration.of("q".repeat(249), Shipped.class, HANDLER).errorQueue()).hasSize(255);
+		assertThat(ConsumerRegistration.queueNameProblem("q".repeat(250)))
+			.isEqualTo("is 250 characters long; at most 249 are allowed, so that its error queue '<queue>_error' fits in 255");
+		assertThat(ConsumerRegistration.queueNameProblem("billing.charge-card:v2_eu")).isNull();
+	}
+
+	@Test
+	void aMessageClassWithoutStableNameIsRefused() {
+		Object anonymous = new Object() {
+		};
+		assertThatIllegalArgumentException().isThrownBy(() -> ConsumerRegistration.of("q", anonymous.getClass(),
+				(message, context) -> {
+				}))
+			.isInstanceOf(InvalidMessageException.class);
+	}
+
+	@Test
+	void aRegistryHoldsOneConsumerPerQueueInRegistrationOrder() {
+		ConsumerRegistration<Shipped> ship = ConsumerRegistration.of("ship", Shipped.class, HANDLER);
+		ConsumerRegistration<Shipped> notify = ConsumerRegistration.of("notify", Shipped.class, HANDLER);
+
+		ConsumerRegistry registry = ConsumerRegistry.of(List.of(ship, notify));
+
+		assertThat(registry.registrations()).containsExactly(ship, notify);
+		assertThat(registry.find("notify")).containsSame(notify);
+		assertThat(registry.find("other")).isEmpty();
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> ConsumerRegistry.of(List.of(ship, notify, ConsumerRegistration.of("ship", Shipped.class,
+					HANDLER))))
+			.withMessageStartingWith("Two consumers share queue 'ship'");
+	}
+
+	@MessageType("test.shipped")
+	record Shipped(String parcel) {
+	}
+
+}

@@ -1,0 +1,183 @@
+package dev.waybill.inbox.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import dev.waybill.inbox.Consumer;
+import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.ConsumerRegistry;
+import dev.waybill.inbox.InboundMessage;
+import dev.waybill.inbox.InboxOutcome;
+import dev.waybill.inbox.InboxProcessor;
+import dev.waybill.inbox.MessageContext;
+import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.jdbc.InboxStore;
+import dev.waybill.inbox.test.InboxContext;
+import dev.waybill.inbox.test.TestInbox;
+import dev.waybill.outbox.MessageType;
+import dev.waybill.outbox.relay.RetryPolicy;
+import dev.waybill.outbox.test.TestSchema;
+
+class WaybillInboxAutoConfigurationTests {
+
+	private static TestSchema schema;
+
+	private static ApplicationContextRunner runner;
+
+	@BeforeAll
+	static void createSchema() {
+		schema = TestSchema.create("inbox_autoconfig");
+		runner = InboxContext.runner(schema);
+	}
+
+	@AfterAll
+	static void dropSchema() {
+		schema.close();
+	}
+
+	@Test
+	void registersEveryHandlerBeanUnderItsQueueWithTheConfiguredDefaults() {
+		runner.withUserConfiguration(ChargeCardHandler.class, RefundHandler.class)
+			.withPropertyValues("waybill.inbox.concurrency=2", "waybill.inbox.queue-arguments.x-queue-type=quorum",
+					"waybill.inbox.queue-arguments.x-max-length=1000",
+					"waybill.inbox.queue-arguments.x-single-active-consumer=true")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(InboxProcessor.class).hasSingleBean(InboxStore.class);
+				ConsumerRegistry registry = context.getBean(ConsumerRegistry.class);
+				assertThat(registry.registrations()).extracting(ConsumerRegistration::queue)
+					.containsExactlyInAnyOrder("charge-card-handler", "refunds");
+
+				ConsumerRegistration<?> charge = registry.find("charge-card-handler").orElseThrow();
+				assertThat(charge.messageType()).isEqualTo("test.charge-card");
+				assertThat(charge.payloadClass()).isEqualTo(ChargeCard.class);
+				assertThat(charge.handler()).isSameAs(context.getBean(ChargeCardHandler.class));
+				assertThat(charge.concurrency()).isEqualTo(2);
+				assertThat(charge.prefetch()).isEqualTo(16);
+				assertThat(charge.queueArguments()).containsExactly(Map.entry("x-queue-type", "quorum"),
+						Map.entry("x-max-length", 1000L), Map.entry("x-single-active-consumer", true));
+
+				ConsumerRegistration<?> refund = registry.find("refunds").orElseThrow();
+				assertThat(refund.messageType()).isEqualTo("test.refund");
+				assertThat(refund.concurrency()).isEqualTo(3);
+				assertThat(refund.prefetch()).isEqualTo(5);
+			});
+	}
+
+	@Test
+	void theProcessorHandlesADiscoveredConsumerInTheApplicationsTransaction() {
+		runner.withUserConfiguration(ChargeCardHandler.class).run((context) -> {
+			ConsumerRegistration<?> consumer = context.getBean(ConsumerRegistry.class)
+				.find("charge-card-handler")
+				.orElseThrow();
+			InboundMessage message = TestInbox.inbound(new ChargeCard("o-1"));
+			InboxProcessor processor = context.getBean(InboxProcessor.class);
+
+			assertThat(processor.process(consumer, message)).isEqualTo(InboxOutcome.PROCESSED);
+			assertThat(processor.process(consumer, message)).isEqualTo(InboxOutcome.DUPLICATE);
+
+			assertThat(context.getBean(ChargeCardHandler.class).calls).hasValue(1);
+			assertThat(new JdbcTemplate(schema.dataSource()).queryForObject("SELECT receive_count FROM "
+					+ schema.tables().qualifiedInboxState() + " WHERE message_id = ?", Integer.class,
+					UUID.fromString(message.messageId()))).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void theMessageTypeOfAProxiedHandlerComesFromItsTargetClass() {
+		runner.withUserConfiguration(ProxiedHandlerConfiguration.class).run((context) -> {
+			ConsumerRegistration<?> consumer = context.getBean(ConsumerRegistry.class)
+				.find("charge-card-handler")
+				.orElseThrow();
+			assertThat(consumer.payloadClass()).isEqualTo(ChargeCard.class);
+			assertThat(consumer.handler()).isSameAs(context.getBean("proxiedHandler"));
+		});
+	}
+
+	@Test
+	void theDefaultsAreTheDocumentedOnes() {
+		runner.run((context) -> {
+			WaybillInboxProperties properties = context.getBean(WaybillInboxProperties.class);
+			assertThat(properties.getConcurrency()).isEqualTo(ConsumerRegistration.DEFAULT_CONCURRENCY);
+			assertThat(properties.getPrefetch()).isEqualTo(ConsumerRegistration.DEFAULT_PREFETCH);
+			assertThat(properties.queueArgumentValues()).isEmpty();
+			assertThat(properties.getDuplicateDetectionWindow()).isEqualTo(Duration.ofMinutes(30));
+			assertThat(properties.getRetry().getImmediate()).isZero();
+			assertThat(properties.toRetryPolicy()).isEqualTo(new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL,
+					Duration.ofSeconds(1), 2, Duration.ofMinutes(5), 5, 0.2));
+			assertThat(context.getBean(ConsumerRegistry.class).registrations()).isEmpty();
+		});
+	}
+
+	@Test
+	void backsOffWithoutTheOutbox() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(WaybillInboxAutoConfiguration.class))
+			.withUserConfiguration(ChargeCardHandler.class)
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(InboxProcessor.class)
+				.doesNotHaveBean(ConsumerRegistry.class));
+	}
+
+	@Test
+	void theApplicationsOwnRegistryWins() {
+		ConsumerRegistry own = ConsumerRegistry.of(List.of());
+		runner.withUserConfiguration(ChargeCardHandler.class)
+			.withBean(ConsumerRegistry.class, () -> own)
+			.run((context) -> assertThat(context.getBean(ConsumerRegistry.class)).isSameAs(own));
+	}
+
+	@MessageType("test.charge-card")
+	record ChargeCard(String order) {
+	}
+
+	@MessageType("test.refund")
+	record Refund(String order) {
+	}
+
+	static class ChargeCardHandler implements MessageHandler<ChargeCard> {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		@Override
+		public void handle(ChargeCard message, MessageContext context) {
+			this.calls.incrementAndGet();
+		}
+
+	}
+
+	@Consumer(queue = "refunds", concurrency = 3, prefetch = 5)
+	static class RefundHandler implements MessageHandler<Refund> {
+
+		@Override
+		public void handle(Refund message, MessageContext context) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ProxiedHandlerConfiguration {
+
+		@Bean
+		MessageHandler<?> proxiedHandler() {
+			ProxyFactory factory = new ProxyFactory(new ChargeCardHandler());
+			factory.setInterfaces(MessageHandler.class); // a JDK proxy: its class names no message type
+			return (MessageHandler<?>) factory.getProxy();
+		}
+
+	}
+
+}

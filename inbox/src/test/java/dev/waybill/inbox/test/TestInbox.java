@@ -1,0 +1,158 @@
+package dev.waybill.inbox.test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.waybill.inbox.InboundMessage;
+import dev.waybill.inbox.InboxProcessor;
+import dev.waybill.inbox.jdbc.InboxStore;
+import dev.waybill.outbox.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.relay.RetryPolicy;
+import dev.waybill.outbox.support.DefaultOutboxPublisher;
+import dev.waybill.outbox.support.JacksonMessageSerializer;
+import dev.waybill.outbox.support.MessageTypes;
+import dev.waybill.outbox.support.RelayWakeUp;
+import dev.waybill.outbox.support.TimeOrderedUuids;
+import dev.waybill.outbox.test.TestSchema;
+
+/**
+ * An inbox wired by hand, without Spring Boot, on a {@link TestSchema} with Waybill's tables: the
+ * JDBC outbox, the default publisher, a DataSource transaction manager and Jackson. Builds
+ * processors and inbound messages and reads back the inbox and outbox rows.
+ */
+public final class TestInbox {
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {
+	};
+
+	private final TestSchema schema;
+
+	private final JdbcTemplate jdbc;
+
+	private final DataSourceTransactionManager transactionManager;
+
+	private final JdbcOutboxStore outbox;
+
+	private final DefaultOutboxPublisher publisher;
+
+	private final RelayWakeUp wakeUp = new RelayWakeUp();
+
+	private final InboxStore store;
+
+	public TestInbox(TestSchema schema) {
+		this.schema = schema;
+		this.jdbc = new JdbcTemplate(schema.dataSource());
+		this.transactionManager = new DataSourceTransactionManager(schema.dataSource());
+		this.outbox = new JdbcOutboxStore(schema.dataSource(), schema.tables());
+		this.publisher = new DefaultOutboxPublisher(this.outbox, new JacksonMessageSerializer(), this.wakeUp, 1 << 20,
+				Clock.systemUTC(), "test-host");
+		this.store = new InboxStore(schema.dataSource(), schema.tables());
+	}
+
+	/**
+	 * Returns a processor with a retry policy without jitter.
+	 * @param interval the wait before the first redelivery, doubling after each
+	 * @param maxAttempts failed deliveries before the error queue
+	 * @param immediateRetries in-process retries
+	 * @return the processor
+	 */
+	public InboxProcessor processor(Duration interval, int maxAttempts, int immediateRetries) {
+		RetryPolicy policy = new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, interval, 2, interval.multipliedBy(100),
+				maxAttempts, 0);
+		return new InboxProcessor(this.transactionManager, this.store, this.outbox, this.publisher, this.publisher,
+				new JacksonMessageSerializer(), this.wakeUp, policy, immediateRetries);
+	}
+
+	public JdbcTemplate jdbc() {
+		return this.jdbc;
+	}
+
+	public TransactionTemplate transactions() {
+		return new TransactionTemplate(this.transactionManager);
+	}
+
+	public DefaultOutboxPublisher publisher() {
+		return this.publisher;
+	}
+
+	public RelayWakeUp wakeUp() {
+		return this.wakeUp;
+	}
+
+	public InboxStore store() {
+		return this.store;
+	}
+
+	/**
+	 * Returns a first delivery of {@code payload} as Waybill publishes it: a new id, the type of
+	 * its class, a JSON body, conversation {@code conv-1}, to the exchange of its type.
+	 * @param payload the message
+	 * @return the delivery
+	 */
+	public static InboundMessage inbound(Object payload) {
+		String type = MessageTypes.nameOf(payload);
+		return new InboundMessage(TimeOrderedUuids.next().toString(), type, JacksonMessageSerializer.CONTENT_TYPE,
+				Map.of("tenant", "acme"), JSON.writeValueAsBytes(payload), null, "conv-1", type, "");
+	}
+
+	/**
+	 * Returns {@code message} with another id, type and body.
+	 */
+	public static InboundMessage altered(InboundMessage message, @Nullable String id, @Nullable String type,
+			String body) {
+		return new InboundMessage(id, type, message.contentType(), message.headers(),
+				body.getBytes(StandardCharsets.UTF_8), message.correlationId(), message.conversationId(),
+				message.exchange(), message.routingKey());
+	}
+
+	/**
+	 * Returns the inbox row of a message and consumer.
+	 * @return the row, or {@literal null} when there is none
+	 */
+	public @Nullable Map<String, Object> inboxRow(UUID messageId, String consumerId) {
+		List<Map<String, Object>> rows = this.jdbc.queryForList("SELECT * FROM " + this.schema.tables().qualifiedInboxState()
+				+ " WHERE message_id = ? AND consumer_id = ?", messageId, consumerId);
+		return rows.isEmpty() ? null : rows.get(0);
+	}
+
+	/**
+	 * Returns the outbox messages routed with {@code routingKey}, oldest first, each with its scope's
+	 * {@code inbound_message_id} and {@code consumer_id}, {@code not_before} compared with the
+	 * database clock as {@code due_later} and with the send time as {@code delay_seconds}, and
+	 * {@code headers} as a map.
+	 */
+	public List<Map<String, Object>> outboxMessages(String routingKey) {
+		List<Map<String, Object>> rows = this.jdbc.queryForList("SELECT m.*, m.headers::text AS header_json, "
+				+ "m.not_before > now() AS due_later, extract(epoch FROM m.not_before - m.created_at)::float8 AS delay_seconds, "
+				+ "s.inbound_message_id, s.consumer_id FROM "
+				+ this.schema.tables().qualifiedOutboxMessage() + " m JOIN " + this.schema.tables().qualifiedOutboxState()
+				+ " s ON s.id = m.outbox_id WHERE m.routing_key = ? ORDER BY m.sequence_number", routingKey);
+		rows.forEach((row) -> row.put("headers", JSON.readValue((String) row.remove("header_json"), MAP)));
+		return rows;
+	}
+
+	/**
+	 * Returns the outbox messages published while handling {@code inboundMessageId}, oldest first.
+	 */
+	public List<Map<String, Object>> publishedWhileHandling(UUID inboundMessageId) {
+		return this.jdbc.queryForList("SELECT m.*, s.inbound_message_id, s.consumer_id FROM "
+				+ this.schema.tables().qualifiedOutboxMessage() + " m JOIN " + this.schema.tables().qualifiedOutboxState()
+				+ " s ON s.id = m.outbox_id WHERE s.inbound_message_id = ? AND m.destination <> '' "
+				+ "ORDER BY m.sequence_number", inboundMessageId);
+	}
+
+}

@@ -1,0 +1,31 @@
+package dev.waybill.outbox.rabbit.autoconfigure;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+import dev.waybill.inbox.ConsumerRegistry;
+import dev.waybill.inbox.InboxProcessor;
+import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
+import dev.waybill.outbox.rabbit.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.RabbitTransport;
+
+/**
+ * Consumes every discovered {@link dev.waybill.inbox.MessageHandler} from RabbitMQ through the
+ * inbox.
+ *
+ * @since 0.1
+ */
+@AutoConfiguration(after = { WaybillRabbitAutoConfiguration.class, WaybillInboxAutoConfiguration.class })
+@ConditionalOnBean({ RabbitTransport.class, InboxProcessor.class, ConsumerRegistry.class })
+public final class WaybillRabbitInboxAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RabbitReceiveEndpoint waybillReceiveEndpoint(RabbitTransport transport, InboxProcessor processor,
+			ConsumerRegistry consumers) {
+		return new RabbitReceiveEndpoint(transport, processor, consumers.registrations());
+	}
+
+}
