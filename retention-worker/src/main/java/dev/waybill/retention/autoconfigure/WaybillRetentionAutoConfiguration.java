@@ -1,0 +1,113 @@
+package dev.waybill.retention.autoconfigure;
+
+import java.time.Duration;
+
+import javax.sql.DataSource;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionMessage;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
+import dev.waybill.outbox.jdbc.OutboxTables;
+import dev.waybill.retention.RetentionListener;
+import dev.waybill.retention.RetentionSettings;
+import dev.waybill.retention.RetentionWorker;
+import dev.waybill.retention.metrics.RetentionMetrics;
+
+/**
+ * Runs the {@link RetentionWorker} on Waybill's tables where {@code waybill.retention.enabled} is
+ * not {@code false} and {@code waybill.retention.machine-names} is empty or names this host. Logs
+ * at start-up which host name it used and whether the worker runs here and why, and fails the
+ * start-up on invalid {@code waybill.retention.*} values.
+ *
+ * @since 0.1
+ */
+@AutoConfiguration(after = WaybillAutoConfiguration.class)
+@ConditionalOnBean({ DataSource.class, OutboxTables.class })
+@EnableConfigurationProperties(WaybillRetentionProperties.class)
+public final class WaybillRetentionAutoConfiguration {
+
+	private static final Log logger = LogFactory.getLog(WaybillRetentionAutoConfiguration.class);
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetentionHostSelection waybillRetentionHostSelection(Environment environment) {
+		RetentionHostSelection selection = RetentionHostSelection.resolve(environment);
+		logger.info(selection.describe());
+		return selection;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Conditional(OnRetentionHostCondition.class)
+	RetentionWorker waybillRetentionWorker(DataSource dataSource, OutboxTables tables,
+			WaybillRetentionProperties properties, Environment environment, ObjectProvider<RetentionListener> listeners,
+			RetentionHostSelection selection) {
+		Duration window = Binder.get(environment)
+			.bind(WaybillRetentionProperties.DUPLICATE_DETECTION_WINDOW_PROPERTY, Duration.class)
+			.orElse(WaybillRetentionProperties.DEFAULT_DUPLICATE_DETECTION_WINDOW);
+		RetentionSettings settings = properties.toSettings(window);
+		if (settings.purgePendingAfter() != null && !settings.purgeIncomplete()) {
+			logger.warn("waybill.retention.purge-pending-after (" + settings.purgePendingAfter() + ") has no effect "
+					+ "while waybill.retention.purge-incomplete is false; pending scopes are kept");
+		}
+		RetentionListener listener = listeners.orderedStream().reduce(RetentionListener.NONE, RetentionListener::andThen);
+		return new RetentionWorker(dataSource, tables, settings, listener);
+	}
+
+	/**
+	 * The worker's Micrometer meters, where Micrometer is on the class path and the worker runs.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+	@Conditional(OnRetentionHostCondition.class)
+	static class RetentionMetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RetentionMetrics waybillRetentionMetrics() {
+			return new RetentionMetrics();
+		}
+
+	}
+
+	/**
+	 * Matches where {@link RetentionHostSelection} says the worker runs.
+	 */
+	static final class OnRetentionHostCondition extends SpringBootCondition {
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			ConditionMessage.Builder message = ConditionMessage.forCondition("Waybill retention host");
+			RetentionHostSelection selection;
+			try {
+				selection = RetentionHostSelection.resolve(context.getEnvironment());
+			}
+			catch (RuntimeException ex) {
+				// The selection bean reports the invalid property when it fails the start-up.
+				return ConditionOutcome.noMatch(message.because(ex.getMessage()));
+			}
+			return selection.runs() ? ConditionOutcome.match(message.because(selection.describe()))
+					: ConditionOutcome.noMatch(message.because(selection.describe()));
+		}
+
+	}
+
+}

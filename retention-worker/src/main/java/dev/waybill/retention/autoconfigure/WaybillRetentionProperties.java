@@ -1,0 +1,210 @@
+package dev.waybill.retention.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+
+import dev.waybill.retention.RetentionSettings;
+
+/**
+ * Configuration of the retention worker under {@code waybill.retention.*}.
+ *
+ * @since 0.1
+ */
+@ConfigurationProperties(WaybillRetentionProperties.PREFIX)
+public class WaybillRetentionProperties {
+
+	/** The prefix of the retention properties. */
+	public static final String PREFIX = "waybill.retention";
+
+	/** The property that turns the worker off on an instance. */
+	public static final String ENABLED_PROPERTY = PREFIX + ".enabled";
+
+	/** The property that lists the hosts the worker runs on. */
+	public static final String MACHINE_NAMES_PROPERTY = PREFIX + ".machine-names";
+
+	/** The property that names this host. */
+	public static final String MACHINE_NAME_PROPERTY = PREFIX + ".machine-name";
+
+	/** The inbox's property (module inbox) that retention must respect; read, not depended on. */
+	public static final String DUPLICATE_DETECTION_WINDOW_PROPERTY = "waybill.inbox.duplicate-detection-window";
+
+	/** The inbox's default duplicate-detection window, assumed when the property is not set. */
+	public static final Duration DEFAULT_DUPLICATE_DETECTION_WINDOW = Duration.ofMinutes(30);
+
+	/**
+	 * Whether this instance may run the retention worker (see machine-names).
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Pause between retention runs.
+	 */
+	private Duration interval = Duration.ofSeconds(15);
+
+	/**
+	 * Most rows one batch (one transaction) deletes from each table.
+	 */
+	private int batchSize = 1000;
+
+	/**
+	 * Whether completed rows are purged: published scopes and processed inbox rows.
+	 */
+	private boolean purgeCompleted = true;
+
+	/**
+	 * How long completed rows are kept, from published_at or processed_at. At least
+	 * waybill.inbox.duplicate-detection-window.
+	 */
+	private Duration completedAfter = Duration.ofDays(30);
+
+	/**
+	 * Whether incomplete rows are purged: dead scopes and faulted, never processed inbox rows.
+	 */
+	private boolean purgeIncomplete = false;
+
+	/**
+	 * How long incomplete rows are kept, from created_at (dead scopes) or faulted_at (inbox rows).
+	 */
+	private Duration incompleteAfter = Duration.ofDays(90);
+
+	/**
+	 * With purge-incomplete, purge pending scopes created and last due longer ago than this. Unset
+	 * (the default): a pending scope, which may still be delivered, is never purged.
+	 */
+	private @Nullable Duration purgePendingAfter;
+
+	/**
+	 * Hosts the worker runs on, compared case-insensitively with this host's name; empty for every host.
+	 */
+	private List<String> machineNames = new ArrayList<>();
+
+	/**
+	 * This host's name as machine-names lists it. Defaults to the HOSTNAME or COMPUTERNAME
+	 * environment variable, else the local host name.
+	 */
+	private @Nullable String machineName;
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public Duration getInterval() {
+		return this.interval;
+	}
+
+	public void setInterval(Duration interval) {
+		this.interval = interval;
+	}
+
+	public int getBatchSize() {
+		return this.batchSize;
+	}
+
+	public void setBatchSize(int batchSize) {
+		this.batchSize = batchSize;
+	}
+
+	public boolean isPurgeCompleted() {
+		return this.purgeCompleted;
+	}
+
+	public void setPurgeCompleted(boolean purgeCompleted) {
+		this.purgeCompleted = purgeCompleted;
+	}
+
+	public Duration getCompletedAfter() {
+		return this.completedAfter;
+	}
+
+	public void setCompletedAfter(Duration completedAfter) {
+		this.completedAfter = completedAfter;
+	}
+
+	public boolean isPurgeIncomplete() {
+		return this.purgeIncomplete;
+	}
+
+	public void setPurgeIncomplete(boolean purgeIncomplete) {
+		this.purgeIncomplete = purgeIncomplete;
+	}
+
+	public Duration getIncompleteAfter() {
+		return this.incompleteAfter;
+	}
+
+	public void setIncompleteAfter(Duration incompleteAfter) {
+		this.incompleteAfter = incompleteAfter;
+	}
+
+	public @Nullable Duration getPurgePendingAfter() {
+		return this.purgePendingAfter;
+	}
+
+	public void setPurgePendingAfter(@Nullable Duration purgePendingAfter) {
+		this.purgePendingAfter = purgePendingAfter;
+	}
+
+	public List<String> getMachineNames() {
+		return this.machineNames;
+	}
+
+	public void setMachineNames(List<String> machineNames) {
+		this.machineNames = machineNames;
+	}
+
+	public @Nullable String getMachineName() {
+		return this.machineName;
+	}
+
+	public void setMachineName(@Nullable String machineName) {
+		this.machineName = machineName;
+	}
+
+	/**
+	 * Returns the worker's settings, checking every value against its rule.
+	 * @param duplicateDetectionWindow the consumers' duplicate-detection window; completed-after
+	 * must not be shorter
+	 * @return the settings
+	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property
+	 */
+	public RetentionSettings toSettings(Duration duplicateDetectionWindow) {
+		positive("interval", this.interval, "15s");
+		if (this.batchSize < 1) {
+			throw new InvalidConfigurationPropertyValueException(PREFIX + ".batch-size", this.batchSize,
+					"The batch size must be at least 1. Set " + PREFIX + ".batch-size to a count such as 1000.");
+		}
+		positive("completed-after", this.completedAfter, "30d");
+		positive("incomplete-after", this.incompleteAfter, "90d");
+		if (this.purgePendingAfter != null) {
+			positive("purge-pending-after", this.purgePendingAfter, "180d");
+		}
+		if (this.completedAfter.compareTo(duplicateDetectionWindow) < 0) {
+			throw new InvalidConfigurationPropertyValueException(PREFIX + ".completed-after", this.completedAfter,
+					"It is shorter than " + DUPLICATE_DETECTION_WINDOW_PROPERTY + " (" + duplicateDetectionWindow
+							+ "): processed inbox rows must be kept that long so that redelivered duplicates are "
+							+ "still recognised. Set " + PREFIX + ".completed-after to at least " + duplicateDetectionWindow
+							+ ", or shorten " + DUPLICATE_DETECTION_WINDOW_PROPERTY + ".");
+		}
+		return new RetentionSettings(this.interval, this.batchSize, this.purgeCompleted, this.completedAfter,
+				this.purgeIncomplete, this.incompleteAfter, this.purgePendingAfter, duplicateDetectionWindow);
+	}
+
+	private static void positive(String name, @Nullable Duration value, String example) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			throw new InvalidConfigurationPropertyValueException(PREFIX + "." + name, value,
+					"The value must be a positive duration. Set " + PREFIX + "." + name + " to a duration such as "
+							+ example + ".");
+		}
+	}
+
+}

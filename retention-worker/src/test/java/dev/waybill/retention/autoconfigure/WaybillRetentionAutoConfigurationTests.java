@@ -1,0 +1,169 @@
+package dev.waybill.retention.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import dev.waybill.outbox.test.StartupFailures;
+import dev.waybill.outbox.test.TestSchema;
+import dev.waybill.outbox.test.WaybillContext;
+import dev.waybill.retention.RetentionRows;
+import dev.waybill.retention.RetentionWorker;
+import dev.waybill.retention.metrics.RetentionMetrics;
+
+/**
+ * Registration on the selected hosts, validation of {@code waybill.retention.*}, the schedule and
+ * the meters.
+ */
+class WaybillRetentionAutoConfigurationTests {
+
+	private static TestSchema schema;
+
+	@BeforeAll
+	static void createSchema() {
+		schema = TestSchema.withWaybillTables("retention_autoconfig");
+	}
+
+	@AfterAll
+	static void dropSchema() {
+		schema.close();
+	}
+
+	private ApplicationContextRunner runner() {
+		return WaybillContext.runner(schema.name())
+			.withConfiguration(AutoConfigurations.of(WaybillRetentionAutoConfiguration.class));
+	}
+
+	@Test
+	void workerRunsOnEveryHostWhenMachineNamesIsEmpty() {
+		runner().withPropertyValues("waybill.retention.machine-name=orders-7").run((context) -> {
+			assertThat(context).hasSingleBean(RetentionWorker.class).hasSingleBean(RetentionMetrics.class);
+			RetentionHostSelection selection = context.getBean(RetentionHostSelection.class);
+			assertThat(selection.describe()).isEqualTo("Waybill retention worker runs on host 'orders-7' (name from "
+					+ "waybill.retention.machine-name): waybill.retention.machine-names is empty, so every host runs it");
+			assertThat(context.getBean(RetentionWorker.class).settings().batchSize()).isEqualTo(1000);
+		});
+	}
+
+	@Test
+	void workerRunsWhereMachineNamesContainsTheHostIgnoringCase() {
+		runner().withPropertyValues("waybill.retention.machine-names=orders-1,Orders-2",
+				"waybill.retention.machine-name=ORDERS-2").run((context) -> {
+					assertThat(context).hasSingleBean(RetentionWorker.class);
+					assertThat(context.getBean(RetentionHostSelection.class).reason())
+						.isEqualTo("waybill.retention.machine-names [orders-1, Orders-2] contains it");
+				});
+	}
+
+	@Test
+	void workerIsAbsentWhereMachineNamesDoesNotContainTheHost() {
+		runner().withPropertyValues("waybill.retention.machine-names=orders-1,orders-2",
+				"waybill.retention.machine-name=orders-3").run((context) -> {
+					assertThat(context).hasNotFailed().doesNotHaveBean(RetentionWorker.class)
+						.doesNotHaveBean(RetentionMetrics.class);
+					assertThat(context.getBean(RetentionHostSelection.class).describe()).isEqualTo(
+							"Waybill retention worker does not run on host 'orders-3' (name from waybill.retention."
+									+ "machine-name): waybill.retention.machine-names [orders-1, orders-2] does not contain it");
+				});
+	}
+
+	@Test
+	void hostNameComesFromTheEnvironmentWhenMachineNameIsNotSet() {
+		runner().withPropertyValues("waybill.retention.machine-names=orders-9", "HOSTNAME=ORDERS-9").run((context) -> {
+			assertThat(context).hasSingleBean(RetentionWorker.class);
+			RetentionHostSelection selection = context.getBean(RetentionHostSelection.class);
+			assertThat(selection.hostName()).isEqualTo("ORDERS-9");
+			assertThat(selection.source()).isEqualTo("environment variable HOSTNAME");
+		});
+	}
+
+	@Test
+	void workerIsAbsentWhenDisabled() {
+		runner().withPropertyValues("waybill.retention.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed().doesNotHaveBean(RetentionWorker.class);
+			assertThat(context.getBean(RetentionHostSelection.class).reason())
+				.isEqualTo("waybill.retention.enabled is false");
+		});
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', value = { "waybill.retention.batch-size|0|at least 1",
+			"waybill.retention.batch-size|-5|at least 1", "waybill.retention.interval|0s|positive duration",
+			"waybill.retention.completed-after|-1d|positive duration",
+			"waybill.retention.incomplete-after|0s|positive duration",
+			"waybill.retention.purge-pending-after|-1s|positive duration",
+			"waybill.retention.machine-name|'  '|must not be blank" })
+	void invalidValueFailsStartUpNamingTheProperty(String property, String value, String rule) {
+		runner().withPropertyValues(property + "=" + value).run((context) -> {
+			InvalidConfigurationPropertyValueException failure = StartupFailures.invalidProperty(context);
+			assertThat(failure.getName()).isEqualTo(property);
+			assertThat(failure.getReason()).contains(rule).contains("Set " + property);
+		});
+	}
+
+	@Test
+	void blankMachineNamesEntryFailsStartUp() {
+		runner().withPropertyValues("waybill.retention.machine-names[0]=orders-1", "waybill.retention.machine-names[1]= ")
+			.run((context) -> {
+				InvalidConfigurationPropertyValueException failure = StartupFailures.invalidProperty(context);
+				assertThat(failure.getName()).isEqualTo("waybill.retention.machine-names[1]");
+				assertThat(failure.getReason()).contains("must not be blank");
+			});
+	}
+
+	@Test
+	void completedAfterShorterThanTheDuplicateDetectionWindowFailsStartUpNamingBoth() {
+		runner().withPropertyValues("waybill.retention.completed-after=10m").run((context) -> {
+			InvalidConfigurationPropertyValueException failure = StartupFailures.invalidProperty(context);
+			assertThat(failure.getName()).isEqualTo("waybill.retention.completed-after");
+			assertThat(failure.getReason()).contains("waybill.inbox.duplicate-detection-window (PT30M)")
+				.contains("Set waybill.retention.completed-after to at least PT30M");
+		});
+		runner().withPropertyValues("waybill.retention.completed-after=1h", "waybill.inbox.duplicate-detection-window=2h")
+			.run((context) -> assertThat(StartupFailures.invalidProperty(context).getReason())
+				.contains("waybill.inbox.duplicate-detection-window (PT2H)"));
+		runner().withPropertyValues("waybill.retention.completed-after=1h", "waybill.retention.machine-name=h")
+			.run((context) -> assertThat(context.getBean(RetentionWorker.class).settings().inboxMinimumAge())
+				.isEqualTo(Duration.ofMinutes(30)));
+	}
+
+	@Test
+	void scheduledWorkerPurgesEveryIntervalAndRecordsMeters() {
+		runner().withPropertyValues("waybill.retention.interval=100ms", "waybill.retention.machine-name=h")
+			.run((context) -> {
+				SimpleMeterRegistry registry = new SimpleMeterRegistry();
+				context.getBean(RetentionMetrics.class).bindTo(registry);
+				RetentionRows rows = new RetentionRows(schema);
+				UUID scope = rows.published("31 days");
+				UUID inbox = rows.processed("31 days", "billing");
+				await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+					assertThat(rows.scopeExists(scope)).isFalse();
+					assertThat(rows.inboxExists(inbox)).isFalse();
+					assertThat(registry.get(RetentionMetrics.LAST_RUN).timeGauge().value()).isPositive();
+				});
+				assertThat(registry.get(RetentionMetrics.PURGED).tag("table", "outbox_state").counter().count()).isEqualTo(1);
+				assertThat(registry.get(RetentionMetrics.PURGED).tag("table", "outbox_message").counter().count())
+					.isEqualTo(1);
+				assertThat(registry.get(RetentionMetrics.PURGED).tag("table", "inbox_state").counter().count()).isEqualTo(1);
+				assertThat(registry.get(RetentionMetrics.BATCH_DURATION).timer().count()).isPositive();
+				RetentionWorker worker = context.getBean(RetentionWorker.class);
+				assertThat(worker.isRunning()).isTrue();
+				worker.stop();
+				assertThat(worker.isRunning()).isFalse();
+			});
+	}
+
+}
