@@ -97,30 +97,42 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 
 	@Override
 	public void write(OutboxScope scope) {
+		this.transactional.execute((Connection connection) -> write(connection, scope));
+	}
+
+	/**
+	 * Writes a scope and its messages, in order, in one statement on the given connection, for
+	 * callers that hold the transaction's connection themselves (the Hibernate integration writes
+	 * through its session's connection).
+	 * @param connection the connection of the transaction to write in, must not be {@literal null}
+	 * @param scope the scope to write, must not be {@literal null}
+	 * @return the number of message rows written
+	 * @throws SQLException when the database refuses the statement
+	 * @since 0.1
+	 */
+	public int write(Connection connection, OutboxScope scope) throws SQLException {
 		List<OutboxMessage> messages = scope.messages();
-		this.transactional.execute((Connection connection) -> {
-			try (PreparedStatement statement = connection.prepareStatement(this.sql.write)) {
-				statement.setObject(1, scope.id());
-				setInstant(statement, 2, scope.notBefore());
-				statement.setObject(3, scope.inboundMessageId());
-				statement.setString(4, scope.consumerId());
-				statement.setInt(5, messages.size());
-				int index = 6;
-				statement.setArray(index++, array(connection, "uuid", messages, OutboxMessage::messageId));
-				statement.setArray(index++, array(connection, "text", messages, OutboxMessage::destination));
-				statement.setArray(index++, array(connection, "text", messages, OutboxMessage::routingKey));
-				statement.setArray(index++, array(connection, "text", messages, OutboxMessage::messageType));
-				statement.setArray(index++, array(connection, "text", messages, OutboxMessage::contentType));
-				statement.setArray(index++, array(connection, "text", messages, (m) -> HEADERS.writeValueAsString(m.headers())));
-				statement.setArray(index++, connection.createArrayOf("bytea", messages.stream().map(OutboxMessage::body).toArray(byte[][]::new)));
-				statement.setArray(index++, array(connection, "text", messages, OutboxMessage::correlationId));
-				statement.setArray(index++, array(connection, "text", messages, OutboxMessage::conversationId));
-				statement.setArray(index++, array(connection, "text", messages, OutboxMessage::sourceHost));
-				statement.setArray(index++, array(connection, "text", messages, (m) -> m.sentAt().toString()));
-				statement.setArray(index, array(connection, "text", messages, (m) -> m.notBefore() != null ? m.notBefore().toString() : null));
-				return statement.executeUpdate();
-			}
-		});
+		try (PreparedStatement statement = connection.prepareStatement(this.sql.write)) {
+			statement.setObject(1, scope.id());
+			setInstant(statement, 2, scope.notBefore());
+			statement.setObject(3, scope.inboundMessageId());
+			statement.setString(4, scope.consumerId());
+			statement.setInt(5, messages.size());
+			int index = 6;
+			statement.setArray(index++, array(connection, "uuid", messages, OutboxMessage::messageId));
+			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::destination));
+			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::routingKey));
+			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::messageType));
+			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::contentType));
+			statement.setArray(index++, array(connection, "text", messages, (m) -> HEADERS.writeValueAsString(m.headers())));
+			statement.setArray(index++, connection.createArrayOf("bytea", messages.stream().map(OutboxMessage::body).toArray(byte[][]::new)));
+			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::correlationId));
+			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::conversationId));
+			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::sourceHost));
+			statement.setArray(index++, array(connection, "text", messages, (m) -> m.sentAt().toString()));
+			statement.setArray(index, array(connection, "text", messages, (m) -> m.notBefore() != null ? m.notBefore().toString() : null));
+			return statement.executeUpdate();
+		}
 	}
 
 	@Override

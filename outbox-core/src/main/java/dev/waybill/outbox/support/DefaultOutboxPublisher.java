@@ -106,8 +106,31 @@ public final class DefaultOutboxPublisher implements OutboxPublisher, ConsumerOu
 		return buffer(destination, type, message, options);
 	}
 
+	/**
+	 * Builds the message {@link #publish(Object) publish(message)} would buffer, with the same
+	 * checks, envelope and serialization, but buffers nothing and needs no transaction. For
+	 * integrations that collect messages themselves and hand them to their {@link OutboxWriter}
+	 * (the Hibernate integration turns the events of flushed entities into messages this way).
+	 * @param message the message, must not be {@literal null}
+	 * @return the message, addressed to the exchange of its message type
+	 * @throws InvalidMessageException for bad input, as {@code publish} would
+	 * @throws OutboxFullException when the backlog is at {@code waybill.outbox.max-pending}
+	 * @since 0.1
+	 */
+	public OutboxMessage toMessage(Object message) {
+		String type = MessageTypes.nameOf(requireMessage(message));
+		return build(type, type, message, (options) -> {
+		});
+	}
+
 	private UUID buffer(String destination, String type, Object message, Consumer<PublishOptions> customizer) {
 		OutboxTransaction transaction = currentTransaction(type);
+		OutboxMessage built = build(destination, type, message, customizer);
+		transaction.add(built);
+		return built.messageId();
+	}
+
+	private OutboxMessage build(String destination, String type, Object message, Consumer<PublishOptions> customizer) {
 		if (this.maxPending > 0) {
 			long pending = this.backlog.current().pendingMessages();
 			if (pending >= this.maxPending) {
@@ -120,10 +143,9 @@ public final class DefaultOutboxPublisher implements OutboxPublisher, ConsumerOu
 		byte[] body = serialize(type, message);
 		UUID id = TimeOrderedUuids.next();
 		String conversationId = options.conversationId() != null ? options.conversationId() : id.toString();
-		transaction.add(new OutboxMessage(id, destination, options.routingKey(), type, this.serializer.contentType(),
+		return new OutboxMessage(id, destination, options.routingKey(), type, this.serializer.contentType(),
 				options.headers(), body, options.correlationId(), conversationId, this.sourceHost,
-				this.clock.instant(), options.notBefore()));
-		return id;
+				this.clock.instant(), options.notBefore());
 	}
 
 	@Override

@@ -1,0 +1,7 @@
+/**
+ * Spring Boot auto-configuration of Waybill's Hibernate integration.
+ */
+@NullMarked
+package dev.waybill.outbox.hibernate.autoconfigure;
+
+import org.jspecify.annotations.NullMarked;

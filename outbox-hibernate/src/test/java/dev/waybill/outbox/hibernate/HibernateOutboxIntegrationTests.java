@@ -1,0 +1,307 @@
+package dev.waybill.outbox.hibernate;
+
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import dev.waybill.outbox.hibernate.app.Order;
+import dev.waybill.outbox.hibernate.app.OrderService;
+import dev.waybill.outbox.hibernate.app.TestApplication;
+import dev.waybill.outbox.hibernate.jpa.OutboxMessageEntity;
+import dev.waybill.outbox.spi.OutboxWriter;
+import dev.waybill.outbox.test.TestPostgres;
+import dev.waybill.outbox.test.TestSchema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Entity events and published messages of a Spring Boot + Spring Data JPA application, written
+ * by the Hibernate session of the business transaction. Waybill's tables come from its Liquibase
+ * changelog and Hibernate validates every mapping against them ({@code ddl-auto=validate}).
+ */
+@SpringBootTest(classes = { TestApplication.class, HibernateOutboxIntegrationTests.Counting.class })
+@DirtiesContext
+class HibernateOutboxIntegrationTests {
+
+	private static TestSchema schema;
+
+	private static final StatementLog statements = new StatementLog();
+
+	@Autowired
+	private OrderService service;
+
+	@Autowired
+	private EntityManagerFactory entityManagerFactory;
+
+	@Autowired
+	private OutboxWriter writer;
+
+	private JdbcTemplate jdbc;
+
+	@DynamicPropertySource
+	static void database(DynamicPropertyRegistry registry) {
+		schema = TestSchema.create("hibernate_outbox");
+		schema.execute("CREATE TABLE " + schema.name() + ".orders (id uuid PRIMARY KEY, customer varchar(255), "
+				+ "total_cents bigint NOT NULL, status varchar(255), version bigint)");
+		schema.execute("CREATE TABLE " + schema.name() + ".parcels (id uuid PRIMARY KEY, label varchar(255))");
+		TestPostgres postgres = TestPostgres.get();
+		registry.add("spring.datasource.url", postgres::url);
+		registry.add("spring.datasource.username", postgres::user);
+		registry.add("spring.datasource.password", postgres::password);
+		registry.add("waybill.schema", schema::name);
+		registry.add("spring.jpa.properties.hibernate.default_schema", schema::name);
+		registry.add("spring.jpa.hibernate.ddl-auto", () -> "validate");
+		registry.add("spring.jpa.open-in-view", () -> "false");
+		registry.add("spring.jpa.properties.hibernate.jdbc.batch_size", () -> "50");
+		registry.add("spring.jpa.properties.hibernate.order_inserts", () -> "true");
+		// Lets a flush run outside a transaction, to show the outbox refuses it.
+		registry.add("spring.jpa.properties.hibernate.allow_update_outside_transaction", () -> "true");
+	}
+
+	@AfterAll
+	static void dropSchema() {
+		schema.close();
+	}
+
+	@BeforeEach
+	void clean() {
+		this.jdbc = new JdbcTemplate(schema.dataSource());
+		this.jdbc.update("DELETE FROM " + schema.name() + ".outbox_state");
+		this.jdbc.update("DELETE FROM " + schema.name() + ".orders");
+		this.jdbc.update("DELETE FROM " + schema.name() + ".parcels");
+	}
+
+	@Test
+	void writerIsTheHibernateOutbox() {
+		assertThat(this.writer).isInstanceOf(HibernateOutbox.class);
+	}
+
+	@Test
+	void entitySavedWithTwoEventsWritesOneScopeWithBothInOrder() {
+		Order order = this.service.place("ada", "gift wrap");
+
+		assertThat(scopes()).hasSize(1);
+		assertThat(messageTypes()).containsExactly("test.order-placed", "test.order-noted");
+		assertThat(bodies().get(0)).contains(order.id().toString()).contains("1200");
+		assertThat(bodies().get(1)).contains("gift wrap");
+		assertThat(this.jdbc.queryForObject("SELECT message_count FROM " + schema.name() + ".outbox_state",
+				Integer.class)).isEqualTo(2);
+		assertThat(order.pendingOutboxEvents()).isEmpty();
+	}
+
+	@Test
+	void rollbackWritesNoScopeAndNoEntity() {
+		assertThatThrownBy(() -> this.service.placeThenFail("bob")).hasMessage("payment declined");
+
+		assertThat(scopes()).isEmpty();
+		assertThat(count("orders")).isZero();
+	}
+
+	@Test
+	void eventOfAManagedEntityFlushedOnlyAtCommitIsWritten() {
+		Order order = this.service.place("cy", "n");
+		clean();
+		this.jdbc.update("INSERT INTO " + schema.name() + ".orders (id, customer, total_cents, status, version) "
+				+ "VALUES (?, 'cy', 1, 'PLACED', 0)", order.id());
+
+		this.service.ship(order.id()); // @Transactional, no save(): Hibernate flushes at commit
+
+		assertThat(scopes()).hasSize(1);
+		assertThat(messageTypes()).containsExactly("test.order-shipped");
+		assertThat(this.jdbc.queryForObject("SELECT status FROM " + schema.name() + ".orders", String.class))
+			.isEqualTo("SHIPPED");
+	}
+
+	@Test
+	void eventOfADeletedEntityIsWritten() {
+		Order order = this.service.place("dee", "n");
+		this.jdbc.update("DELETE FROM " + schema.name() + ".outbox_state");
+
+		this.service.cancel(order.id());
+
+		assertThat(count("orders")).isZero();
+		assertThat(messageTypes()).containsExactly("test.order-cancelled");
+	}
+
+	@Test
+	void flushingSeveralTimesWritesEachEventOnce() {
+		this.service.placeFlushingTwice("eve");
+
+		assertThat(scopes()).hasSize(1);
+		assertThat(messageTypes()).containsExactly("test.order-placed", "test.order-noted");
+	}
+
+	@Test
+	void publishedMessagesAndEntityEventsShareOneScope() {
+		this.service.placeBetweenPublishes("fay");
+
+		assertThat(scopes()).hasSize(1);
+		// Entity events (in flush order) come first, then OutboxPublisher messages (in publish order).
+		assertThat(messageTypes()).containsExactly("test.order-placed", "test.audit", "test.audit");
+		assertThat(bodies().get(1)).contains("before");
+		assertThat(bodies().get(2)).contains("after");
+	}
+
+	@Test
+	void eventsOfADetachedEntitySurviveTheMergeOfSave() {
+		Order order = this.service.place("gus", "n");
+		this.jdbc.update("DELETE FROM " + schema.name() + ".outbox_state");
+		Order detached = this.entityManagerFactory.createEntityManager().find(Order.class, order.id());
+		detached.ship();
+
+		this.service.save(detached); // Spring Data merges a detached entity into a new managed copy
+
+		assertThat(messageTypes()).containsExactly("test.order-shipped");
+		assertThat(detached.pendingOutboxEvents()).isEmpty();
+	}
+
+	@Test
+	void entityThatImplementsTheInterfaceRaisesEvents() {
+		this.service.label("fragile");
+
+		assertThat(messageTypes()).containsExactly("test.parcel-labelled");
+		assertThat(bodies().get(0)).contains("fragile");
+	}
+
+	@Test
+	void flushOutsideATransactionWithPendingEventsFailsNamingTheEntity() {
+		Order order = Order.place("hal", 3);
+		EntityManager entityManager = this.entityManagerFactory.createEntityManager();
+		try {
+			entityManager.persist(order);
+			assertThatThrownBy(entityManager::flush).isInstanceOf(IllegalStateException.class)
+				.hasMessageContaining("Entity " + Order.class.getName() + "#" + order.id())
+				.hasMessageContaining("outside a transaction");
+		}
+		finally {
+			entityManager.close();
+		}
+		assertThat(count("orders")).isZero();
+		assertThat(scopes()).isEmpty();
+	}
+
+	@Test
+	void thousandEntitiesAreInsertedInJdbcBatchesAndTheirEventsInOneStatement() {
+		statements.start();
+		List<UUID> ids;
+		try {
+			ids = this.service.placeMany(1000);
+		}
+		finally {
+			statements.stop();
+		}
+
+		List<StatementLog.Execution> executions = statements.executions();
+		List<StatementLog.Execution> orderInserts = executions.stream()
+			.filter((e) -> e.touches("insert into") && e.touches(".orders"))
+			.toList();
+		assertThat(orderInserts).as("order inserts").hasSize(20).allSatisfy((e) -> {
+			assertThat(e.method()).isEqualTo("executeBatch");
+			assertThat(e.batchedRows()).isEqualTo(50);
+		});
+		List<StatementLog.Execution> outboxWrites = executions.stream().filter((e) -> e.touches("outbox_message")).toList();
+		assertThat(outboxWrites).as("outbox writes").hasSize(1);
+		assertThat(executions).as("every round-trip of the transaction").hasSize(21);
+		assertThat(statements.connections()).as("connections taken").isEqualTo(1);
+
+		assertThat(scopes()).hasSize(1);
+		assertThat(count("outbox_message")).isEqualTo(1000);
+		assertThat(this.jdbc.queryForList("SELECT convert_from(body, 'UTF8')::jsonb->>'orderId' FROM " + schema.name()
+				+ ".outbox_message ORDER BY sequence_number", String.class))
+			.containsExactlyElementsOf(ids.stream().map(UUID::toString).toList());
+	}
+
+	@Test
+	void publishingWithoutEntitiesWritesThroughTheSessionToo() {
+		statements.start();
+		try {
+			this.service.placeBetweenPublishes("ivy");
+		}
+		finally {
+			statements.stop();
+		}
+		assertThat(statements.connections()).as("connections taken").isEqualTo(1);
+		assertThat(statements.executions().stream().filter((e) -> e.touches("outbox_message"))).hasSize(1);
+	}
+
+	@Test
+	void theJpaMappingsReadWhatTheOutboxWrote() {
+		Order order = this.service.place("jo", "x");
+		EntityManager entityManager = this.entityManagerFactory.createEntityManager();
+		try {
+			List<OutboxMessageEntity> messages = entityManager
+				.createQuery("select m from WaybillOutboxMessage m join fetch m.scope order by m.sequenceNumber",
+						OutboxMessageEntity.class)
+				.getResultList();
+			assertThat(messages).extracting(OutboxMessageEntity::getMessageType)
+				.containsExactly("test.order-placed", "test.order-noted");
+			OutboxMessageEntity first = messages.get(0);
+			assertThat(new String(first.getBody())).contains(order.id().toString());
+			assertThat(first.getDestination()).isEqualTo("test.order-placed");
+			assertThat(first.getContentType()).isEqualTo("application/json");
+			assertThat(first.getHeaders()).isEqualTo("{}");
+			assertThat(first.getScope().getStatus()).isEqualTo("pending");
+			assertThat(first.getScope().getMessageCount()).isEqualTo(2);
+			Map<String, Object> row = this.jdbc.queryForMap("SELECT message_id, outbox_id FROM " + schema.name()
+					+ ".outbox_message ORDER BY sequence_number LIMIT 1");
+			assertThat(first.getMessageId()).isEqualTo(row.get("message_id"));
+			assertThat(first.getScope().getId()).isEqualTo(row.get("outbox_id"));
+		}
+		finally {
+			entityManager.close();
+		}
+	}
+
+	private List<Map<String, Object>> scopes() {
+		return this.jdbc.queryForList("SELECT id FROM " + schema.name() + ".outbox_state");
+	}
+
+	private List<String> messageTypes() {
+		return this.jdbc.queryForList("SELECT message_type FROM " + schema.name()
+				+ ".outbox_message ORDER BY sequence_number", String.class);
+	}
+
+	private List<String> bodies() {
+		return this.jdbc.queryForList("SELECT convert_from(body, 'UTF8') FROM " + schema.name()
+				+ ".outbox_message ORDER BY sequence_number", String.class);
+	}
+
+	private int count(String table) {
+		return this.jdbc.queryForObject("SELECT count(*) FROM " + schema.name() + "." + table, Integer.class);
+	}
+
+	@TestConfiguration(proxyBeanMethods = false)
+	static class Counting {
+
+		@Bean
+		static BeanPostProcessor countingDataSource() {
+			return new BeanPostProcessor() {
+				@Override
+				public Object postProcessAfterInitialization(Object bean, String beanName) {
+					return (bean instanceof DataSource dataSource) ? statements.wrap(dataSource) : bean;
+				}
+			};
+		}
+
+	}
+
+}
