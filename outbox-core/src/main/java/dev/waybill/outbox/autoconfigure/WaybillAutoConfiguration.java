@@ -24,6 +24,7 @@ import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.jdbc.OutboxSchemaInitializer;
 import dev.waybill.outbox.jdbc.OutboxTables;
+import dev.waybill.outbox.relay.PostgresCommitNotifier;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.OutboxWriter;
@@ -74,10 +75,16 @@ public final class WaybillAutoConfiguration {
 		return new JdbcOutboxStore(dataSource, tables);
 	}
 
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	PostgresCommitNotifier waybillCommitNotifier(DataSource dataSource, OutboxTables tables) {
+		return new PostgresCommitNotifier(dataSource, tables.notifyChannel());
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
-	RelayWakeUp waybillRelayWakeUp() {
-		return new RelayWakeUp();
+	RelayWakeUp waybillRelayWakeUp(PostgresCommitNotifier notifier) {
+		return new RelayWakeUp(notifier);
 	}
 
 	@Bean

@@ -47,7 +47,7 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
 
 	private int wakeIfAny(int redriven) {
 		if (redriven > 0) {
-			this.wakeUp.signal();
+			this.wakeUp.committed();
 		}
 		return redriven;
 	}

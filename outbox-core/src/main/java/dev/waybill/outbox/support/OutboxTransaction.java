@@ -81,7 +81,7 @@ final class OutboxTransaction implements TransactionSynchronization {
 	@Override
 	public void afterCommit() {
 		if (!this.messages.isEmpty()) {
-			this.wakeUp.signal();
+			this.wakeUp.committed();
 		}
 	}
 

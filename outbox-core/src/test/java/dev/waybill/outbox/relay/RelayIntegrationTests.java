@@ -122,10 +122,16 @@ class RelayIntegrationTests {
 			start(settings(), wakeUp, new OutboxBacklog(), RelayListener.NONE);
 			awaitIdle(wakeUp);
 
-			// Another instance: its own store and wake-up, nothing shared in memory.
-			new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables()).write(TestMessages.scope("orders", "x"));
+			// Another instance: its own store, wake-up and commit notifier, nothing shared in memory.
+			try (PostgresCommitNotifier notifier = new PostgresCommitNotifier(this.schema.dataSource(),
+					this.schema.tables().notifyChannel())) {
+				OutboxPublisher otherInstance = new DefaultOutboxPublisher(
+						new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables()), new JacksonMessageSerializer(),
+						new RelayWakeUp(notifier), 1 << 20, Clock.systemUTC(), "other", new OutboxBacklog(), 0);
+				inTransaction(otherInstance, (p) -> p.publish(new Ping("from afar")));
 
-			Awaitility.await().atMost(SLOW_POLL.minusSeconds(10)).until(() -> this.broker.delivered().size() == 1);
+				Awaitility.await().atMost(SLOW_POLL.minusSeconds(10)).until(() -> this.broker.delivered().size() == 1);
+			}
 		}
 		finally {
 			listener.stop();

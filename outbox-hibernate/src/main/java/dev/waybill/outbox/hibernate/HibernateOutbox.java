@@ -120,7 +120,7 @@ public final class HibernateOutbox implements OutboxWriter {
 	private void completed(SharedSessionContractImplementor session, SessionOutbox outbox, boolean success) {
 		this.sessions.remove(session, outbox);
 		if (success && outbox.wroteMessages()) {
-			this.wakeUp.signal();
+			this.wakeUp.committed();
 		}
 	}
 
