@@ -30,7 +30,7 @@ import dev.waybill.outbox.support.MessageTypes;
 public final class ConsumerRegistration<T> {
 
 	/** Messages of one queue handled at once unless set otherwise. */
-	public static final int DEFAULT_CONCURRENCY = 1;
+	public static final int DEFAULT_CONCURRENCY = 4;
 
 	/** Unacknowledged messages sent ahead to each handling thread unless set otherwise. */
 	public static final int DEFAULT_PREFETCH = 16;

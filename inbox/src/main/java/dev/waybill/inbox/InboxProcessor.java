@@ -90,6 +90,8 @@ public final class InboxProcessor {
 
 	private final int immediateRetries;
 
+	private final InboxListener listener;
+
 	private final Clock clock = Clock.systemUTC();
 
 	/**
@@ -110,6 +112,29 @@ public final class InboxProcessor {
 	public InboxProcessor(PlatformTransactionManager transactionManager, InboxStore store, OutboxWriter writer,
 			OutboxPublisher publisher, ConsumerOutbox consumerOutbox, MessageSerializer serializer, RelayWakeUp wakeUp,
 			RetryPolicy retryPolicy, int immediateRetries) {
+		this(transactionManager, store, writer, publisher, consumerOutbox, serializer, wakeUp, retryPolicy,
+				immediateRetries, InboxListener.NONE);
+	}
+
+	/**
+	 * Creates a processor that tells {@code listener} the outcome of every delivery.
+	 * @param transactionManager the application's transaction manager; it must manage the DataSource
+	 * of the inbox store and the outbox writer
+	 * @param store the inbox table
+	 * @param writer writes redeliveries and faults to the outbox in the inbox transaction
+	 * @param publisher publishes what handlers publish through {@link MessageContext}
+	 * @param consumerOutbox ties a handler's publications to the inbound message (the default
+	 * publisher implements it)
+	 * @param serializer reads message bodies into payloads
+	 * @param wakeUp signalled after a redelivery or fault is committed
+	 * @param retryPolicy the backoff between redeliveries and the maximum attempts
+	 * @param immediateRetries in-process retries of a failed handler before a redelivery is scheduled,
+	 * at least 0
+	 * @param listener told each committed outcome
+	 */
+	public InboxProcessor(PlatformTransactionManager transactionManager, InboxStore store, OutboxWriter writer,
+			OutboxPublisher publisher, ConsumerOutbox consumerOutbox, MessageSerializer serializer, RelayWakeUp wakeUp,
+			RetryPolicy retryPolicy, int immediateRetries, InboxListener listener) {
 		if (immediateRetries < 0) {
 			throw new IllegalArgumentException("immediateRetries must be at least 0, was " + immediateRetries);
 		}
@@ -125,6 +150,7 @@ public final class InboxProcessor {
 		this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp must not be null");
 		this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy must not be null");
 		this.immediateRetries = immediateRetries;
+		this.listener = Objects.requireNonNull(listener, "listener must not be null");
 	}
 
 	/**
@@ -138,7 +164,14 @@ public final class InboxProcessor {
 	public InboxOutcome process(ConsumerRegistration<?> consumer, InboundMessage message) {
 		Objects.requireNonNull(consumer, "consumer must not be null");
 		Objects.requireNonNull(message, "message must not be null");
-		return processTyped(consumer, message);
+		InboxOutcome outcome = processTyped(consumer, message);
+		try {
+			this.listener.delivered(consumer, message, outcome);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("InboxListener failed on message " + message.messageId() + " (" + outcome + "): " + ex, ex);
+		}
+		return outcome;
 	}
 
 	private <T> InboxOutcome processTyped(ConsumerRegistration<T> consumer, InboundMessage message) {
@@ -228,7 +261,7 @@ public final class InboxProcessor {
 			return failure.faulted() ? InboxOutcome.FAULTED : InboxOutcome.RETRY_SCHEDULED;
 		});
 		if (outcome != InboxOutcome.DUPLICATE) {
-			this.wakeUp.signal();
+			this.wakeUp.committed();
 		}
 		if (outcome == InboxOutcome.FAULTED) {
 			logger.warn("Message " + id + " on queue '" + consumer.queue() + "' moved to '" + consumer.errorQueue()
@@ -255,7 +288,7 @@ public final class InboxProcessor {
 			this.writer.write(new OutboxScope(TimeOrderedUuids.next(), List.of(forward), null, null));
 			return InboxOutcome.FAULTED;
 		});
-		this.wakeUp.signal();
+		this.wakeUp.committed();
 		logger.warn("Message on queue '" + consumer.queue() + "' moved to '" + consumer.errorQueue() + "': "
 				+ fault.summary());
 		return InboxOutcome.FAULTED;

@@ -28,7 +28,7 @@ class ConsumerRegistrationTests {
 		assertThat(registration.messageType()).isEqualTo("test.shipped");
 		assertThat(registration.payloadClass()).isEqualTo(Shipped.class);
 		assertThat(registration.handler()).isSameAs(HANDLER);
-		assertThat(registration.concurrency()).isEqualTo(ConsumerRegistration.DEFAULT_CONCURRENCY).isEqualTo(1);
+		assertThat(registration.concurrency()).isEqualTo(ConsumerRegistration.DEFAULT_CONCURRENCY).isEqualTo(4);
 		assertThat(registration.prefetch()).isEqualTo(ConsumerRegistration.DEFAULT_PREFETCH).isEqualTo(16);
 		assertThat(registration.queueArguments()).isEmpty();
 	}
@@ -36,14 +36,14 @@ class ConsumerRegistrationTests {
 	@Test
 	void withersReturnChangedCopies() {
 		ConsumerRegistration<Shipped> original = ConsumerRegistration.of("ship-parcel", Shipped.class, HANDLER);
-		ConsumerRegistration<Shipped> changed = original.withConcurrency(4)
+		ConsumerRegistration<Shipped> changed = original.withConcurrency(2)
 			.withPrefetch(50)
 			.withQueueArguments(Map.of("x-queue-type", "quorum"));
 
-		assertThat(changed.concurrency()).isEqualTo(4);
+		assertThat(changed.concurrency()).isEqualTo(2);
 		assertThat(changed.prefetch()).isEqualTo(50);
 		assertThat(changed.queueArguments()).containsExactly(Map.entry("x-queue-type", "quorum"));
-		assertThat(original.concurrency()).isEqualTo(1);
+		assertThat(original.concurrency()).isEqualTo(4);
 		assertThat(original.queueArguments()).isEmpty();
 		assertThatIllegalArgumentException().isThrownBy(() -> original.withConcurrency(0))
 			.withMessage("concurrency must be at least 1, was 0");

@@ -85,6 +85,32 @@ class InboxProcessorIntegrationTests {
 	}
 
 	@Test
+	void theListenerHearsEachOutcomeAfterItCommittedAndCannotChangeIt() {
+		String queue = queue();
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class,
+				InboxProcessorIntegrationTests::charge);
+		InboundMessage message = TestInbox.inbound(new ChargeCard("o-heard", 150));
+		UUID id = UUID.fromString(message.messageId());
+		// Outside the inbox transaction: sees only what committed.
+		JdbcTemplate monitor = new JdbcTemplate(new DelegatingDataSource(schema.dataSource()));
+		List<String> heard = new CopyOnWriteArrayList<>();
+		InboxListener listener = (registration, delivery, outcome) -> {
+			Integer processed = monitor.queryForObject("SELECT count(*) FROM " + schema.tables().qualifiedInboxState()
+					+ " WHERE message_id = ? AND consumer_id = ? AND processed_at IS NOT NULL", Integer.class, id, queue);
+			heard.add(registration.queue() + " " + delivery.messageId() + " " + outcome + " committed=" + processed);
+			throw new IllegalStateException("a listener that fails");
+		};
+		InboxProcessor processor = new InboxProcessor(inbox.transactions().getTransactionManager(), inbox.store(),
+				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(), inbox.publisher(),
+				new JacksonMessageSerializer(), inbox.wakeUp(), RetryPolicy.defaults(), 0, listener);
+
+		assertThat(List.of(processor.process(consumer, message), processor.process(consumer, message)))
+			.containsExactly(InboxOutcome.PROCESSED, InboxOutcome.DUPLICATE);
+		assertThat(heard).containsExactly(queue + " " + id + " PROCESSED committed=1",
+				queue + " " + id + " DUPLICATE committed=1");
+	}
+
+	@Test
 	void theSameMessageThreeTimesRunsTheHandlerOnceAndCountsEveryReceipt() {
 		String queue = queue();
 		AtomicInteger calls = new AtomicInteger();

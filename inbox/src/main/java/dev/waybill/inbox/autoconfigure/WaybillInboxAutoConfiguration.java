@@ -12,6 +12,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.transaction.PlatformTransactionManager;
 
 import dev.waybill.inbox.ConsumerRegistry;
+import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxProcessor;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.jdbc.InboxStore;
@@ -46,9 +47,10 @@ public final class WaybillInboxAutoConfiguration {
 	@ConditionalOnMissingBean
 	InboxProcessor waybillInboxProcessor(WaybillInboxProperties properties, PlatformTransactionManager transactionManager,
 			InboxStore store, OutboxWriter writer, OutboxPublisher publisher, ObjectProvider<ConsumerOutbox> consumerOutbox,
-			MessageSerializer serializer, RelayWakeUp wakeUp) {
+			MessageSerializer serializer, RelayWakeUp wakeUp, ObjectProvider<InboxListener> listeners) {
+		InboxListener listener = listeners.orderedStream().reduce(InboxListener.NONE, InboxListener::andThen);
 		return new InboxProcessor(transactionManager, store, writer, publisher, consumerOutbox(publisher, consumerOutbox),
-				serializer, wakeUp, properties.toRetryPolicy(), properties.getRetry().getImmediate());
+				serializer, wakeUp, properties.toRetryPolicy(), properties.getRetry().getImmediate(), listener);
 	}
 
 	@Bean

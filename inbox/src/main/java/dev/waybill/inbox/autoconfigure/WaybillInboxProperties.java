@@ -34,7 +34,7 @@ public class WaybillInboxProperties implements InitializingBean {
 	/**
 	 * Messages of one queue handled at once, unless the handler's @Consumer sets it.
 	 */
-	private int concurrency = 1;
+	private int concurrency = 4;
 
 	/**
 	 * Unacknowledged messages the broker sends ahead to each handling thread, unless the handler's

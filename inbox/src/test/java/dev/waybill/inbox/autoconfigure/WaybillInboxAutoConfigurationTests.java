@@ -22,6 +22,7 @@ import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.ConsumerRegistry;
 import dev.waybill.inbox.InboundMessage;
+import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.InboxProcessor;
 import dev.waybill.inbox.MessageContext;
@@ -95,6 +96,27 @@ class WaybillInboxAutoConfigurationTests {
 					+ schema.tables().qualifiedInboxState() + " WHERE message_id = ?", Integer.class,
 					UUID.fromString(message.messageId()))).isEqualTo(2);
 		});
+	}
+
+	@Test
+	void everyInboxListenerBeanHearsEachOutcomeInOrder() {
+		List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+		runner.withUserConfiguration(ChargeCardHandler.class)
+			.withBean("first", InboxListener.class, () -> (consumer, message, outcome) -> heard.add("first " + outcome))
+			.withBean("second", InboxListener.class, () -> (consumer, message, outcome) -> heard.add("second " + outcome))
+			.run((context) -> {
+				ConsumerRegistration<?> consumer = context.getBean(ConsumerRegistry.class)
+					.find("charge-card-handler")
+					.orElseThrow();
+				InboundMessage message = TestInbox.inbound(new ChargeCard("o-listened"));
+				InboxProcessor processor = context.getBean(InboxProcessor.class);
+
+				processor.process(consumer, message);
+				processor.process(consumer, message);
+
+				assertThat(heard).containsExactly("first PROCESSED", "second PROCESSED", "first DUPLICATE",
+						"second DUPLICATE");
+			});
 	}
 
 	@Test

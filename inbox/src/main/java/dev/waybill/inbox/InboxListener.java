@@ -1,0 +1,45 @@
+package dev.waybill.inbox;
+
+import java.util.Objects;
+
+/**
+ * Hears the outcome of every delivery the {@link InboxProcessor} handled, for metrics, progress and
+ * logging: how many messages were processed, suppressed as duplicates, scheduled for redelivery or
+ * moved to the error queue. Declare it as a bean and the inbox auto-configuration adds it.
+ * <p>
+ * Called on the delivering thread after the outcome committed and before the transport acknowledges
+ * the delivery; a crash in between skips the call. Not called when the processor throws (nothing
+ * was recorded). Implementations must be quick; an exception they throw is logged and ignored.
+ *
+ * @since 0.1
+ */
+@FunctionalInterface
+public interface InboxListener {
+
+	/** A listener that does nothing. */
+	InboxListener NONE = (consumer, message, outcome) -> {
+	};
+
+	/**
+	 * A delivery's outcome committed.
+	 * @param consumer the consumer the message arrived for
+	 * @param message the delivery
+	 * @param outcome what was committed: {@link InboxOutcome#DUPLICATE} for a message the consumer
+	 * had processed already, whose handler did not run
+	 */
+	void delivered(ConsumerRegistration<?> consumer, InboundMessage message, InboxOutcome outcome);
+
+	/**
+	 * Returns a listener that calls this one, then {@code next}.
+	 * @param next the listener to call second
+	 * @return the combined listener
+	 */
+	default InboxListener andThen(InboxListener next) {
+		Objects.requireNonNull(next, "next must not be null");
+		return (consumer, message, outcome) -> {
+			delivered(consumer, message, outcome);
+			next.delivered(consumer, message, outcome);
+		};
+	}
+
+}
