@@ -40,7 +40,7 @@ public final class Relay implements SmartLifecycle {
 	private static final Log logger = LogFactory.getLog(Relay.class);
 
 	/** Batches a worker may have awaiting confirms while it claims the next. */
-	static final int MAX_IN_FLIGHT_BATCHES = 3;
+	static final int MAX_IN_FLIGHT_BATCHES = 8;
 
 	/** The longest a waiting thread goes without checking whether the relay is stopping. */
 	static final Duration STOP_CHECK = Duration.ofMillis(100);
