@@ -1,0 +1,99 @@
+package dev.waybill.benchmarks;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * (4) Latency from commit to broker confirm at steady offered loads, with an open-loop generator
+ * ({@link OpenLoopGenerator}): each send is a transaction publishing one 1 KiB message. The commit
+ * time is taken when the transaction has committed (a map keyed by message id); the confirm time is
+ * the one the relay reports for the scope ({@code RelayListener.published}: when the broker's last
+ * confirm for it arrived). Commits in the first {@link Sizes#warmUpSeconds()} of each run are not
+ * counted.
+ */
+final class Latency implements Benchmark {
+
+	static final String NAME = "latency";
+
+	static final int SENDERS = 8;
+
+	static String figure(String what, int rate) {
+		return what + " @ " + String.format(java.util.Locale.ROOT, "%,d", rate) + " msg/s";
+	}
+
+	@Override
+	public List<Measurement> run(BenchContext context, Progress progress) throws Exception {
+		Sizes sizes = context.sizes();
+		OutboxWiring wiring = context.wiring(NAME);
+		BrokerQueue queue = context.queue(context.uniqueName(NAME));
+		Map<UUID, Instant> confirmed = new ConcurrentHashMap<>();
+		OutboxWiring.RunningRelay relay = context
+			.register(wiring.startRelay(context.rabbit(), (message, at) -> confirmed.put(message.messageId(), at)));
+		TransactionTemplate transactions = wiring.transactions();
+		List<Measurement> results = new ArrayList<>();
+		for (int rate : sizes.latencyRates()) {
+			Map<String, List<Double>> figures = new LinkedHashMap<>();
+			for (int run = 1; run <= context.runs(); run++) {
+				long warmUp = (long) rate * sizes.warmUpSeconds();
+				long total = warmUp + (long) rate * sizes.latencySeconds();
+				Map<UUID, Instant> committed = new ConcurrentHashMap<>();
+				long published = relay.published();
+				AtomicLong sent = new AtomicLong();
+				OpenLoopGenerator generator = new OpenLoopGenerator(SENDERS);
+				Timer timer = Timer.start();
+				long measureFrom = System.nanoTime() + TimeUnit.SECONDS.toNanos(sizes.warmUpSeconds());
+				generator.run(rate, total, (index) -> {
+					UUID id = transactions
+						.execute((status) -> wiring.publisher().send(queue.exchange(), BenchOrder.of(index)));
+					Instant at = Instant.now();
+					sent.incrementAndGet();
+					if (System.nanoTime() - measureFrom >= 0) {
+						committed.put(id, at);
+					}
+				});
+				double achieved = sent.get() / timer.seconds();
+				relay.awaitPublished(published + sent.get(), Duration.ofMinutes(2));
+				if (committed.isEmpty()) {
+					throw new IllegalStateException("No transaction committed after the warm-up at " + rate + " msg/s");
+				}
+				long[] micros = committed.entrySet()
+					.stream()
+					.mapToLong((entry) -> Math.max(0,
+							TimeUnit.NANOSECONDS.toMicros(Duration.between(entry.getValue(), confirmed.get(entry.getKey())).toNanos())))
+					.sorted()
+					.toArray();
+				add(figures, figure("p50", rate), Stats.percentile(micros, 50) / 1000.0);
+				add(figures, figure("p95", rate), Stats.percentile(micros, 95) / 1000.0);
+				add(figures, figure("p99", rate), Stats.percentile(micros, 99) / 1000.0);
+				add(figures, figure("max", rate), micros[micros.length - 1] / 1000.0);
+				add(figures, figure("achieved", rate), achieved);
+				progress.report(rate + " msg/s, run " + run + ": p50 " + ResultTable.number(Stats.percentile(micros, 50) / 1000.0)
+						+ " ms, p99 " + ResultTable.number(Stats.percentile(micros, 99) / 1000.0) + " ms, achieved "
+						+ ResultTable.number(achieved) + " msg/s" + (generator.dropped() > 0 ? ", " + generator.dropped()
+								+ " sends dropped (could not start in time)" : ""));
+				confirmed.clear();
+				queue.purge();
+			}
+			figures.forEach((figure, values) -> results.add(new Measurement(NAME, figure,
+					figure.startsWith("achieved") ? "msg/s" : "ms", values,
+					figure.startsWith("achieved") ? "commits/s; sends that could not start within 2 s of the end are dropped" : sizes.latencySeconds()
+							+ " s measured after " + sizes.warmUpSeconds() + " s warm-up, commit to confirm")));
+		}
+		return results;
+	}
+
+	private static void add(Map<String, List<Double>> figures, String figure, double value) {
+		figures.computeIfAbsent(figure, (key) -> new ArrayList<>()).add(value);
+	}
+
+}

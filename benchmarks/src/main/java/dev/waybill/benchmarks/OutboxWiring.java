@@ -1,0 +1,219 @@
+package dev.waybill.benchmarks;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import dev.waybill.outbox.autoconfigure.WaybillProperties;
+import dev.waybill.outbox.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.rabbit.RabbitTransport;
+import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitProperties;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.relay.PostgresCommitNotifier;
+import dev.waybill.outbox.relay.PostgresNotificationListener;
+import dev.waybill.outbox.relay.Relay;
+import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.relay.RelaySettings;
+import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.support.DefaultOutboxPublisher;
+import dev.waybill.outbox.support.HostNames;
+import dev.waybill.outbox.support.JacksonMessageSerializer;
+import dev.waybill.outbox.support.OutboxBacklog;
+import dev.waybill.outbox.support.RelayWakeUp;
+import dev.waybill.outbox.test.TestSchema;
+
+/**
+ * Waybill wired by hand on one schema, the way its Spring Boot auto-configuration wires it, with
+ * the default {@code waybill.*} and {@code waybill.rabbit.*} values (read from the properties
+ * classes, so the benchmarks follow the defaults when they change): the JDBC store, the publisher
+ * (what {@code @Outbox} methods call), a transaction manager, and on demand a relay with its
+ * RabbitMQ transport and PostgreSQL {@code LISTEN} wake-up. Built by hand rather than in an
+ * application context so each timed window starts and ends exactly where the benchmark says.
+ */
+final class OutboxWiring {
+
+	private static final WaybillProperties DEFAULTS = new WaybillProperties();
+
+	private final TestSchema schema;
+
+	private final JdbcOutboxStore store;
+
+	private final PostgresCommitNotifier notifier;
+
+	private final RelayWakeUp wakeUp;
+
+	private final OutboxBacklog backlog = new OutboxBacklog();
+
+	private final DefaultOutboxPublisher publisher;
+
+	private final DataSourceTransactionManager transactionManager;
+
+	OutboxWiring(TestSchema schema) {
+		this.schema = schema;
+		this.store = new JdbcOutboxStore(schema.dataSource(), schema.tables());
+		// As the auto-configuration wires it: each commit also notifies other instances' relays.
+		this.notifier = new PostgresCommitNotifier(schema.dataSource(), schema.tables().notifyChannel());
+		this.wakeUp = new RelayWakeUp(this.notifier);
+		this.publisher = new DefaultOutboxPublisher(this.store, new JacksonMessageSerializer(), this.wakeUp,
+				DEFAULTS.getOutbox().maxMessageBytesChecked(), Clock.systemUTC(), HostNames.local(), this.backlog,
+				DEFAULTS.getOutbox().maxPendingChecked());
+		this.transactionManager = new DataSourceTransactionManager(schema.dataSource());
+	}
+
+	PostgresCommitNotifier notifier() {
+		return this.notifier;
+	}
+
+	TestSchema schema() {
+		return this.schema;
+	}
+
+	JdbcOutboxStore store() {
+		return this.store;
+	}
+
+	DefaultOutboxPublisher publisher() {
+		return this.publisher;
+	}
+
+	RelayWakeUp wakeUp() {
+		return this.wakeUp;
+	}
+
+	DataSourceTransactionManager transactionManager() {
+		return this.transactionManager;
+	}
+
+	TransactionTemplate transactions() {
+		return new TransactionTemplate(this.transactionManager);
+	}
+
+	JdbcTemplate jdbc() {
+		return new JdbcTemplate(this.schema.dataSource());
+	}
+
+	/**
+	 * Returns the relay settings of a default configuration.
+	 * @return the settings
+	 */
+	static RelaySettings relaySettings() {
+		return DEFAULTS.getOutbox().toRelaySettings();
+	}
+
+	/**
+	 * Builds a RabbitMQ transport with the default {@code waybill.rabbit.*} values.
+	 * @param rabbit the broker
+	 * @return the transport; the caller closes it
+	 */
+	static RabbitTransport transport(TestRabbit rabbit) {
+		WaybillRabbitProperties defaults = new WaybillRabbitProperties();
+		return rabbit.transport()
+			.maxOutstandingConfirms(defaults.getMaxOutstandingConfirms())
+			.confirmTimeout(defaults.getConfirmTimeout())
+			.exchangeType(defaults.getExchangeType())
+			.build();
+	}
+
+	/**
+	 * The default window of unconfirmed messages per relay channel.
+	 * @return {@code waybill.rabbit.max-outstanding-confirms}'s default
+	 */
+	static int confirmWindow() {
+		return new WaybillRabbitProperties().getMaxOutstandingConfirms();
+	}
+
+	/**
+	 * Starts a relay on this schema; {@link RunningRelay#close()} stops it and its transport.
+	 * @param rabbit the broker
+	 * @param onConfirmed told of every confirmed message with its confirm time, on the settling thread
+	 * @return the running relay
+	 */
+	RunningRelay startRelay(TestRabbit rabbit, BiConsumer<OutboxMessage, Instant> onConfirmed) {
+		RabbitTransport transport = transport(rabbit);
+		AtomicLong published = new AtomicLong();
+		RelayListener listener = new RelayListener() {
+			@Override
+			public void published(ClaimedScope scope, Instant confirmedAt) {
+				for (OutboxMessage message : scope.messages()) {
+					onConfirmed.accept(message, confirmedAt);
+				}
+				published.addAndGet(scope.messages().size());
+			}
+		};
+		PostgresNotificationListener notifications = new PostgresNotificationListener(this.schema.dataSource(),
+				this.schema.tables().notifyChannel(), this.wakeUp);
+		Relay relay = new Relay(this.store, transport, this.wakeUp, relaySettings(), listener, this.backlog);
+		notifications.start();
+		relay.start();
+		return new RunningRelay(relay, notifications, transport, published);
+	}
+
+	/**
+	 * A started relay and what it needs.
+	 */
+	static final class RunningRelay implements AutoCloseable {
+
+		private static final long POLL_MILLIS = 2;
+
+		private final Relay relay;
+
+		private final PostgresNotificationListener notifications;
+
+		private final RabbitTransport transport;
+
+		private final AtomicLong published;
+
+		RunningRelay(Relay relay, PostgresNotificationListener notifications, RabbitTransport transport,
+				AtomicLong published) {
+			this.relay = relay;
+			this.notifications = notifications;
+			this.transport = transport;
+			this.published = published;
+		}
+
+		/**
+		 * Returns the messages confirmed and marked published so far.
+		 * @return the count
+		 */
+		long published() {
+			return this.published.get();
+		}
+
+		/**
+		 * Waits until at least {@code messages} are confirmed and marked published.
+		 * @param messages how many
+		 * @param timeout the longest to wait
+		 * @throws IllegalStateException when they are not in time
+		 */
+		void awaitPublished(long messages, Duration timeout) throws InterruptedException {
+			long deadline = System.nanoTime() + timeout.toNanos();
+			while (this.published.get() < messages) {
+				if (System.nanoTime() > deadline) {
+					throw new IllegalStateException("The relay published " + this.published.get() + " of " + messages
+							+ " messages within " + timeout);
+				}
+				Thread.sleep(POLL_MILLIS);
+			}
+		}
+
+		@Override
+		public void close() {
+			try {
+				this.relay.stop();
+				this.notifications.stop();
+			}
+			finally {
+				this.transport.close();
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,121 @@
+package dev.waybill.benchmarks;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import dev.waybill.outbox.jdbc.OutboxTables;
+import dev.waybill.outbox.test.TestSchema;
+
+/**
+ * Writes outbox rows in bulk with SQL ({@code INSERT ... SELECT generate_series}), outside every
+ * timed window: a backlog of pending scopes with 1 KiB bodies for the relay, and published scopes
+ * kept for retention. One statement per call, each scope's messages stored together as the
+ * publisher writes them.
+ */
+final class Rows {
+
+	/** Batches of kept rows, so one statement does not hold millions of returned ids. */
+	private static final int KEPT_CHUNK = 1_000_000;
+
+	private static final AtomicInteger generations = new AtomicInteger();
+
+	private final TestSchema schema;
+
+	private final OutboxTables tables;
+
+	Rows(TestSchema schema) {
+		this.schema = schema;
+		this.tables = schema.tables();
+	}
+
+	/**
+	 * Writes {@code messages} pending messages, due now, in scopes of {@code scopeSize}, with
+	 * {@link BenchOrder} bodies, for {@code destination} (also their message type, so the transport
+	 * declares the exchange as it does for {@code publish}).
+	 */
+	void pending(int messages, int scopeSize, String destination) {
+		if (messages % scopeSize != 0) {
+			throw new IllegalArgumentException(messages + " messages do not fill scopes of " + scopeSize);
+		}
+		String seq = "(i - 1) * " + scopeSize + " + j";
+		this.schema.execute("""
+				WITH scope AS (
+				  INSERT INTO %1$s (id, created_at, next_attempt_at, message_count)
+				  SELECT gen_random_uuid(), clock_timestamp(), now(), %3$d FROM generate_series(1, %4$d) i
+				  RETURNING id
+				), numbered AS (
+				  SELECT id, row_number() OVER (ORDER BY id) AS i FROM scope
+				)
+				INSERT INTO %2$s (outbox_id, message_id, destination, routing_key, message_type, content_type, headers,
+				                  body, source_host, created_at)
+				SELECT n.id, gen_random_uuid(), '%5$s', '', '%5$s', 'application/json', '{}', %6$s, 'bench', now()
+				FROM numbered n CROSS JOIN generate_series(1, %3$d) j
+				ORDER BY n.i, j""".formatted(this.tables.qualifiedOutboxState(), this.tables.qualifiedOutboxMessage(),
+				scopeSize, messages / scopeSize, destination, BenchOrder.sqlJson(seq)));
+	}
+
+	/**
+	 * Writes {@code scopes} published scopes of one message each (64-byte bodies), published
+	 * {@code publishedAgo} (a PostgreSQL interval such as {@code 31 days}). Their ids are
+	 * sequential, so index inserts append.
+	 */
+	void published(long scopes, String publishedAgo) {
+		for (long done = 0; done < scopes; done += KEPT_CHUNK) {
+			int generation = generations.incrementAndGet();
+			long count = Math.min(KEPT_CHUNK, scopes - done);
+			String id = "(lpad(to_hex(" + generation + "), 8, '0') || '-%s-4000-8000-' || lpad(to_hex(i), 12, '0'))::uuid";
+			this.schema.execute("""
+					WITH scope AS (
+					  INSERT INTO %1$s (id, created_at, status, published_at, attempts, next_attempt_at, message_count)
+					  SELECT %3$s, now() - interval '%5$s', 'published', now() - interval '%5$s', 1,
+					         now() - interval '%5$s', 1
+					  FROM generate_series(1, %4$d) i
+					  RETURNING id
+					)
+					INSERT INTO %2$s (outbox_id, message_id, destination, routing_key, message_type, content_type, body,
+					                  created_at)
+					SELECT id, overlay(id::text placing '0001' from 10 for 4)::uuid, 'kept', '', 'kept',
+					       'application/json', convert_to(repeat('k', 64), 'UTF8'), now() - interval '%5$s'
+					FROM scope ORDER BY id""".formatted(this.tables.qualifiedOutboxState(),
+					this.tables.qualifiedOutboxMessage(), id.formatted("0000"), count, publishedAgo));
+		}
+	}
+
+	/**
+	 * Deletes the scopes published within the last hour (the relay's drained backlog), keeping the
+	 * older rows written by {@link #published(long, String)}.
+	 */
+	void deleteRecentlyPublished() {
+		this.schema.execute("DELETE FROM " + this.tables.qualifiedOutboxState()
+				+ " WHERE status = 'published' AND published_at > now() - interval '1 hour'");
+	}
+
+	/**
+	 * Empties the outbox and inbox tables.
+	 */
+	void truncate() {
+		this.schema.execute("TRUNCATE " + this.tables.qualifiedOutboxMessage() + ", " + this.tables.qualifiedOutboxState()
+				+ ", " + this.tables.qualifiedInboxState());
+	}
+
+	/**
+	 * Vacuums and analyzes the outbox tables, as autovacuum would after a bulk change, so the
+	 * measured window does not pay for it.
+	 */
+	void vacuumAnalyze() {
+		this.schema.execute("VACUUM ANALYZE " + this.tables.qualifiedOutboxState());
+		this.schema.execute("VACUUM ANALYZE " + this.tables.qualifiedOutboxMessage());
+	}
+
+	/**
+	 * Counts the scopes with a status.
+	 * @param status pending, published or dead
+	 * @return the count
+	 */
+	long scopes(String status) {
+		return new JdbcTemplate(this.schema.dataSource()).queryForObject(
+				"SELECT count(*) FROM " + this.tables.qualifiedOutboxState() + " WHERE status = ?", Long.class, status);
+	}
+
+}

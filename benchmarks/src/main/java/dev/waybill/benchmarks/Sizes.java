@@ -1,0 +1,36 @@
+package dev.waybill.benchmarks;
+
+import java.util.List;
+
+/**
+ * How much each benchmark does. {@link #full()} keeps a run of everything within 20 minutes on a
+ * 2-core machine; {@link #quick()} checks the harness in a minute or two.
+ *
+ * @param brokerMessages messages per broker-ceiling run
+ * @param relayMessages backlog messages per relay run (for each scope size)
+ * @param writeSeconds measured seconds per write-path run
+ * @param writeThreads threads running business transactions
+ * @param latencyRates offered loads, messages per second
+ * @param latencySeconds measured seconds per latency run (after a warm-up)
+ * @param warmUpSeconds warm-up before a timed window
+ * @param inboxMessages messages per inbox and bare-consume run
+ * @param retentionRows eligible outbox scopes (each with one message) per purge run
+ * @param scaleRows published rows kept, per step of the scale benchmark
+ * @param scaleBacklog pending messages the relay drains at each step
+ * @param claimSamples timed claims per run at each step
+ */
+public record Sizes(int brokerMessages, int relayMessages, int writeSeconds, int writeThreads, List<Integer> latencyRates,
+		int latencySeconds, int warmUpSeconds, int inboxMessages, int retentionRows, List<Integer> scaleRows,
+		int scaleBacklog, int claimSamples) {
+
+	public static Sizes full() {
+		return new Sizes(50_000, 100_000, 10, 8, List.of(100, 1_000, 5_000), 10, 2, 20_000, 1_000_000,
+				List.of(0, 1_000_000, 5_000_000), 20_000, 20);
+	}
+
+	public static Sizes quick() {
+		return new Sizes(5_000, 5_000, 2, 8, List.of(100, 1_000, 5_000), 2, 1, 2_000, 20_000,
+				List.of(0, 20_000, 50_000), 2_000, 5);
+	}
+
+}

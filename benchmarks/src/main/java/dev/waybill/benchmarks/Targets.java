@@ -1,0 +1,60 @@
+package dev.waybill.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The issue's targets, each a ratio of medians measured in the same run; a target whose figures
+ * were not measured (a subset was run) is left out.
+ */
+final class Targets {
+
+	private Targets() {
+	}
+
+	static List<Target> check(List<Measurement> measurements) {
+		List<Target> targets = new ArrayList<>();
+		Optional<Double> broker = median(measurements, BrokerCeiling.NAME, BrokerCeiling.FIGURE);
+		for (int scopeSize : RelayThroughput.SCOPE_SIZES) {
+			Optional<Double> relay = median(measurements, RelayThroughput.NAME, RelayThroughput.figure(scopeSize));
+			if (broker.isPresent() && relay.isPresent()) {
+				targets.add(Target.atLeast("relay / broker ceiling, scopes of " + scopeSize, relay.get() / broker.get(), 0.5,
+						">= 0.50"));
+			}
+		}
+		Optional<Double> without = median(measurements, WritePath.NAME, WritePath.WITHOUT);
+		Optional<Double> with = median(measurements, WritePath.NAME, WritePath.WITH);
+		if (without.isPresent() && with.isPresent()) {
+			targets.add(Target.atMost("write-path overhead (tx/s without / with outbox)", without.get() / with.get(), 1.5,
+					"<= 1.50"));
+		}
+		Optional<Double> p99 = median(measurements, Latency.NAME, Latency.figure("p99", 1_000));
+		p99.ifPresent((ms) -> targets.add(Target.atMost("p99 commit-to-confirm @ 1,000 msg/s (ms)", ms, 50, "< 50 ms")));
+		Optional<Double> bare = median(measurements, InboxThroughput.NAME, InboxThroughput.BARE);
+		Optional<Double> inbox = median(measurements, InboxThroughput.NAME, InboxThroughput.INBOX);
+		if (bare.isPresent() && inbox.isPresent()) {
+			targets.add(Target.atLeast("inbox / bare consume", inbox.get() / bare.get(), 0.4, ">= 0.40"));
+		}
+		List<Measurement> claims = measurements.stream()
+			.filter((m) -> m.benchmark().equals(TableScale.NAME) && m.figure().startsWith("claim time"))
+			.toList();
+		if (claims.size() >= 2) {
+			Measurement smallest = claims.get(0);
+			Measurement largest = claims.get(claims.size() - 1);
+			targets.add(Target.atMost(
+					"claim time " + largest.figure().replace("claim time, ", "") + " / "
+							+ smallest.figure().replace("claim time, ", ""),
+					largest.median() / smallest.median(), 2, "<= 2.0 (flat)"));
+		}
+		return targets;
+	}
+
+	private static Optional<Double> median(List<Measurement> measurements, String benchmark, String figure) {
+		return measurements.stream()
+			.filter((m) -> m.benchmark().equals(benchmark) && m.figure().equals(figure))
+			.findFirst()
+			.map(Measurement::median);
+	}
+
+}

@@ -1,0 +1,133 @@
+package dev.waybill.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import dev.waybill.outbox.OutboxPublisher;
+
+/**
+ * Business transactions on several threads: each inserts one row into {@code orders} and,
+ * {@link #withMessage when asked}, publishes one {@link BenchOrder} through the
+ * {@link OutboxPublisher}, in a Spring-managed transaction, which is what an {@code @Outbox}
+ * method is ({@code @Outbox} is {@code @Transactional}).
+ */
+final class WriteLoad {
+
+	private final OutboxWiring wiring;
+
+	private final String destination;
+
+	private final JdbcTemplate jdbc;
+
+	private final String orders;
+
+	private final AtomicLong sequence = new AtomicLong();
+
+	WriteLoad(OutboxWiring wiring, String destination) {
+		this.wiring = wiring;
+		this.destination = destination;
+		this.jdbc = wiring.jdbc();
+		this.orders = wiring.schema().name() + ".orders";
+		this.jdbc.execute("CREATE TABLE IF NOT EXISTS " + this.orders + " (id bigint GENERATED ALWAYS AS IDENTITY "
+				+ "PRIMARY KEY, customer text NOT NULL, total numeric(12, 2) NOT NULL, created_at timestamptz NOT NULL "
+				+ "DEFAULT now())");
+	}
+
+	/**
+	 * Wires Waybill on a new schema and prepares a load on it, sending to an exchange of its own.
+	 * @param context the benchmark context
+	 * @param benchmark the benchmark's name
+	 * @return the load
+	 */
+	static WriteLoad on(BenchContext context, String benchmark) {
+		return new WriteLoad(context.wiring(benchmark), context.uniqueName(benchmark));
+	}
+
+	OutboxWiring wiring() {
+		return this.wiring;
+	}
+
+	/**
+	 * Empties {@code orders}.
+	 */
+	void truncate() {
+		this.jdbc.execute("TRUNCATE " + this.orders);
+	}
+
+	/**
+	 * Runs transactions on {@code threads} threads while {@code during} runs.
+	 * @param threads how many threads
+	 * @param withMessage whether each transaction also publishes a message
+	 * @param during what to run meanwhile, e.g. a sleep or a purge; the load stops when it returns
+	 * @return committed transactions per second while {@code during} ran
+	 */
+	double runWhile(int threads, boolean withMessage, Callable<?> during) throws Exception {
+		AtomicLong committed = new AtomicLong();
+		AtomicBoolean stop = new AtomicBoolean();
+		List<Throwable> failures = new CopyOnWriteArrayList<>();
+		List<Thread> workers = new ArrayList<>();
+		for (int i = 0; i < threads; i++) {
+			Thread worker = new Thread(() -> loop(withMessage, committed, stop, failures), "bench-writer-" + i);
+			worker.setDaemon(true);
+			workers.add(worker);
+		}
+		workers.forEach(Thread::start);
+		Timer timer = Timer.start();
+		double rate;
+		try {
+			during.call();
+		}
+		finally {
+			rate = timer.rate(committed.get());
+			stop.set(true);
+			for (Thread worker : workers) {
+				worker.join();
+			}
+		}
+		if (!failures.isEmpty()) {
+			throw new IllegalStateException("A business transaction failed: " + failures.get(0), failures.get(0));
+		}
+		return rate;
+	}
+
+	/**
+	 * Runs transactions on {@code threads} threads for {@code seconds}.
+	 * @return committed transactions per second
+	 */
+	double run(int threads, boolean withMessage, double seconds) throws Exception {
+		return runWhile(threads, withMessage, () -> {
+			Thread.sleep((long) (seconds * 1000));
+			return null;
+		});
+	}
+
+	private void loop(boolean withMessage, AtomicLong committed, AtomicBoolean stop, List<Throwable> failures) {
+		TransactionTemplate transactions = this.wiring.transactions();
+		OutboxPublisher publisher = this.wiring.publisher();
+		String insert = "INSERT INTO " + this.orders + " (customer, total) VALUES (?, ?)";
+		while (!stop.get()) {
+			long seq = this.sequence.incrementAndGet();
+			try {
+				transactions.executeWithoutResult((status) -> {
+					this.jdbc.update(insert, "customer-" + (seq % 1000), 42.50);
+					if (withMessage) {
+						publisher.send(this.destination, BenchOrder.of(seq));
+					}
+				});
+				committed.incrementAndGet();
+			}
+			catch (RuntimeException ex) {
+				failures.add(ex);
+				return;
+			}
+		}
+	}
+
+}
