@@ -117,6 +117,23 @@ class HibernateOutboxIntegrationTests {
 	}
 
 	@Test
+	void aFailedOutboxWriteFailsTheCommitAndKeepsNoEntity() {
+		// The outbox statement runs after the final flush, in Hibernate's before-completion
+		// callback: when it fails, the business rows must not commit without their messages.
+		String constraint = "ALTER TABLE " + schema.name() + ".outbox_message ADD CONSTRAINT refuse_all CHECK (false) NOT VALID";
+		this.jdbc.execute(constraint);
+		try {
+			assertThatThrownBy(() -> this.service.place("eve", "no outbox, no order"))
+				.hasStackTraceContaining("refuse_all");
+		}
+		finally {
+			this.jdbc.execute("ALTER TABLE " + schema.name() + ".outbox_message DROP CONSTRAINT refuse_all");
+		}
+		assertThat(count("orders")).isZero();
+		assertThat(scopes()).isEmpty();
+	}
+
+	@Test
 	void eventOfAManagedEntityFlushedOnlyAtCommitIsWritten() {
 		Order order = this.service.place("cy", "n");
 		clean();
