@@ -92,7 +92,7 @@ final class ConfirmedPublisher {
 		}
 	}
 
-	private static AMQP.BasicProperties properties() {
+	static AMQP.BasicProperties properties() {
 		return MessageProperties.PERSISTENT_BASIC.builder()
 			.contentType("application/json")
 			.type(BenchOrder.TYPE)

@@ -11,6 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import com.rabbitmq.client.Connection;
+
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -40,7 +42,9 @@ final class Latency implements Benchmark {
 		OutboxWiring.RunningRelay relay = context
 			.register(wiring.startRelay(context.rabbit(), (message, at) -> confirmed.put(message.messageId(), at)));
 		TransactionTemplate transactions = wiring.transactions();
+		Connection broker = context.register(context.rabbit().connect());
 		List<Measurement> results = new ArrayList<>();
+		Map<Integer, Map<String, List<Double>>> perRate = new LinkedHashMap<>();
 		for (int rate : sizes.latencyRates()) {
 			Map<String, List<Double>> figures = new LinkedHashMap<>();
 			for (int run = 1; run <= context.runs(); run++) {
@@ -84,10 +88,26 @@ final class Latency implements Benchmark {
 				confirmed.clear();
 				queue.purge();
 			}
+			perRate.put(rate, figures);
+		}
+		// The bare publisher runs after every Waybill run: RabbitMQ's clean-up of its queue would
+		// otherwise spill into the next Waybill run's tail.
+		for (int rate : sizes.latencyRates()) {
+			Map<String, List<Double>> figures = perRate.get(rate);
+			for (int run = 1; run <= context.runs(); run++) {
+				long[] bare = BareLatency.measure(broker, queue.exchange(), rate, sizes.warmUpSeconds(), sizes.latencySeconds());
+				add(figures, figure("bare broker p50", rate), Stats.percentile(bare, 50) / 1000.0);
+				add(figures, figure("bare broker p99", rate), Stats.percentile(bare, 99) / 1000.0);
+				progress.report(rate + " msg/s, run " + run + ", bare publisher: p50 "
+						+ ResultTable.number(Stats.percentile(bare, 50) / 1000.0) + " ms, p99 "
+						+ ResultTable.number(Stats.percentile(bare, 99) / 1000.0) + " ms");
+				queue.purge();
+			}
 			figures.forEach((figure, values) -> results.add(new Measurement(NAME, figure,
 					figure.startsWith("achieved") ? "msg/s" : "ms", values,
 					figure.startsWith("achieved") ? "commits/s; sends that could not start within 2 s of the end are dropped" : sizes.latencySeconds()
-							+ " s measured after " + sizes.warmUpSeconds() + " s warm-up, commit to confirm")));
+							+ " s measured after " + sizes.warmUpSeconds() + " s warm-up, " + (figure.startsWith("bare")
+									? "a bare publisher's publish to confirm, same rate and channel kind" : "commit to confirm"))));
 		}
 		return results;
 	}
