@@ -15,6 +15,8 @@ import com.rabbitmq.client.Connection;
 
 import org.springframework.transaction.support.TransactionTemplate;
 
+import dev.waybill.outbox.spi.OutboxMessage;
+
 /**
  * (4) Latency from commit to broker confirm at steady offered loads, with an open-loop generator
  * ({@link OpenLoopGenerator}): each send is a transaction publishing one 1 KiB message. The commit
@@ -39,8 +41,15 @@ final class Latency implements Benchmark {
 		OutboxWiring wiring = context.wiring(NAME);
 		BrokerQueue queue = context.queue(context.uniqueName(NAME));
 		Map<UUID, Instant> confirmed = new ConcurrentHashMap<>();
-		OutboxWiring.RunningRelay relay = context
-			.register(wiring.startRelay(context.rabbit(), (message, at) -> confirmed.put(message.messageId(), at)));
+		// When the relay claimed each message: its lease started lease-duration before it ends.
+		Map<UUID, Instant> claimed = new ConcurrentHashMap<>();
+		Duration lease = OutboxWiring.relaySettings().leaseDuration();
+		OutboxWiring.RunningRelay relay = context.register(wiring.startRelayOfScopes(context.rabbit(), (scope, at) -> {
+			for (OutboxMessage message : scope.messages()) {
+				claimed.put(message.messageId(), scope.leaseUntil().minus(lease));
+				confirmed.put(message.messageId(), at);
+			}
+		}));
 		TransactionTemplate transactions = wiring.transactions();
 		Connection broker = context.register(context.rabbit().connect());
 		List<Measurement> results = new ArrayList<>();
@@ -80,12 +89,19 @@ final class Latency implements Benchmark {
 				add(figures, figure("p95", rate), Stats.percentile(micros, 95) / 1000.0);
 				add(figures, figure("p99", rate), Stats.percentile(micros, 99) / 1000.0);
 				add(figures, figure("max", rate), micros[micros.length - 1] / 1000.0);
+				long[] toClaim = stage(committed, claimed);
+				long[] claimToConfirm = stage(claimed, confirmed, committed.keySet());
+				add(figures, figure("p50 commit to claim", rate), Stats.percentile(toClaim, 50) / 1000.0);
+				add(figures, figure("p99 commit to claim", rate), Stats.percentile(toClaim, 99) / 1000.0);
+				add(figures, figure("p50 claim to confirm", rate), Stats.percentile(claimToConfirm, 50) / 1000.0);
+				add(figures, figure("p99 claim to confirm", rate), Stats.percentile(claimToConfirm, 99) / 1000.0);
 				add(figures, figure("achieved", rate), achieved);
 				progress.report(rate + " msg/s, run " + run + ": p50 " + ResultTable.number(Stats.percentile(micros, 50) / 1000.0)
 						+ " ms, p99 " + ResultTable.number(Stats.percentile(micros, 99) / 1000.0) + " ms, achieved "
 						+ ResultTable.number(achieved) + " msg/s" + (generator.dropped() > 0 ? ", " + generator.dropped()
 								+ " sends dropped (could not start in time)" : ""));
 				confirmed.clear();
+				claimed.clear();
 				queue.purge();
 			}
 			perRate.put(rate, figures);
@@ -110,6 +126,19 @@ final class Latency implements Benchmark {
 									? "a bare publisher's publish to confirm, same rate and channel kind" : "commit to confirm"))));
 		}
 		return results;
+	}
+
+	/** Sorted microseconds from {@code from} to {@code to} of every message in {@code from}. */
+	private static long[] stage(Map<UUID, Instant> from, Map<UUID, Instant> to) {
+		return stage(from, to, from.keySet());
+	}
+
+	private static long[] stage(Map<UUID, Instant> from, Map<UUID, Instant> to, java.util.Set<UUID> ids) {
+		return ids.stream()
+			.filter((id) -> from.containsKey(id) && to.containsKey(id))
+			.mapToLong((id) -> Math.max(0, TimeUnit.NANOSECONDS.toMicros(Duration.between(from.get(id), to.get(id)).toNanos())))
+			.sorted()
+			.toArray();
 	}
 
 	private static void add(Map<String, List<Double>> figures, String figure, double value) {

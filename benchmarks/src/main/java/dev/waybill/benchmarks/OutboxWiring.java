@@ -136,14 +136,26 @@ final class OutboxWiring {
 	 * @return the running relay
 	 */
 	RunningRelay startRelay(TestRabbit rabbit, BiConsumer<OutboxMessage, Instant> onConfirmed) {
+		return startRelayOfScopes(rabbit, (scope, confirmedAt) -> {
+			for (OutboxMessage message : scope.messages()) {
+				onConfirmed.accept(message, confirmedAt);
+			}
+		});
+	}
+
+	/**
+	 * Starts a relay like {@link #startRelay(TestRabbit, BiConsumer)}, telling of each confirmed scope.
+	 * @param rabbit the broker
+	 * @param onConfirmed told of every confirmed scope with its confirm time, on the settling thread
+	 * @return the running relay
+	 */
+	RunningRelay startRelayOfScopes(TestRabbit rabbit, BiConsumer<ClaimedScope, Instant> onConfirmed) {
 		RabbitTransport transport = transport(rabbit);
 		AtomicLong published = new AtomicLong();
 		RelayListener listener = new RelayListener() {
 			@Override
 			public void published(ClaimedScope scope, Instant confirmedAt) {
-				for (OutboxMessage message : scope.messages()) {
-					onConfirmed.accept(message, confirmedAt);
-				}
+				onConfirmed.accept(scope, confirmedAt);
 				published.addAndGet(scope.messages().size());
 			}
 		};
