@@ -22,6 +22,7 @@ import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import dev.waybill.outbox.hibernate.app.AppTables;
 import dev.waybill.outbox.hibernate.app.Order;
 import dev.waybill.outbox.hibernate.app.OrderService;
 import dev.waybill.outbox.hibernate.app.TestApplication;
@@ -60,9 +61,7 @@ class HibernateOutboxIntegrationTests {
 	@DynamicPropertySource
 	static void database(DynamicPropertyRegistry registry) {
 		schema = TestSchema.create("hibernate_outbox");
-		schema.execute("CREATE TABLE " + schema.name() + ".orders (id uuid PRIMARY KEY, customer varchar(255), "
-				+ "total_cents bigint NOT NULL, status varchar(255), version bigint)");
-		schema.execute("CREATE TABLE " + schema.name() + ".parcels (id uuid PRIMARY KEY, label varchar(255))");
+		AppTables.create(schema);
 		TestPostgres postgres = TestPostgres.get();
 		registry.add("spring.datasource.url", postgres::url);
 		registry.add("spring.datasource.username", postgres::user);
