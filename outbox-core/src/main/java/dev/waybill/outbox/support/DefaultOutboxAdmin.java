@@ -47,7 +47,7 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
 
 	private int wakeIfAny(int redriven) {
 		if (redriven > 0) {
-			this.wakeUp.committed();
+			this.wakeUp.signal(); // the store has notified other instances
 		}
 		return redriven;
 	}
