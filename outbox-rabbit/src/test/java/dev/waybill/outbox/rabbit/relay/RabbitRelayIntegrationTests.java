@@ -170,7 +170,9 @@ class RabbitRelayIntegrationTests {
 		TcpProxy proxy = TestRabbit.get().proxy();
 		this.resources.add(proxy);
 		RetryPolicy retry = new RetryPolicy(RetryPolicy.Strategy.FIXED, Duration.ofMillis(100), 1, Duration.ofMillis(100), 3, 0);
-		RelaySettings settings = new RelaySettings(2, 20, Duration.ofSeconds(60), Duration.ofMillis(200),
+		// A lease well inside the wait after the restore: a batch whose outcome was lost with the
+		// connection comes back through its lease, the designed recovery, within the wait.
+		RelaySettings settings = new RelaySettings(2, 20, Duration.ofSeconds(15), Duration.ofMillis(200),
 				Duration.ofSeconds(2), retry, 2, Duration.ofMillis(500));
 		List<CircuitBreaker.State> circuit = new CopyOnWriteArrayList<>();
 		RelayListener recordCircuit = new RelayListener() {
