@@ -17,6 +17,26 @@ public interface Transport extends AutoCloseable {
 	TransportChannel openChannel() throws TransportException;
 
 	/**
+	 * RabbitMQ's default {@code frame_max}, 131072 bytes, less the 8 bytes of frame header and end
+	 * marker: the largest AMQP content header a broker with default settings accepts.
+	 */
+	long DEFAULT_MAX_HEADER_BYTES = 131072 - 8;
+
+	/**
+	 * Returns the largest encoded message header the broker accepts, in bytes: for AMQP 0-9-1 the
+	 * payload of the content header frame (class, weight, body size, property flags, and the
+	 * properties with the headers table), which must fit in one frame of the negotiated
+	 * {@code frame_max}. {@code OutboxPublisher} refuses a message whose header would not fit, so
+	 * it must answer at once without contacting the broker: a configured or last-known figure.
+	 * By default {@link #DEFAULT_MAX_HEADER_BYTES}.
+	 * @return the limit in bytes, {@link Long#MAX_VALUE} for none
+	 * @since 0.2
+	 */
+	default long maxHeaderBytes() {
+		return DEFAULT_MAX_HEADER_BYTES;
+	}
+
+	/**
 	 * Checks that the broker can be reached again; the relay's circuit breaker calls it after its
 	 * cool-down. By default opens and closes a channel.
 	 * @throws TransportException of kind {@link TransportException.Kind#UNAVAILABLE} when it cannot

@@ -52,6 +52,18 @@ public final class RabbitTransport implements Transport {
 	/** The client-provided name of the publishing connection, shown in the management UI. */
 	public static final String CONNECTION_NAME = "waybill-publisher";
 
+	/** The property that sets the largest frame the transport asks the broker for. */
+	public static final String FRAME_MAX_PROPERTY = "waybill.rabbit.frame-max";
+
+	/** RabbitMQ's default {@code frame_max}, and the frame size this transport asks for by default. */
+	public static final int DEFAULT_FRAME_MAX = 131072;
+
+	/** AMQP's smallest {@code frame_max}. */
+	static final int MIN_FRAME_MAX = 4096;
+
+	/** The frame header (type, channel, size) and the frame-end octet around a frame's payload. */
+	static final int FRAME_OVERHEAD = 8;
+
 	private static final Log logger = LogFactory.getLog(RabbitTransport.class);
 
 	private final ConnectionFactory connectionFactory;
@@ -63,6 +75,11 @@ public final class RabbitTransport implements Transport {
 	private final int maxOutstandingConfirms;
 
 	private final long maxBodySize;
+
+	private final int frameMax;
+
+	/** The frame_max of the last connection, 0 before the first one (or when it has no limit). */
+	private volatile int negotiatedFrameMax;
 
 	private final ExchangeTopology topology;
 
@@ -84,6 +101,7 @@ public final class RabbitTransport implements Transport {
 		this.confirmTimeout = builder.confirmTimeout;
 		this.maxOutstandingConfirms = builder.maxOutstandingConfirms;
 		this.maxBodySize = builder.maxBodySize;
+		this.frameMax = builder.frameMax;
 		this.exchangeType = builder.exchangeType;
 		this.topology = new ExchangeTopology(builder.exchangeType);
 		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
@@ -114,15 +132,7 @@ public final class RabbitTransport implements Transport {
 	 */
 	@Override
 	public TransportChannel openChannel() throws TransportException {
-		Channel channel = createChannel();
-		try {
-			channel.confirmSelect();
-		}
-		catch (IOException | RuntimeException ex) {
-			abortQuietly(channel);
-			throw unavailable("Could not enable publisher confirms on " + this.address, ex);
-		}
-		RabbitTransportChannel result = new RabbitTransportChannel(channel, this);
+		RabbitTransportChannel result = new RabbitTransportChannel(createConfirmingChannel(), this);
 		this.channels.add(result);
 		if (this.closed) {
 			result.close();
@@ -177,6 +187,19 @@ public final class RabbitTransport implements Transport {
 		return this.maxBodySize;
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The {@code frame_max} the last connection negotiated (the smaller of the broker's and
+	 * {@value #FRAME_MAX_PROPERTY}), or before the first connection the configured frame max, less
+	 * {@value #FRAME_OVERHEAD} bytes of frame overhead.
+	 */
+	@Override
+	public long maxHeaderBytes() {
+		int negotiated = this.negotiatedFrameMax;
+		return ((negotiated > 0) ? Math.min(negotiated, this.frameMax) : this.frameMax) - FRAME_OVERHEAD;
+	}
+
 	ExchangeTopology topology() {
 		return this.topology;
 	}
@@ -214,18 +237,40 @@ public final class RabbitTransport implements Transport {
 	}
 
 	/**
+	 * Opens a channel in publisher-confirm mode on the shared connection.
+	 */
+	Channel createConfirmingChannel() throws TransportException {
+		Channel channel = createChannel();
+		try {
+			channel.confirmSelect();
+		}
+		catch (IOException | RuntimeException ex) {
+			abortQuietly(channel);
+			throw unavailable("Could not enable publisher confirms on " + this.address, ex);
+		}
+		return channel;
+	}
+
+	/**
 	 * Forgets a channel that is closed and aborts it off the caller's thread, so that the
 	 * connection's recovery does not bring it back.
 	 */
 	void discard(RabbitTransportChannel channel, @Nullable Channel amqpChannel) {
 		this.channels.remove(channel);
 		if (amqpChannel != null) {
-			try {
-				this.scheduler.execute(() -> abortQuietly(amqpChannel));
-			}
-			catch (RejectedExecutionException ex) {
-				// the transport is closed and its connection with it
-			}
+			abortLater(amqpChannel);
+		}
+	}
+
+	/**
+	 * Aborts an AMQP channel off the caller's thread, which may be the connection's own.
+	 */
+	void abortLater(Channel amqpChannel) {
+		try {
+			this.scheduler.execute(() -> abortQuietly(amqpChannel));
+		}
+		catch (RejectedExecutionException ex) {
+			// the transport is closed and its connection with it
 		}
 	}
 
@@ -263,6 +308,7 @@ public final class RabbitTransport implements Transport {
 		catch (IOException | TimeoutException | RuntimeException ex) {
 			throw unavailable("Could not connect to " + this.address, ex);
 		}
+		this.negotiatedFrameMax = created.getFrameMax();
 		// Exchanges may be gone when the connection comes back (another node, a broker reset).
 		created.addShutdownListener((cause) -> this.topology.forget());
 		((Recoverable) created).addRecoveryListener(new RecoveryListener() {
@@ -270,6 +316,9 @@ public final class RabbitTransport implements Transport {
 			@Override
 			public void handleRecovery(Recoverable recoverable) {
 				RabbitTransport.this.topology.forget();
+				if (recoverable instanceof Connection recovered) {
+					RabbitTransport.this.negotiatedFrameMax = recovered.getFrameMax();
+				}
 				logger.info("Waybill's connection to " + RabbitTransport.this.address + " is recovered");
 			}
 
@@ -342,6 +391,8 @@ public final class RabbitTransport implements Transport {
 		private String exchangeType = "fanout";
 
 		private long maxBodySize = 128L * 1024 * 1024;
+
+		private int frameMax = DEFAULT_FRAME_MAX;
 
 		private Duration recoveryInterval = Duration.ofSeconds(5);
 
@@ -488,6 +539,23 @@ public final class RabbitTransport implements Transport {
 		}
 
 		/**
+		 * Sets the largest frame to ask the broker for; the connection uses the smaller of this and
+		 * the broker's {@code frame_max}. A message's properties and headers must fit in one frame,
+		 * so this also bounds the headers {@code OutboxPublisher} accepts before the first
+		 * connection. Default 131072, RabbitMQ's default {@code frame_max}; raise it only for a
+		 * broker configured with a larger one.
+		 * @param bytes the frame size in bytes, at least 4096
+		 * @return this builder
+		 */
+		public Builder frameMax(int bytes) {
+			if (bytes < MIN_FRAME_MAX) {
+				throw new IllegalArgumentException("frameMax must be at least " + MIN_FRAME_MAX + " bytes, was " + bytes);
+			}
+			this.frameMax = bytes;
+			return this;
+		}
+
+		/**
 		 * Sets how long to wait between attempts to recover a lost connection; default 5 s.
 		 * @param recoveryInterval the interval, positive
 		 * @return this builder
@@ -542,6 +610,7 @@ public final class RabbitTransport implements Transport {
 
 			});
 			factory.setNetworkRecoveryInterval(this.recoveryInterval.toMillis());
+			factory.setRequestedFrameMax(this.frameMax);
 			return new RabbitTransport(this, factory);
 		}
 

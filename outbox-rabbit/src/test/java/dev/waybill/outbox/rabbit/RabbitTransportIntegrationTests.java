@@ -245,6 +245,76 @@ class RabbitTransportIntegrationTests {
 	}
 
 	@Test
+	void aHeaderTooLargeForAFrameFailsThatMessageAsPermanentAndConfirmsStillMatchTheirMessages() {
+		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
+		RabbitTransportChannel channel = (RabbitTransportChannel) channel(transport());
+		assertThat(send(channel, queue, "warm-up")).succeedsWithin(WAIT);
+		queue.next();
+		int firstChannel = channel.channelNumber();
+		List<CompletableFuture<Void>> before = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			before.add(send(channel, queue, "before-" + i));
+		}
+
+		CompletableFuture<Void> tooLarge = channel.publish(withHeader(queue, "big", "x".repeat(300_000)));
+		List<CompletableFuture<Void>> after = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			after.add(send(channel, queue, "after-" + i));
+		}
+
+		TransportException failure = failure(tooLarge);
+		assertThat(failure.kind()).isEqualTo(Kind.PERMANENT);
+		assertThat(failure).hasMessageContaining("Content headers exceeded max frame size")
+			.hasMessageContaining(RabbitTransport.FRAME_MAX_PROPERTY);
+		before.forEach((confirm) -> assertThat(confirm).succeedsWithin(WAIT));
+		after.forEach((confirm) -> assertThat(confirm).succeedsWithin(WAIT));
+		List<String> bodies = queue.next(40).stream().map((delivery) -> new String(delivery.getBody(), StandardCharsets.UTF_8)).toList();
+		assertThat(bodies).doesNotHaveDuplicates().hasSize(40);
+		assertThat(queue.drain()).isEmpty();
+		assertThat(channel.isOpen()).isTrue();
+		assertThat(channel.channelNumber()).isNotEqualTo(firstChannel);
+		assertThat(channel.availableWindow()).isEqualTo(1000);
+	}
+
+	@Test
+	void publishesInFlightWhenAMessageIsRefusedLocallyAreSettledByTheirOwnConfirms() {
+		Proxied proxied = proxied(UnaryOperator.identity());
+		RabbitTransportChannel channel = proxied.channel();
+		proxied.queue().next(); // the warm-up
+		proxied.proxy().pause();
+		List<CompletableFuture<Void>> inFlight = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			inFlight.add(send(channel, proxied.queue(), "in-flight-" + i));
+		}
+
+		CompletableFuture<Void> tooLarge = channel.publish(withHeader(proxied.queue(), "big", "x".repeat(300_000)));
+
+		assertThat(failure(tooLarge).kind()).isEqualTo(Kind.PERMANENT);
+		inFlight.forEach((confirm) -> assertThat(confirm).isNotDone());
+		proxied.proxy().restore();
+		inFlight.forEach((confirm) -> assertThat(confirm).succeedsWithin(WAIT));
+		assertThat(send(channel, proxied.queue(), "after")).succeedsWithin(WAIT);
+		List<String> bodies = proxied.queue().next(6).stream().map((delivery) -> new String(delivery.getBody(), StandardCharsets.UTF_8)).toList();
+		assertThat(bodies).containsExactly("in-flight-0", "in-flight-1", "in-flight-2", "in-flight-3", "in-flight-4", "after");
+		assertThat(channel.availableWindow()).isEqualTo(1000);
+	}
+
+	@Test
+	void theLargestHeaderFollowsTheNegotiatedFrameMax() {
+		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
+		RabbitTransport transport = transport((builder) -> builder.frameMax(8192));
+		assertThat(transport().maxHeaderBytes()).isEqualTo(131072 - 8);
+		assertThat(transport.maxHeaderBytes()).isEqualTo(8192 - 8); // configured, before any connection
+		TransportChannel channel = channel(transport);
+
+		assertThat(transport.maxHeaderBytes()).isEqualTo(8192 - 8);
+		TransportException failure = failure(channel.publish(withHeader(queue, "big", "x".repeat(8192))));
+		assertThat(failure.kind()).isEqualTo(Kind.PERMANENT);
+		assertThat(failure).hasMessageContaining("> 8192");
+		assertThat(send(channel, queue, "fits")).succeedsWithin(WAIT);
+	}
+
+	@Test
 	void theWindowBoundsUnconfirmedMessages() {
 		Proxied proxied = proxied((builder) -> builder.maxOutstandingConfirms(2));
 		RabbitTransportChannel channel = proxied.channel();
@@ -492,6 +562,11 @@ class RabbitTransportIntegrationTests {
 	private static OutboxMessage message(String destination, String messageType, String routingKey, String body) {
 		return new OutboxMessage(UUID.randomUUID(), destination, routingKey, messageType, "text/plain",
 				Map.of("tenant", "acme"), bytes(body), "corr-1", "conv-1", "test-host", Instant.now(), null);
+	}
+
+	private static OutboxMessage withHeader(BoundQueue queue, String name, String value) {
+		return new OutboxMessage(UUID.randomUUID(), queue.exchange(), "", "test.message", "text/plain",
+				Map.of(name, value), bytes("refused"), null, null, null, Instant.now(), null);
 	}
 
 	private static TransportException failure(CompletableFuture<Void> confirm) {

@@ -77,6 +77,13 @@ final class RabbitTransportSettings {
 							+ "max-body-size to the broker's max_message_size, such as 128MB.");
 		}
 		builder.maxBodySize(maxBodySize.toBytes());
+		DataSize frameMax = properties.getFrameMax();
+		if (frameMax == null || frameMax.toBytes() < 4096 || frameMax.toBytes() > Integer.MAX_VALUE) {
+			throw new InvalidConfigurationPropertyValueException(P + "frame-max", frameMax,
+					"It must be between 4096B, AMQP's smallest frame_max, and " + Integer.MAX_VALUE + "B. Set " + P
+							+ "frame-max to the broker's frame_max, such as 131072B (RabbitMQ's default).");
+		}
+		builder.frameMax((int) frameMax.toBytes());
 		builder.recoveryInterval(checkTimeout(P + "recovery-interval", properties.getRecoveryInterval(), "5s"));
 		return builder;
 	}

@@ -83,6 +83,14 @@ public class WaybillRabbitProperties {
 	private DataSize maxBodySize = DataSize.ofMegabytes(128);
 
 	/**
+	 * Largest frame to ask the broker for; the connection uses the smaller of this and the
+	 * broker's frame_max. A message's properties and headers must fit in one frame, so publish
+	 * refuses headers that would not. Raise it only for a broker configured with a larger
+	 * frame_max.
+	 */
+	private DataSize frameMax = DataSize.ofBytes(131072);
+
+	/**
 	 * How long to wait between attempts to recover a lost connection.
 	 */
 	private Duration recoveryInterval = Duration.ofSeconds(5);
@@ -169,6 +177,14 @@ public class WaybillRabbitProperties {
 
 	public void setExchangeType(String exchangeType) {
 		this.exchangeType = exchangeType;
+	}
+
+	public DataSize getFrameMax() {
+		return this.frameMax;
+	}
+
+	public void setFrameMax(DataSize frameMax) {
+		this.frameMax = frameMax;
 	}
 
 	public DataSize getMaxBodySize() {
