@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -46,6 +47,8 @@ import dev.waybill.outbox.relay.Relay;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.relay.RelaySettings;
 import dev.waybill.outbox.relay.RetryPolicy;
+import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.support.DefaultOutboxAdmin;
 import dev.waybill.outbox.support.DefaultOutboxPublisher;
 import dev.waybill.outbox.support.JacksonMessageSerializer;
@@ -262,6 +265,39 @@ class RabbitRelayIntegrationTests {
 		Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> ids.size() >= messages && this.store.stats().pendingScopes() == 0);
 		Awaitility.await().pollDelay(Duration.ofMillis(500)).until(() -> true); // let any duplicate arrive
 		assertThat(ids).hasSize(messages).doesNotHaveDuplicates();
+	}
+
+	@Test
+	void aMessageTheClientCannotSendDiesAloneAndEveryOtherMessageIsDeliveredExactlyOnce() throws Exception {
+		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
+		List<String> ids = consumeMessageIds(queue);
+		List<String> good = new ArrayList<>();
+		UUID bad = null;
+		for (int i = 0; i < 40; i++) {
+			if (i == 20) { // written past publish's checks, as an older version or another writer could have
+				OutboxMessage tooLarge = new OutboxMessage(UUID.randomUUID(), queue.exchange(), "", "test.message",
+						"application/json", Map.of("big", "x".repeat(300_000)), "{}".getBytes(StandardCharsets.UTF_8),
+						null, null, null, Instant.now(), null);
+				bad = UUID.randomUUID();
+				this.store.write(new OutboxScope(bad, List.of(tooLarge), null, null));
+			}
+			OutboxScope scope = TestMessages.scope(queue.exchange(), "a" + i, "b" + i);
+			scope.messages().forEach((message) -> good.add(message.messageId().toString()));
+			this.store.write(scope);
+		}
+		start(settings(Duration.ofMillis(200), RetryPolicy.defaults()), new RelayWakeUp(), transport());
+
+		await().until(() -> this.store.stats().pendingScopes() == 0 && ids.size() >= good.size());
+		Awaitility.await().pollDelay(Duration.ofMillis(500)).until(() -> true); // let any duplicate arrive
+		assertThat(ids).containsExactlyInAnyOrderElementsOf(good);
+		List<Map<String, Object>> dead = jdbc().queryForList("SELECT id, attempts, last_error FROM "
+				+ this.schema.tables().qualifiedOutboxState() + " WHERE status = 'dead'");
+		assertThat(dead).hasSize(1);
+		assertThat(dead.get(0).get("id")).isEqualTo(bad);
+		assertThat(dead.get(0).get("attempts")).isEqualTo(1);
+		assertThat((String) dead.get(0).get("last_error")).startsWith("PERMANENT: ")
+			.contains("Content headers exceeded max frame size")
+			.contains(RabbitTransport.FRAME_MAX_PROPERTY);
 	}
 
 	@Test
