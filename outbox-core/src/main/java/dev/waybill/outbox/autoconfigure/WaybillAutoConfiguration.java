@@ -28,6 +28,7 @@ import dev.waybill.outbox.relay.PostgresCommitNotifier;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.OutboxWriter;
+import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.support.DefaultOutboxAdmin;
 import dev.waybill.outbox.support.DefaultOutboxPublisher;
 import dev.waybill.outbox.support.HostNames;
@@ -90,9 +91,12 @@ public final class WaybillAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	OutboxPublisher waybillOutboxPublisher(WaybillProperties properties, OutboxWriter writer,
-			MessageSerializer serializer, RelayWakeUp wakeUp, OutboxBacklog backlog) {
+			MessageSerializer serializer, RelayWakeUp wakeUp, OutboxBacklog backlog,
+			ObjectProvider<Transport> transport) {
+		Transport headerLimit = transport.getIfUnique();
 		return new DefaultOutboxPublisher(writer, serializer, wakeUp, properties.getOutbox().maxMessageBytesChecked(),
-				Clock.systemUTC(), HostNames.local(), backlog, properties.getOutbox().maxPendingChecked());
+				Clock.systemUTC(), HostNames.local(), backlog, properties.getOutbox().maxPendingChecked(),
+				(headerLimit != null) ? headerLimit::maxHeaderBytes : () -> Transport.DEFAULT_MAX_HEADER_BYTES);
 	}
 
 	@Bean

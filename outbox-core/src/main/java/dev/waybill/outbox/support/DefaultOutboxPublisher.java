@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -19,6 +20,7 @@ import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxWriter;
+import dev.waybill.outbox.spi.Transport;
 
 /**
  * The {@link OutboxPublisher} that buffers messages in the current Spring transaction and has an
@@ -46,6 +48,8 @@ public final class DefaultOutboxPublisher implements OutboxPublisher, ConsumerOu
 	private final OutboxBacklog backlog;
 
 	private final long maxPending;
+
+	private final LongSupplier maxHeaderBytes;
 
 	/**
 	 * Creates a publisher.
@@ -75,6 +79,30 @@ public final class DefaultOutboxPublisher implements OutboxPublisher, ConsumerOu
 	 */
 	public DefaultOutboxPublisher(OutboxWriter writer, MessageSerializer serializer, RelayWakeUp wakeUp,
 			long maxMessageBytes, Clock clock, @Nullable String sourceHost, OutboxBacklog backlog, long maxPending) {
+		this(writer, serializer, wakeUp, maxMessageBytes, clock, sourceHost, backlog, maxPending,
+				() -> Transport.DEFAULT_MAX_HEADER_BYTES);
+	}
+
+	/**
+	 * Creates a publisher that refuses messages whose encoded headers would exceed what the
+	 * transport accepts.
+	 * @param writer writes each transaction's messages before it commits
+	 * @param serializer serializes message bodies
+	 * @param wakeUp signalled after each commit that wrote messages
+	 * @param maxMessageBytes the largest body accepted, at least 1
+	 * @param clock the clock for the sent time
+	 * @param sourceHost the host name recorded with each message, or {@literal null}
+	 * @param backlog the backlog figures the relay keeps current
+	 * @param maxPending the most pending messages before publish fails with
+	 * {@link OutboxFullException}, 0 for no limit
+	 * @param maxHeaderBytes the largest encoded header, read at each publish, typically
+	 * {@link Transport#maxHeaderBytes()}; it must answer without contacting the broker
+	 * @since 0.2
+	 */
+	public DefaultOutboxPublisher(OutboxWriter writer, MessageSerializer serializer, RelayWakeUp wakeUp,
+			long maxMessageBytes, Clock clock, @Nullable String sourceHost, OutboxBacklog backlog, long maxPending,
+			LongSupplier maxHeaderBytes) {
+		this.maxHeaderBytes = Objects.requireNonNull(maxHeaderBytes, "maxHeaderBytes must not be null");
 		if (maxPending < 0) {
 			throw new IllegalArgumentException("waybill.outbox.max-pending must be 0 (no limit) or more, was " + maxPending);
 		}
@@ -143,9 +171,11 @@ public final class DefaultOutboxPublisher implements OutboxPublisher, ConsumerOu
 		byte[] body = serialize(type, message);
 		UUID id = TimeOrderedUuids.next();
 		String conversationId = options.conversationId() != null ? options.conversationId() : id.toString();
-		return new OutboxMessage(id, destination, options.routingKey(), type, this.serializer.contentType(),
-				options.headers(), body, options.correlationId(), conversationId, this.sourceHost,
-				this.clock.instant(), options.notBefore());
+		OutboxMessage built = new OutboxMessage(id, destination, options.routingKey(), type,
+				this.serializer.contentType(), options.headers(), body, options.correlationId(), conversationId,
+				this.sourceHost, this.clock.instant(), options.notBefore());
+		MessageChecks.check(built, this.maxHeaderBytes.getAsLong());
+		return built;
 	}
 
 	@Override
@@ -201,7 +231,7 @@ public final class DefaultOutboxPublisher implements OutboxPublisher, ConsumerOu
 				throw new InvalidMessageException(type, "header names must not be blank", null);
 			}
 			if (!isHeaderValue(value)) {
-				throw new InvalidMessageException(type, "header '" + name + "' has a value of type "
+				throw new InvalidMessageException(type, "header '" + MessageChecks.shown(name) + "' has a value of type "
 						+ (value == null ? "null" : value.getClass().getName())
 						+ "; header values must be a String, a Number or a Boolean", null);
 			}
