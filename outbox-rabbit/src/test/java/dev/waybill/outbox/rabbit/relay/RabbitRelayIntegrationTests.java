@@ -1,6 +1,7 @@
 package dev.waybill.outbox.rabbit.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -35,6 +36,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import dev.waybill.outbox.InvalidMessageException;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.rabbit.RabbitTransport;
@@ -298,6 +300,50 @@ class RabbitRelayIntegrationTests {
 		assertThat((String) dead.get(0).get("last_error")).startsWith("PERMANENT: ")
 			.contains("Content headers exceeded max frame size")
 			.contains(RabbitTransport.FRAME_MAX_PROPERTY);
+	}
+
+	@Test
+	void aMessageJustInsidePublishLimitsIsDeliveredAndOneByteMoreIsRefused() throws Exception {
+		String exchange = this.topology.exchange("topic");
+		String routingKey = "r".repeat(255);
+		BoundQueue queue = this.topology.bind(exchange, routingKey);
+		RabbitTransport transport = transport();
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		start(settings(SLOW_POLL, RetryPolicy.defaults()), wakeUp, transport);
+		OutboxPublisher publisher = new DefaultOutboxPublisher(this.store, new JacksonMessageSerializer(), wakeUp, 1 << 20,
+				Clock.systemUTC(), "test-host", new OutboxBacklog(), 0, transport::maxHeaderBytes);
+		long limit = transport.maxHeaderBytes();
+		assertThat(limit).isEqualTo(131072 - 8);
+		String name = "n".repeat(254) + "n"; // 255 bytes
+		Consumer<Integer> publishWithHeaderOf = (length) -> inTransaction(publisher,
+				(p) -> p.send(exchange, new Order("limits"), (o) -> o.routingKey(routingKey)
+					.correlationId("c".repeat(255))
+					.header(name, 1)
+					.header("city", "Zürich")
+					.header("big", "é".repeat(length / 2) + "x".repeat(length % 2))));
+		long over = 0;
+		try {
+			publishWithHeaderOf.accept((int) limit);
+		}
+		catch (InvalidMessageException ex) {
+			String text = ex.getMessage();
+			int start = text.indexOf("take about ") + "take about ".length();
+			over = Long.parseLong(text.substring(start, text.indexOf(' ', start))) - limit;
+		}
+		assertThat(over).isPositive();
+		int fits = (int) (limit - over);
+
+		assertThatExceptionOfType(InvalidMessageException.class).isThrownBy(() -> publishWithHeaderOf.accept(fits + 1))
+			.withMessageContaining("over the " + limit + " bytes one AMQP frame carries");
+		publishWithHeaderOf.accept(fits);
+
+		Delivery delivery = queue.next();
+		assertThat(delivery.getEnvelope().getRoutingKey()).isEqualTo(routingKey);
+		assertThat(delivery.getProperties().getCorrelationId()).hasSize(255);
+		assertThat(delivery.getProperties().getHeaders()).containsKey(name);
+		assertThat(delivery.getProperties().getHeaders().get("big").toString().getBytes(StandardCharsets.UTF_8)).hasSize(fits);
+		awaitNoPending();
+		assertThat(this.store.stats().deadScopes()).isZero();
 	}
 
 	@Test
