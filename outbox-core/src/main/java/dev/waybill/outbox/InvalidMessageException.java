@@ -4,8 +4,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Thrown by {@link OutboxPublisher} when a message cannot go into the outbox: a {@literal null}
- * message, a body the serializer cannot write, a header value of an unsupported type, or a body
- * over {@code waybill.outbox.max-message-bytes}. Nothing is buffered for the message; the
+ * message, a body the serializer cannot write, a body over
+ * {@code waybill.outbox.max-message-bytes}, a header value of an unsupported type or a NaN or
+ * infinite number, a NUL character (U+0000) in any string of the envelope, an AMQP short string
+ * (header name, routing key, destination, correlation id, content type, message type) over 255
+ * bytes of UTF-8, or headers too large for one frame of the broker. The message names the message
+ * type and the field at fault. Nothing is buffered for the message; the
  * exception propagates out of the business method and rolls its transaction back unless the
  * caller catches it.
  *

@@ -35,8 +35,10 @@ import tools.jackson.databind.PropertyNamingStrategies;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.waybill.outbox.spi.MessageSerializer;
+import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.support.HostNames;
 import dev.waybill.outbox.support.RelayWakeUp;
+import dev.waybill.outbox.test.FakeTransport;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
 
@@ -249,6 +251,27 @@ class OutboxPublisherIntegrationTests {
 				.withMessageContaining("'test.order-placed'")
 				.withMessageContaining("over the limit of 40 bytes set by waybill.outbox.max-message-bytes");
 		});
+	}
+
+	@Test
+	void headersAreLimitedByWhatTheTransportSaysOneFrameCarries() {
+		runner.withPropertyValues("waybill.outbox.relay.enabled=false")
+			.withBean(Transport.class, () -> new FakeTransport() {
+
+				@Override
+				public long maxHeaderBytes() {
+					return 600;
+				}
+
+			})
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThatExceptionOfType(InvalidMessageException.class)
+					.isThrownBy(() -> inTransaction(context, (publisher) -> publisher
+						.publish(new OrderPlaced(UUID.randomUUID(), 1), (o) -> o.header("note", "x".repeat(600)))))
+					.withMessageContaining("'test.order-placed'")
+					.withMessageContaining("over the 600 bytes one AMQP frame carries");
+			});
 	}
 
 	@Test

@@ -22,7 +22,7 @@ import dev.waybill.outbox.spi.TransportException;
  * refuse permanently or never confirm per destination, or be "down" (channels drop and no new
  * one opens). Records every attempt and every confirmed delivery.
  */
-public final class FakeTransport implements Transport {
+public class FakeTransport implements Transport {
 
 	/** What the broker does with a message for a destination. */
 	public enum Behaviour {

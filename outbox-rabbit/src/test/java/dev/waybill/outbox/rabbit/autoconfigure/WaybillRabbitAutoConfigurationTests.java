@@ -160,7 +160,15 @@ class WaybillRabbitAutoConfigurationTests {
 				Arguments.of(p + "exchange-type", "x-delayed-message", "It must be fanout, topic, direct or headers",
 						"such as fanout"),
 				Arguments.of(p + "max-body-size", "0B", "It must be between 1B and 512MB", "such as 128MB"),
-				Arguments.of(p + "max-body-size", "1GB", "It must be between 1B and 512MB", "such as 128MB"));
+				Arguments.of(p + "max-body-size", "1GB", "It must be between 1B and 512MB", "such as 128MB"),
+				Arguments.of(p + "frame-max", "4095B", "It must be between 4096B, AMQP's smallest frame_max", "such as 131072B"));
+	}
+
+	@Test
+	void theFrameMaxBoundsTheHeadersPublishAccepts() {
+		this.runner.run((context) -> assertThat(context.getBean(Transport.class).maxHeaderBytes()).isEqualTo(131072 - 8));
+		this.runner.withPropertyValues(waybill("frame-max=8KB"))
+			.run((context) -> assertThat(context.getBean(Transport.class).maxHeaderBytes()).isEqualTo(8192 - 8));
 	}
 
 	@Test
@@ -207,7 +215,8 @@ class WaybillRabbitAutoConfigurationTests {
 				"waybill.rabbit.virtual-host=/", "waybill.rabbit.ssl.enabled=false",
 				"waybill.rabbit.connection-timeout=5s", "waybill.rabbit.confirm-timeout=10s",
 				"waybill.rabbit.max-outstanding-confirms=1000", "waybill.rabbit.exchange-type=fanout",
-				"waybill.rabbit.max-body-size=128MB", "waybill.rabbit.recovery-interval=5s");
+				"waybill.rabbit.max-body-size=128MB", "waybill.rabbit.frame-max=131072B",
+				"waybill.rabbit.recovery-interval=5s");
 	}
 
 	private void publishesThroughTheProxy(AssertableApplicationContext context) throws TransportException {
