@@ -345,6 +345,7 @@ final class RabbitTransportChannel implements TransportChannel {
 				failAll("The retired channel closed before the broker confirmed the message: "
 						+ BrokerErrors.describe(cause));
 				RabbitTransportChannel.this.retired.remove(this);
+				abort(); // so that the connection's recovery does not bring it back
 			}
 			else {
 				RabbitTransportChannel.this.shutDown(BrokerErrors.describe(cause), cause, this);
