@@ -30,7 +30,9 @@ public final class PublishOptions {
 
 	/**
 	 * Adds a header. Values must be a {@link String}, a {@link Number} or a {@link Boolean}, so
-	 * they map onto AMQP header values; anything else fails the publish.
+	 * they map onto AMQP header values; anything else fails the publish, as do a NUL character
+	 * in the name or a string value, a name over 255 bytes of UTF-8, a NaN or infinite number, and
+	 * headers that together would not fit in one AMQP frame (see {@link InvalidMessageException}).
 	 * @param name the header name, must not be blank
 	 * @param value the header value, must not be {@literal null}
 	 * @return these options
