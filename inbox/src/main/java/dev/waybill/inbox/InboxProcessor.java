@@ -71,7 +71,7 @@ public final class InboxProcessor {
 
 	private static final Log logger = LogFactory.getLog(InboxProcessor.class);
 
-	private static final int SHOWN_LENGTH = 100;
+	private static final int SHOWN_ID_LENGTH = 64;
 
 	private final TransactionTemplate transaction;
 
@@ -345,7 +345,7 @@ public final class InboxProcessor {
 
 	/** Quotes an untrusted property in a fault reason: cut, with control characters escaped. */
 	private static String shown(@Nullable String text) {
-		return PostgresText.readable(String.valueOf(text), SHOWN_LENGTH);
+		return PostgresText.readable(String.valueOf(text), SHOWN_ID_LENGTH);
 	}
 
 	/**
