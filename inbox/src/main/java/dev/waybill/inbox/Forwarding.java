@@ -15,7 +15,8 @@ import dev.waybill.outbox.spi.OutboxMessage;
 /**
  * Builds the outbox messages that carry an inbound message on: a redelivery to the consumer's
  * queue, or a fault to its error queue. Both go through the broker's default exchange (named
- * {@code ""}), which routes by queue name, with the inbound body and envelope unchanged.
+ * {@code ""}), which routes by queue name, with the inbound body, envelope and headers unchanged
+ * (see {@link InboxHeaders} for the one exception).
  */
 final class Forwarding {
 
