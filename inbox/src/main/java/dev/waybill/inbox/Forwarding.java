@@ -1,8 +1,5 @@
 package dev.waybill.inbox;
 
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -12,12 +9,14 @@ import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.NestedExceptionUtils;
 
+import dev.waybill.outbox.jdbc.PostgresText;
 import dev.waybill.outbox.spi.OutboxMessage;
 
 /**
  * Builds the outbox messages that carry an inbound message on: a redelivery to the consumer's
  * queue, or a fault to its error queue. Both go through the broker's default exchange (named
- * {@code ""}), which routes by queue name, with the inbound body and envelope unchanged.
+ * {@code ""}), which routes by queue name, with the inbound body, envelope and headers unchanged
+ * (see {@link InboxHeaders} for the one exception).
  */
 final class Forwarding {
 
@@ -58,34 +57,24 @@ final class Forwarding {
 
 	private static OutboxMessage forward(UUID messageId, String queue, InboundMessage message,
 			Map<String, Object> headers, Instant now, @Nullable Instant notBefore) {
-		// No source host: the inbound headers carry the publisher's on.
-		return new OutboxMessage(messageId, DEFAULT_EXCHANGE, queue, Objects.toString(message.messageType(), ""),
-				Objects.toString(message.contentType(), ""), headers, message.body(), message.correlationId(),
-				message.conversationId(), null, now, notBefore);
+		// No source host: the inbound headers carry the publisher's on. The properties go into text
+		// columns, so U+0000 in them is stored as U+FFFD; the headers are stored as they are.
+		return new OutboxMessage(messageId, DEFAULT_EXCHANGE, queue,
+				PostgresText.column(Objects.toString(message.messageType(), "")),
+				PostgresText.column(Objects.toString(message.contentType(), "")), headers, message.body(),
+				PostgresText.column(message.correlationId()), PostgresText.column(message.conversationId()), null, now,
+				notBefore);
 	}
 
 	/**
-	 * Returns the inbound headers as outbox header values (strings, numbers, booleans), with where
-	 * the message was first published, unless an earlier forward recorded that already.
+	 * Returns the inbound headers, values and types unchanged (the outbox stores them losslessly),
+	 * with where the message was first published, unless an earlier forward recorded that already.
 	 */
 	private static Map<String, Object> forwardedHeaders(InboundMessage message) {
-		Map<String, Object> headers = new LinkedHashMap<>();
-		message.headers().forEach((name, value) -> headers.put(name, headerValue(value)));
+		Map<String, Object> headers = new LinkedHashMap<>(message.headers());
 		headers.putIfAbsent(InboxHeaders.ORIGINAL_EXCHANGE, message.exchange());
 		headers.putIfAbsent(InboxHeaders.ORIGINAL_ROUTING_KEY, message.routingKey());
 		return headers;
-	}
-
-	private static Object headerValue(Object value) {
-		if (value instanceof String || value instanceof Boolean || value instanceof Integer || value instanceof Long
-				|| value instanceof Short || value instanceof Byte || value instanceof Double || value instanceof Float
-				|| value instanceof BigDecimal || value instanceof BigInteger) {
-			return value;
-		}
-		if (value instanceof byte[] bytes) {
-			return new String(bytes, StandardCharsets.UTF_8);
-		}
-		return value.toString();
 	}
 
 	static String stackTrace(Throwable exception) {

@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.PublishOptions;
+import dev.waybill.outbox.jdbc.PostgresText;
 
 /**
  * The {@link MessageContext} of one try at handling a delivery.
@@ -92,12 +93,14 @@ final class HandlerContext implements MessageContext {
 
 	/**
 	 * Correlates outgoing messages with this one and continues its conversation (as MassTransit
-	 * does), before the caller's options, which win.
+	 * does), before the caller's options, which win. The inbound conversation id is untrusted
+	 * text: what PostgreSQL cannot store in it is replaced.
 	 */
 	private Consumer<PublishOptions> inherited(Consumer<PublishOptions> options) {
 		Objects.requireNonNull(options, "options must not be null");
 		String inbound = this.messageId.toString();
-		String conversation = (this.message.conversationId() != null) ? this.message.conversationId() : inbound;
+		String conversation = (this.message.conversationId() != null)
+				? PostgresText.column(this.message.conversationId()) : inbound;
 		return (outgoing) -> {
 			outgoing.correlationId(inbound).conversationId(conversation);
 			options.accept(outgoing);

@@ -15,8 +15,14 @@ import org.jspecify.annotations.Nullable;
  * @param messageId the message id, a UUID in its canonical form when the message came from Waybill
  * @param messageType the message type name (AMQP {@code type})
  * @param contentType the MIME type of {@code body}
- * @param headers the headers; values should be strings, numbers or booleans (others are forwarded
- * as their text when the message is redelivered or faulted); {@literal null} values are dropped
+ * @param headers the headers, with the types the transport read them as: {@code String}s (the
+ * RabbitMQ transport gives an AMQP string that is not valid UTF-8 as a {@code byte[]}),
+ * {@code Boolean}s, numbers ({@code Integer}, {@code Long}, {@code Short}, {@code Byte},
+ * {@code Double}, {@code Float}, {@code BigDecimal}), timestamps ({@link java.util.Date}), byte
+ * arrays, and {@code List}s and {@code Map}s (arrays and nested tables) of such values. A
+ * redelivered or faulted message is forwarded with these values and types unchanged (see
+ * {@link dev.waybill.outbox.spi.OutboxMessage#headers()}); a value of another type is forwarded as
+ * its text. {@literal null} values are dropped
  * @param body the body
  * @param correlationId the correlation id, or {@literal null}
  * @param conversationId the conversation id, or {@literal null}

@@ -4,7 +4,9 @@ package dev.waybill.inbox;
  * Names of the headers the inbox adds to the messages it forwards: redeliveries to a consumer's
  * own queue and faulted messages in its error queue ({@code <queue>_error}). Everything else a
  * forwarded message carries (id, type, content type, body, correlation and conversation ids and
- * headers) is the inbound message's, unchanged.
+ * headers, with their types) is the inbound message's, unchanged, except that U+0000 and unpaired
+ * surrogates in its type, content type and correlation and conversation ids, which PostgreSQL
+ * cannot store, become U+FFFD.
  *
  * @since 0.1
  */

@@ -22,6 +22,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.jdbc.InboxStore;
 import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.jdbc.PostgresText;
 import dev.waybill.outbox.relay.RetryPolicy;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
@@ -180,7 +181,7 @@ public final class InboxProcessor {
 			return faultWithoutId(consumer, message);
 		}
 		if (!consumer.messageType().equals(message.messageType())) {
-			return fail(consumer, message, id, Fault.poison("no handler for type '" + message.messageType()
+			return fail(consumer, message, id, Fault.poison("no handler for type '" + shown(message.messageType())
 					+ "' on queue '" + consumer.queue() + "'; it handles '" + consumer.messageType() + "'", null));
 		}
 		T payload;
@@ -281,7 +282,7 @@ public final class InboxProcessor {
 	private InboxOutcome faultWithoutId(ConsumerRegistration<?> consumer, InboundMessage message) {
 		String raw = message.messageId();
 		Fault fault = Fault.poison((raw == null) ? "the message has no message id"
-				: "message id '" + shorten(raw) + "' is not a UUID", null);
+				: "message id '" + shown(raw) + "' is not a UUID", null);
 		OutboxMessage forward = Forwarding.fault(TimeOrderedUuids.next(), consumer, message, fault, 1, this.clock.instant());
 		execute((status) -> {
 			this.writer.checkTransaction();
@@ -300,7 +301,7 @@ public final class InboxProcessor {
 
 	private static Fault unreadable(ConsumerRegistration<?> consumer, InboundMessage message, @Nullable Exception ex) {
 		return Fault.poison("the body cannot be read as " + consumer.payloadClass().getName() + " (content type '"
-				+ message.contentType() + "')", ex);
+				+ shown(message.contentType()) + "')", ex);
 	}
 
 	private static RuntimeException unavailable(ConsumerRegistration<?> consumer, UUID id, Throwable failure) {
@@ -342,8 +343,9 @@ public final class InboxProcessor {
 		}
 	}
 
-	private static String shorten(String text) {
-		return (text.length() > SHOWN_ID_LENGTH) ? text.substring(0, SHOWN_ID_LENGTH) + "..." : text;
+	/** Quotes an untrusted property in a fault reason: cut, with control characters escaped. */
+	private static String shown(@Nullable String text) {
+		return PostgresText.readable(String.valueOf(text), SHOWN_ID_LENGTH);
 	}
 
 	/**

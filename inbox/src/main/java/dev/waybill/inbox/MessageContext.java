@@ -36,7 +36,8 @@ public interface MessageContext {
 	String messageType();
 
 	/**
-	 * Returns the inbound message's headers.
+	 * Returns the inbound message's headers, with the types the transport read them as (see
+	 * {@link InboundMessage#headers()}).
 	 * @return an unmodifiable map of the headers, empty when there are none
 	 */
 	Map<String, Object> headers();

@@ -11,6 +11,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.waybill.outbox.jdbc.OutboxTables;
+import dev.waybill.outbox.jdbc.PostgresText;
 
 /**
  * The inbox table ({@code inbox_state}, one row per message id and consumer id) over JDBC. Every
@@ -97,7 +98,8 @@ public final class InboxStore {
 	 * none, and marks the row faulted once the attempts reach {@code faultAtAttempts}.
 	 * @param messageId the message id
 	 * @param consumerId the consumer id
-	 * @param error what went wrong; cut to {@value #MAX_ERROR_LENGTH} characters
+	 * @param error what went wrong; cut to {@value #MAX_ERROR_LENGTH} characters, U+0000 and unpaired
+	 * surrogates stored as U+FFFD ({@link PostgresText#column(String, int)})
 	 * @param faultAtAttempts the attempts at which the message is given up, 1 to give it up now
 	 * @return the attempts and whether the row is faulted, or {@literal null} when the consumer has
 	 * processed the message meanwhile (nothing is recorded then)
@@ -105,7 +107,7 @@ public final class InboxStore {
 	 */
 	public @Nullable Failure recordFailure(UUID messageId, String consumerId, String error, int faultAtAttempts) {
 		requireTransaction();
-		String text = (error.length() > MAX_ERROR_LENGTH) ? error.substring(0, MAX_ERROR_LENGTH) : error;
+		String text = PostgresText.column(error, MAX_ERROR_LENGTH);
 		List<Failure> rows = this.jdbc.query(this.recordFailure,
 				(row, index) -> new Failure(row.getInt("attempts"), row.getBoolean("faulted")), messageId, consumerId,
 				text, faultAtAttempts, faultAtAttempts);

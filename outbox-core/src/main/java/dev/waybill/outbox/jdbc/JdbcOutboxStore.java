@@ -26,9 +26,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
-import tools.jackson.core.type.TypeReference;
-import tools.jackson.databind.json.JsonMapper;
-
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
@@ -47,11 +44,6 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 
 	/** Longer error texts are cut to this many characters. */
 	static final int MAX_ERROR_LENGTH = 4000;
-
-	private static final JsonMapper HEADERS = JsonMapper.builder().build();
-
-	private static final TypeReference<Map<String, Object>> HEADER_MAP = new TypeReference<>() {
-	};
 
 	private final DataSource dataSource;
 
@@ -124,7 +116,7 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::routingKey));
 			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::messageType));
 			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::contentType));
-			statement.setArray(index++, array(connection, "text", messages, (m) -> HEADERS.writeValueAsString(m.headers())));
+			statement.setArray(index++, array(connection, "text", messages, (m) -> HeaderCodec.write(m.headers())));
 			statement.setArray(index++, connection.createArrayOf("bytea", messages.stream().map(OutboxMessage::body).toArray(byte[][]::new)));
 			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::correlationId));
 			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::conversationId));
@@ -242,7 +234,7 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 	private static OutboxMessage message(ResultSet row) throws SQLException {
 		return new OutboxMessage(row.getObject("message_id", UUID.class), row.getString("destination"),
 				row.getString("routing_key"), row.getString("message_type"), row.getString("content_type"),
-				HEADERS.readValue(row.getString("headers"), HEADER_MAP), row.getBytes("body"),
+				HeaderCodec.read(row.getString("headers")), row.getBytes("body"),
 				row.getString("correlation_id"), row.getString("conversation_id"), row.getString("source_host"),
 				instant(row, "created_at"), nullableInstant(row, "not_before"));
 	}
@@ -287,7 +279,7 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 	}
 
 	private static String truncate(String error) {
-		return error.length() <= MAX_ERROR_LENGTH ? error : error.substring(0, MAX_ERROR_LENGTH);
+		return PostgresText.column(error, MAX_ERROR_LENGTH);
 	}
 
 	private static final class ScopeRows {

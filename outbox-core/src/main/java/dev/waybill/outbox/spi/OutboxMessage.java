@@ -16,7 +16,14 @@ import org.jspecify.annotations.Nullable;
  * @param routingKey the routing key, empty when none
  * @param messageType the message type name (see {@link dev.waybill.outbox.MessageType})
  * @param contentType the MIME type of {@code body}, e.g. {@code application/json}
- * @param headers user headers; values are strings, numbers or booleans
+ * @param headers the headers; values are {@code String}s, {@code Boolean}s, numbers ({@code Integer},
+ * {@code Long}, {@code Short}, {@code Byte}, {@code Double}, {@code Float}, {@code BigDecimal},
+ * {@code BigInteger}), timestamps ({@link java.util.Date}), byte arrays, and {@code List}s and
+ * {@code Map}s with {@code String} keys (AMQP arrays and nested tables) of such values, in which
+ * {@literal null} is allowed. The outbox stores each with its type and reads it back unchanged,
+ * strings with U+0000 included; any other value is stored as its {@code toString()}. What
+ * applications publish through {@link dev.waybill.outbox.OutboxPublisher} is limited to strings,
+ * numbers and booleans; the other types carry the headers of messages the inbox forwards
  * @param body the serialized message
  * @param correlationId the correlation id, or {@literal null}
  * @param conversationId the conversation id, or {@literal null}

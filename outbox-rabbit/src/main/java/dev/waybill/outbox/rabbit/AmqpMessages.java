@@ -1,12 +1,21 @@
 package dev.waybill.outbox.rabbit;
 
+import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Date;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.LongString;
 import org.jspecify.annotations.Nullable;
 
 import dev.waybill.outbox.spi.OutboxMessage;
@@ -68,7 +77,8 @@ final class AmqpMessages {
 		Map<String, Object> headers = new LinkedHashMap<>();
 		message.headers().forEach((name, value) -> headers.put(name, headerValue(value)));
 		if (message.conversationId() != null) {
-			headers.put(RabbitHeaders.CONVERSATION_ID, message.conversationId());
+			// A forwarded message carries the header it arrived with, unchanged; keep that one.
+			headers.putIfAbsent(RabbitHeaders.CONVERSATION_ID, message.conversationId());
 		}
 		if (message.sourceHost() != null) {
 			headers.put(RabbitHeaders.SOURCE_HOST, message.sourceHost());
@@ -85,20 +95,70 @@ final class AmqpMessages {
 	}
 
 	/**
-	 * Returns a header value the AMQP field table can encode: strings, booleans and the primitive
-	 * number types as they are, integers that fit as a long, any other number as its exact text
-	 * (an AMQP decimal holds only a 32-bit unscaled value).
+	 * Returns a header value the AMQP field table can encode, with the type it was stored with:
+	 * strings, booleans, the primitive number types, timestamps ({@link Date}), byte arrays,
+	 * decimals that fit an AMQP decimal, nested tables ({@link Map}) and arrays ({@link List}), as
+	 * they are; integers that fit as a long; any other value as its exact text (an AMQP decimal
+	 * holds only a 32-bit unscaled value).
 	 */
-	static Object headerValue(Object value) {
-		if (value instanceof String || value instanceof Boolean || value instanceof Integer || value instanceof Long
-				|| value instanceof Short || value instanceof Byte || value instanceof Double
-				|| value instanceof Float) {
+	static @Nullable Object headerValue(@Nullable Object value) {
+		if (value == null || value instanceof String || value instanceof Boolean || value instanceof Integer
+				|| value instanceof Long || value instanceof Short || value instanceof Byte || value instanceof Double
+				|| value instanceof Float || value instanceof Date || value instanceof byte[]) {
 			return value;
+		}
+		if (value instanceof BigDecimal decimal && decimal.scale() >= 0 && decimal.scale() <= 255
+				&& decimal.unscaledValue().bitLength() < Integer.SIZE) {
+			return decimal;
 		}
 		if (value instanceof BigInteger big && big.bitLength() < Long.SIZE) {
 			return big.longValue();
 		}
+		if (value instanceof Map<?, ?> table) {
+			Map<String, @Nullable Object> values = new LinkedHashMap<>();
+			table.forEach((name, item) -> values.put(String.valueOf(name), headerValue(item)));
+			return values;
+		}
+		if (value instanceof List<?> array) {
+			return array.stream().map(AmqpMessages::headerValue).collect(Collectors.toList());
+		}
+		if (value instanceof Object[] array) {
+			return headerValue(Arrays.asList(array));
+		}
 		return value.toString();
+	}
+
+	/**
+	 * Returns a received header value as the inbox keeps it: AMQP long strings as {@link String}s
+	 * (as a {@code byte[]} of their bytes when they are not valid UTF-8, so nothing is lost), in
+	 * nested tables and arrays too; every other value (numbers, booleans, {@link Date}s, byte
+	 * arrays, decimals) as the client read it.
+	 */
+	static @Nullable Object inboundValue(@Nullable Object value) {
+		if (value instanceof LongString text) {
+			byte[] bytes = text.getBytes();
+			try {
+				return StandardCharsets.UTF_8.newDecoder()
+					.onMalformedInput(CodingErrorAction.REPORT)
+					.onUnmappableCharacter(CodingErrorAction.REPORT)
+					.decode(ByteBuffer.wrap(bytes))
+					.toString();
+			}
+			catch (CharacterCodingException ex) {
+				return bytes;
+			}
+		}
+		if (value instanceof Map<?, ?> table) {
+			Map<String, @Nullable Object> values = new LinkedHashMap<>();
+			table.forEach((name, item) -> values.put(String.valueOf(name), inboundValue(item)));
+			return values;
+		}
+		if (value instanceof List<?> array) {
+			List<@Nullable Object> values = new ArrayList<>(array.size());
+			array.forEach((item) -> values.add(inboundValue(item)));
+			return values;
+		}
+		return value;
 	}
 
 }

@@ -16,7 +16,6 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
-import com.rabbitmq.client.LongString;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -193,20 +192,12 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	static InboundMessage inbound(Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
 		Map<String, Object> headers = new LinkedHashMap<>();
 		if (properties.getHeaders() != null) {
-			properties.getHeaders().forEach((name, value) -> headers.put(name, plain(value)));
+			properties.getHeaders().forEach((name, value) -> headers.put(name, AmqpMessages.inboundValue(value)));
 		}
 		Object conversation = headers.get(RabbitHeaders.CONVERSATION_ID);
 		return new InboundMessage(properties.getMessageId(), properties.getType(), properties.getContentType(), headers,
-				body, properties.getCorrelationId(), conversation != null ? conversation.toString() : null,
+				body, properties.getCorrelationId(), (conversation instanceof String text) ? text : null,
 				envelope.getExchange(), envelope.getRoutingKey());
-	}
-
-	// AMQP strings arrive as LongString; lists and tables are kept as their string form.
-	private static Object plain(@Nullable Object value) {
-		if (value instanceof LongString || value instanceof List<?> || value instanceof Map<?, ?> || value == null) {
-			return String.valueOf(value);
-		}
-		return value;
 	}
 
 }

@@ -5,9 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.Date;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import com.rabbitmq.client.LongString;
+import com.rabbitmq.client.impl.LongStringHelper;
 import org.junit.jupiter.api.Test;
 
 import dev.waybill.outbox.spi.OutboxMessage;
@@ -47,6 +52,45 @@ class AmqpMessagesTests {
 		assertThat(AmqpMessages.headerValue(BigInteger.valueOf(42))).isEqualTo(42L);
 		assertThat(AmqpMessages.headerValue(BigInteger.TWO.pow(70))).isEqualTo("1180591620717411303424");
 		assertThat(AmqpMessages.headerValue(new BigDecimal("12345678901234.5678"))).isEqualTo("12345678901234.5678");
+	}
+
+	@Test
+	void typedHeaderValuesKeepTheirAmqpTypes() {
+		Date sent = new Date(1_700_000_000_000L);
+		byte[] bytes = { 0, 1 };
+		assertThat(AmqpMessages.headerValue(sent)).isSameAs(sent);
+		assertThat(AmqpMessages.headerValue(bytes)).isSameAs(bytes);
+		assertThat(AmqpMessages.headerValue((short) 3)).isEqualTo((short) 3);
+		assertThat(AmqpMessages.headerValue(0.5f)).isEqualTo(0.5f);
+		assertThat(AmqpMessages.headerValue(new BigDecimal("1.50"))).isEqualTo(new BigDecimal("1.50"));
+		assertThat(AmqpMessages.headerValue(new BigDecimal("1E+3"))).as("negative scale").isEqualTo("1E+3");
+		assertThat(AmqpMessages.headerValue(Map.of("big", BigInteger.TWO.pow(70), "when", sent)))
+			.isEqualTo(Map.of("big", "1180591620717411303424", "when", sent));
+		assertThat(AmqpMessages.headerValue(Arrays.asList("a\0b", null, BigInteger.ONE)))
+			.isEqualTo(Arrays.asList("a\0b", null, 1L));
+	}
+
+	@Test
+	void receivedStringsBecomeStringsAndInvalidUtf8StaysBytes() {
+		LongString nul = LongStringHelper.asLongString("a\0b");
+		LongString invalid = LongStringHelper.asLongString(new byte[] { 'a', (byte) 0xc3 });
+		Date sent = new Date(1_700_000_000_000L);
+
+		assertThat(AmqpMessages.inboundValue(nul)).isEqualTo("a\0b");
+		assertThat(AmqpMessages.inboundValue(invalid)).isEqualTo(new byte[] { 'a', (byte) 0xc3 });
+		assertThat(AmqpMessages.inboundValue(Map.of("s", nul, "list", List.of(nul, sent))))
+			.isEqualTo(Map.of("s", "a\0b", "list", List.of("a\0b", sent)));
+		assertThat(AmqpMessages.inboundValue(sent)).isSameAs(sent);
+		assertThat(AmqpMessages.inboundValue(7L)).isEqualTo(7L);
+	}
+
+	@Test
+	void aForwardedConversationHeaderIsKeptAsItArrived() {
+		OutboxMessage forwarded = new OutboxMessage(UUID.randomUUID(), "", "queue", "test.message", "text/plain",
+				Map.of(RabbitHeaders.CONVERSATION_ID, "conv\0"), new byte[0], null, "conv\uFFFD", null, Instant.now(),
+				null);
+
+		assertThat(AmqpMessages.properties(forwarded).getHeaders()).containsEntry(RabbitHeaders.CONVERSATION_ID, "conv\0");
 	}
 
 	private static OutboxMessage message(String destination, String routingKey, Map<String, Object> headers,
