@@ -20,7 +20,9 @@ public enum InboxOutcome {
 
 	/**
 	 * The message went to the consumer's error queue: the handler failed on its last attempt, or the
-	 * message could never be handled (no valid id, another type, an unreadable body).
+	 * message could never be handled (no valid id, another type, an unreadable body), or the database
+	 * refused, more than once and not for an outage, to record its delivery (the reason is in
+	 * {@link InboxHeaders#FAULT_REASON}).
 	 */
 	FAULTED,
 

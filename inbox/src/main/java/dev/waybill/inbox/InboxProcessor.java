@@ -64,10 +64,10 @@ import dev.waybill.outbox.support.TimeOrderedUuids;
  * rollback fails because the database connection was lost (by the whole cause chain, and by asking
  * the transaction's connection whether it is still valid), nothing is recorded and no attempt is
  * counted; the call throws and the delivery is retried. When Waybill's own statements fail for
- * another reason (the database refuses the inbox row or the fault), they are tried
- * {@value #RECORDING_TRIES} times; then the message goes to the error queue through the outbox
- * alone with the reason in {@link InboxHeaders#FAULT_REASON}, or, when the database refuses that
- * too, {@link UnrecordableDeliveryException} hands it to the transport. Nothing is requeued forever
+ * another reason (the database refuses the inbox row or the fault), they are tried three times;
+ * then the message goes to the error queue through the outbox alone with the reason in
+ * {@link InboxHeaders#FAULT_REASON}, or, when the database refuses that too,
+ * {@link UnrecordableDeliveryException} hands it to the transport. Nothing is requeued forever
  * except during an outage.
  * <p>
  * Thread-safe; one instance serves every consumer.
