@@ -233,7 +233,7 @@ class InboxRabbitIntegrationTests {
 			assertThat(headers.get("sent-at")).as("headers keep their AMQP types").isEqualTo(sent);
 			assertThat(headers.get("tenant")).hasToString("acme");
 			assertThat(headers.get("waybill-original-exchange")).hasToString(Billing.ORDER_TYPE);
-			assertThat(Billing.attempts).as("the handler never ran").isEmpty();
+			assertThat(Billing.attempts).as("the handler never ran").doesNotContainKey(order);
 			assertThat(jdbc().queryForObject("SELECT count(*) FROM " + schema + ".inbox_state", Integer.class)).isZero();
 			await().until(() -> this.channel.queueDeclarePassive(Billing.QUEUE).getMessageCount() == 0);
 			assertThat(this.channel.basicGet(ERROR_QUEUE, true)).as("moved once").isNull();
