@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -86,13 +87,24 @@ class ConnectionLossIntegrationTests {
 					assertThat(orders).hasSize(ORDERS);
 					assertThat(rounds.get()).as("termination rounds").isGreaterThanOrEqualTo(15);
 					assertThat(terminated.get()).as("billing backends terminated").isGreaterThanOrEqualTo(15);
-					Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
-						.until(() -> OrderPayments.of(verifier, orders, List.of()).billedOnce() == ORDERS
-								|| services.billingMonitor().outcomes(InboxOutcome.FAULTED) > 0);
+					BrokerAddress broker = new BrokerAddress(TestRabbit.get().host(), TestRabbit.get().port(),
+							TestRabbit.get().username(), TestRabbit.get().password(), TestRabbit.get().virtualHost());
+					try {
+						Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+							.until(() -> OrderPayments.of(verifier, orders, List.of()).billedOnce() == ORDERS
+									|| services.billingMonitor().outcomes(InboxOutcome.FAULTED) > 0);
+					}
+					catch (ConditionTimeoutException ex) {
+						throw new AssertionError("Not every order was billed: " + OrderPayments.of(verifier, orders, List.of())
+								+ "; order scopes not published " + verifier.queryForObject("SELECT count(*) FROM "
+										+ "orders.outbox_state WHERE status <> 'published'", Long.class)
+								+ "; billing inbox rows " + verifier.queryForList("SELECT consumer_id, processed_at IS NOT NULL "
+										+ "AS processed, count(*) FROM billing.inbox_state GROUP BY 1, 2")
+								+ "; waiting in " + OrderPlacedHandler.QUEUE + " " + broker.messagesIn(OrderPlacedHandler.QUEUE),
+								ex);
+					}
 					OrderPayments payments = OrderPayments.of(verifier, orders, List.of());
-					long inErrorQueue = new BrokerAddress(TestRabbit.get().host(), TestRabbit.get().port(),
-							TestRabbit.get().username(), TestRabbit.get().password(), TestRabbit.get().virtualHost())
-						.messagesIn(OrderPlacedHandler.ERROR_QUEUE);
+					long inErrorQueue = broker.messagesIn(OrderPlacedHandler.ERROR_QUEUE);
 					System.out.printf("Connection loss: %d orders, %d rounds terminated %d billing backends; billed once "
 							+ "%d, twice %d, unbilled %d; faulted %d, in %s %d%n", ORDERS, rounds.get(), terminated.get(),
 							payments.billedOnce(), payments.billedTwice(), payments.unbilled(),
