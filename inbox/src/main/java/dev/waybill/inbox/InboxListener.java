@@ -5,7 +5,8 @@ import java.util.Objects;
 /**
  * Hears the outcome of every delivery the {@link InboxProcessor} handled, for metrics, progress and
  * logging: how many messages were processed, suppressed as duplicates, scheduled for redelivery or
- * moved to the error queue. Declare it as a bean and the inbox auto-configuration adds it.
+ * moved to the error queue, and how many copies of given-up messages were dropped. Declare it as a
+ * bean and the inbox auto-configuration adds it.
  * <p>
  * Called on the delivering thread after the outcome committed and before the transport acknowledges
  * the delivery; a crash in between skips the call. Not called when the processor throws (nothing
@@ -25,7 +26,8 @@ public interface InboxListener {
 	 * @param consumer the consumer the message arrived for
 	 * @param message the delivery
 	 * @param outcome what was committed: {@link InboxOutcome#DUPLICATE} for a message the consumer
-	 * had processed already, whose handler did not run
+	 * had processed already and {@link InboxOutcome#ALREADY_FAULTED} for one it had given up, whose
+	 * handler did not run
 	 */
 	void delivered(ConsumerRegistration<?> consumer, InboundMessage message, InboxOutcome outcome);
 

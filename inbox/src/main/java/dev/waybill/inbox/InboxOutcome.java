@@ -20,8 +20,19 @@ public enum InboxOutcome {
 
 	/**
 	 * The message went to the consumer's error queue: the handler failed on its last attempt, or the
-	 * message could never be handled (no valid id, another type, an unreadable body).
+	 * message could never be handled (no valid id, another type, an unreadable body), or the database
+	 * refused, more than once and not for an outage, to record its delivery (the reason is in
+	 * {@link InboxHeaders#FAULT_REASON}).
 	 */
-	FAULTED
+	FAULTED,
+
+	/**
+	 * This consumer had given the message up already (an earlier copy went to the error queue) and no
+	 * operator has cleared the fault since (see {@link InboxAdmin#clearFault}): the handler was not
+	 * called and nothing was forwarded again. A faulted message is final, like a processed one; this
+	 * is a copy of it, e.g. published again by a relay whose lease ran out, or redelivered by the
+	 * broker.
+	 */
+	ALREADY_FAULTED
 
 }

@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -27,12 +32,16 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import dev.waybill.inbox.jdbc.InboxStore;
 import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.relay.RetryPolicy;
 import dev.waybill.outbox.support.JacksonMessageSerializer;
+import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -433,6 +442,266 @@ class InboxProcessorIntegrationTests {
 		assertThatExceptionOfType(CannotCreateTransactionException.class)
 			.isThrownBy(() -> cutOff.process(consumer, message));
 		assertThat(calls).hasValue(1);
+	}
+
+	@Test
+	void aFaultedMessageDeliveredAgainIsAcknowledgedWithoutHandlerOrSecondFaultUntilItsFaultIsCleared() {
+		String queue = queue();
+		AtomicInteger calls = new AtomicInteger();
+		AtomicBoolean declining = new AtomicBoolean(true);
+		AtomicInteger redeliveryCount = new AtomicInteger(-1);
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+			calls.incrementAndGet();
+			if (declining.get()) {
+				throw new IllegalStateException("card declined");
+			}
+			redeliveryCount.set(context.redeliveryCount());
+			charge(message, context);
+		});
+		InboundMessage message = TestInbox.inbound(new ChargeCard("o-faulted", 1500));
+		UUID id = UUID.fromString(message.messageId());
+		InboxProcessor processor = inbox.processor(INTERVAL, 1, 0);
+
+		assertThat(processor.process(consumer, message)).isEqualTo(InboxOutcome.FAULTED);
+		assertThat(processor.process(consumer, message)).as("a broker duplicate").isEqualTo(InboxOutcome.ALREADY_FAULTED);
+		declining.set(false);
+		assertThat(processor.process(consumer, message)).as("a handler that would succeed now")
+			.isEqualTo(InboxOutcome.ALREADY_FAULTED);
+
+		assertThat(calls).hasValue(1);
+		assertThat(inbox.outboxMessages(queue + "_error")).hasSize(1);
+		Map<String, Object> row = inbox.inboxRow(id, queue);
+		assertThat(row).containsEntry("attempts", 1).containsEntry("processed_at", null).containsEntry("receive_count", 3);
+		assertThat(row.get("faulted_at")).isNotNull();
+
+		InboxAdmin admin = new InboxAdmin(inbox.transactions().getTransactionManager(), inbox.store());
+		assertThat(admin.clearFault(id, queue)).isTrue();
+		assertThat(processor.process(consumer, message)).isEqualTo(InboxOutcome.PROCESSED);
+		assertThat(calls).hasValue(2);
+		assertThat(redeliveryCount).as("new work: its attempts start again").hasValue(0);
+		row = inbox.inboxRow(id, queue);
+		assertThat(row).containsEntry("faulted_at", null).containsEntry("last_error", "java.lang.IllegalStateException: card declined");
+		assertThat(row.get("processed_at")).isNotNull();
+		assertThat(admin.clearFault(id, queue)).as("a processed message has no fault").isFalse();
+		assertThat(processor.process(consumer, message)).isEqualTo(InboxOutcome.DUPLICATE);
+		assertThat(inbox.outboxMessages(queue + "_error")).hasSize(1);
+	}
+
+	@Test
+	void aCopyWhoseHandlerFailsAfterAnotherCopyFaultedTheMessageIsNotFaultedTwice() throws Exception {
+		String queue = queue();
+		JdbcTemplate monitor = new JdbcTemplate(new DelegatingDataSource(schema.dataSource()));
+		String table = schema.tables().qualifiedInboxState();
+		UUID[] id = new UUID[1];
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+			// Hold the row until the other copy's fault waits for it, then fail as it did.
+			await().atMost(Duration.ofSeconds(20)).until(() -> monitor.queryForObject("SELECT count(*) FROM "
+					+ "pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE ?", Integer.class,
+					"%" + table + "%") > 0);
+			throw new IllegalStateException("card declined");
+		});
+		InboundMessage message = TestInbox.inbound(new ChargeCard("o-raced", 1600));
+		id[0] = UUID.fromString(message.messageId());
+		InboxProcessor processor = inbox.processor(INTERVAL, 1, 0);
+		ExecutorService threads = Executors.newFixedThreadPool(2);
+		try {
+			Future<InboxOutcome> copy = threads.submit(() -> processor.process(consumer, message));
+			await().atMost(Duration.ofSeconds(20)).until(() -> monitor.queryForObject("SELECT count(*) FROM " + table
+					+ " WHERE message_id = ?", Integer.class, id[0]) == 0); // not committed: invisible
+			// The other copy failed earlier; its fault is recorded while this one is in its handler.
+			Future<InboxStore.Failure> otherFault = threads.submit(() -> inbox.transactions()
+				.execute((status) -> inbox.store().recordFailure(id[0], queue, "card declined (other copy)", 1)));
+			assertThat(otherFault.get(30, TimeUnit.SECONDS)).isEqualTo(new InboxStore.Failure(true, false, true, 1));
+			assertThat(copy.get(30, TimeUnit.SECONDS)).isEqualTo(InboxOutcome.ALREADY_FAULTED);
+		}
+		finally {
+			threads.shutdownNow();
+		}
+		Map<String, Object> row = inbox.inboxRow(id[0], queue);
+		assertThat(row).containsEntry("attempts", 1).containsEntry("processed_at", null)
+			.containsEntry("last_error", "card declined (other copy)");
+		assertThat(inbox.outboxMessages(queue + "_error")).as("no second copy on the error queue").isEmpty();
+	}
+
+	@Test
+	void aBackendTerminatedUnderTheHandlerCostsNoAttemptAndTheRetryIsProcessedOnce() {
+		for (boolean handlerHidesTheCause : List.of(false, true)) {
+			String queue = queue();
+			AtomicInteger calls = new AtomicInteger();
+			ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+				if (calls.incrementAndGet() == 1) {
+					terminate(jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class));
+					try {
+						charge(message, context);
+					}
+					catch (RuntimeException ex) {
+						if (handlerHidesTheCause) {
+							throw new IllegalStateException("the payment could not be saved");
+						}
+						throw ex;
+					}
+					throw new AssertionError("the terminated backend answered");
+				}
+				charge(message, context);
+			});
+			InboundMessage message = TestInbox.inbound(new ChargeCard("o-terminated-" + handlerHidesTheCause, 1700));
+
+			assertNoAttemptThenProcessedOnce(consumer, message, calls);
+		}
+	}
+
+	@Test
+	void aBackendTerminatedDuringTheCommitCostsNoAttemptAndTheRetryIsProcessedOnce() {
+		String queue = queue();
+		AtomicInteger calls = new AtomicInteger();
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+			charge(message, context);
+			if (calls.incrementAndGet() == 1) {
+				int pid = jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class);
+				TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+					@Override
+					public void beforeCommit(boolean readOnly) {
+						terminate(pid);
+					}
+				});
+			}
+		});
+		InboundMessage message = TestInbox.inbound(new ChargeCard("o-commit", 1800));
+
+		assertNoAttemptThenProcessedOnce(consumer, message, calls);
+	}
+
+	@Test
+	void aDeliveryWhoseInboxRowTheDatabaseRefusesGoesToTheErrorQueueAfterBoundedTries() {
+		String queue = queue();
+		AtomicInteger calls = new AtomicInteger();
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+			calls.incrementAndGet();
+			charge(message, context);
+		});
+		InboundMessage message = TestInbox.inbound(new ChargeCard("o-refused", 1900));
+		UUID id = UUID.fromString(message.messageId());
+		refuse(id, schema.tables().qualifiedInboxState());
+		InboxProcessor processor = processor(0);
+		long refusals = refusals();
+
+		assertThat(processor.process(consumer, message)).isEqualTo(InboxOutcome.FAULTED);
+
+		assertThat(calls).as("the handler never ran without its inbox row").hasValue(0);
+		assertThat(inbox.inboxRow(id, queue)).isNull();
+		Map<String, Object> error = single(inbox.outboxMessages(queue + "_error"));
+		assertThat(error).containsEntry("message_id", id).containsEntry("inbound_message_id", null);
+		assertThat((byte[]) error.get("body")).isEqualTo(message.body());
+		assertThat((String) headers(error).get(InboxHeaders.FAULT_REASON))
+			.startsWith("Waybill could not record the delivery in its inbox: ")
+			.contains("refused by the test trigger");
+		assertThat(headers(error)).containsEntry("tenant", "acme");
+		assertThat(refusals() - refusals).as("tries before the last resort").isEqualTo(InboxProcessor.RECORDING_TRIES);
+
+		// A copy finds no row either: it is moved again, never requeued forever.
+		assertThat(processor.process(consumer, message)).isEqualTo(InboxOutcome.FAULTED);
+		assertThat(inbox.outboxMessages(queue + "_error")).hasSize(2);
+	}
+
+	@Test
+	void aDeliveryOfWhichTheDatabaseRefusesEverythingIsHandedToTheTransportForItsErrorQueue() {
+		String queue = queue();
+		AtomicInteger calls = new AtomicInteger();
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+			calls.incrementAndGet();
+			throw new IllegalStateException("card declined");
+		});
+		InboundMessage message = TestInbox.inbound(new ChargeCard("o-unrecordable", 2000));
+		UUID id = UUID.fromString(message.messageId());
+		refuse(id, schema.tables().qualifiedInboxState());
+		refuse(id, schema.tables().qualifiedOutboxMessage());
+		long refusals = refusals();
+
+		assertThatExceptionOfType(UnrecordableDeliveryException.class)
+			.isThrownBy(() -> processor(0).process(consumer, message))
+			.satisfies((ex) -> assertThat(ex.reason()).startsWith("Waybill could not record the delivery in its inbox: ")
+				.contains("refused by the test trigger"));
+		assertThat(calls).hasValue(0);
+		assertThat(inbox.inboxRow(id, queue)).isNull();
+		assertThat(inbox.outboxMessages(queue + "_error")).isEmpty();
+		assertThat(refusals() - refusals).isEqualTo(2 * InboxProcessor.RECORDING_TRIES);
+
+		// The handler's own failure: recording it is refused too.
+		jdbc.update("DELETE FROM " + schema.name() + ".refused WHERE message_id = ? AND table_name = 'inbox_state'", id);
+		assertThatExceptionOfType(UnrecordableDeliveryException.class)
+			.isThrownBy(() -> processor(0).process(consumer, message));
+		assertThat(calls).hasValue(1);
+	}
+
+	private static void assertNoAttemptThenProcessedOnce(ConsumerRegistration<ChargeCard> consumer,
+			InboundMessage message, AtomicInteger calls) {
+		String queue = consumer.queue();
+		UUID id = UUID.fromString(message.messageId());
+		InboxProcessor processor = inbox.processor(INTERVAL, 1, 2); // one attempt: a recorded one would fault
+
+		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> processor.process(consumer, message));
+
+		assertThat(calls).as("no immediate retry on a lost connection").hasValue(1);
+		assertThat(inbox.inboxRow(id, queue)).as("no attempt recorded").isNull();
+		assertThat(inbox.outboxMessages(queue)).isEmpty();
+		assertThat(inbox.outboxMessages(queue + "_error")).isEmpty();
+
+		assertThat(processor.process(consumer, message)).isEqualTo(InboxOutcome.PROCESSED);
+		assertThat(calls).hasValue(2);
+		assertThat(inbox.inboxRow(id, queue)).containsEntry("attempts", 0).containsEntry("faulted_at", null);
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM " + schema.name() + ".charges WHERE message_id = ?",
+				Integer.class, id)).isOne();
+	}
+
+	/**
+	 * Terminates one backend, the caller's own, from another connection, and waits until it is gone.
+	 */
+	private static void terminate(int pid) {
+		try (Connection connection = TestPostgres.get().connect()) {
+			try (PreparedStatement terminate = connection.prepareStatement("SELECT pg_terminate_backend(?)")) {
+				terminate.setInt(1, pid);
+				terminate.execute();
+			}
+			await().atMost(Duration.ofSeconds(20)).until(() -> {
+				try (PreparedStatement alive = connection.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE pid = ?")) {
+					alive.setInt(1, pid);
+					try (ResultSet result = alive.executeQuery()) {
+						result.next();
+						return result.getInt(1) == 0;
+					}
+				}
+			});
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/**
+	 * Makes the database refuse rows of {@code table} with the message id, as it refuses a value it
+	 * cannot store, with an error that is not an outage.
+	 */
+	private static void refuse(UUID id, String table) {
+		String refused = schema.name() + ".refused";
+		String tableName = table.substring(table.indexOf('.') + 1);
+		jdbc.execute("CREATE TABLE IF NOT EXISTS " + refused + " (message_id uuid, table_name text)");
+		jdbc.execute("CREATE SEQUENCE IF NOT EXISTS " + schema.name() + ".refusals");
+		// A sequence counts the refusals: unlike a row, it is not rolled back with them.
+		jdbc.execute("CREATE OR REPLACE FUNCTION " + schema.name() + ".refuse() RETURNS trigger LANGUAGE plpgsql AS $$ "
+				+ "BEGIN IF EXISTS (SELECT 1 FROM " + refused + " WHERE message_id = NEW.message_id AND table_name = "
+				+ "TG_TABLE_NAME) THEN PERFORM nextval('" + schema.name() + ".refusals'); "
+				+ "RAISE EXCEPTION 'message % refused by the test trigger', NEW.message_id; END IF; RETURN NEW; END $$");
+		String trigger = "refuse_" + tableName;
+		jdbc.execute("DROP TRIGGER IF EXISTS " + trigger + " ON " + table);
+		jdbc.execute("CREATE TRIGGER " + trigger + " BEFORE INSERT ON " + table + " FOR EACH ROW EXECUTE FUNCTION "
+				+ schema.name() + ".refuse()");
+		jdbc.update("INSERT INTO " + refused + " (message_id, table_name) VALUES (?, ?)", id, tableName);
+	}
+
+	/** Returns the refusals of the test trigger so far, every message together. */
+	private static long refusals() {
+		return jdbc.queryForObject("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM " + schema.name()
+				+ ".refusals", Long.class);
 	}
 
 	private static InboxProcessor processor(int immediateRetries) {

@@ -12,6 +12,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.transaction.PlatformTransactionManager;
 
 import dev.waybill.inbox.ConsumerRegistry;
+import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxProcessor;
 import dev.waybill.inbox.MessageHandler;
@@ -26,8 +27,8 @@ import dev.waybill.outbox.support.RelayWakeUp;
 
 /**
  * Auto-configures the inbox on top of the outbox: the {@link InboxProcessor} that transport
- * endpoints hand deliveries to, and the {@link ConsumerRegistry} of every {@link MessageHandler}
- * bean, whose queues they consume. Validates {@code waybill.inbox.*}; every bean backs off when
+ * endpoints hand deliveries to, the {@link ConsumerRegistry} of every {@link MessageHandler}
+ * bean, whose queues they consume, and the operators' {@link InboxAdmin}. Validates {@code waybill.inbox.*}; every bean backs off when
  * the application defines its own.
  *
  * @since 0.1
@@ -41,6 +42,12 @@ public final class WaybillInboxAutoConfiguration {
 	@ConditionalOnMissingBean
 	InboxStore waybillInboxStore(DataSource dataSource, OutboxTables tables) {
 		return new InboxStore(dataSource, tables);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	InboxAdmin waybillInboxAdmin(PlatformTransactionManager transactionManager, InboxStore store) {
+		return new InboxAdmin(transactionManager, store);
 	}
 
 	@Bean

@@ -6,7 +6,6 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -36,6 +35,10 @@ public final class InboxStore {
 
 	private final String recordFailure;
 
+	private final String finalState;
+
+	private final String clearFault;
+
 	/**
 	 * Creates a store over the inbox table of {@code tables}.
 	 * @param dataSource the database; the inbox transactions must be managed for this same DataSource
@@ -46,21 +49,27 @@ public final class InboxStore {
 		this.jdbc = new JdbcTemplate(dataSource);
 		String table = tables.qualifiedInboxState();
 		// The upsert locks the row; a concurrent delivery of the same message waits here until the
-		// first transaction ends, then sees its processed_at.
+		// first transaction ends, then sees its processed_at or faulted_at.
 		this.receive = "INSERT INTO " + table + " AS inbox (message_id, consumer_id) VALUES (?, ?) "
 				+ "ON CONFLICT (message_id, consumer_id) DO UPDATE SET receive_count = inbox.receive_count + 1 "
-				+ "RETURNING inbox.processed_at IS NOT NULL AS processed, inbox.attempts";
+				+ "RETURNING inbox.processed_at IS NOT NULL AS processed, inbox.faulted_at IS NOT NULL AS faulted, "
+				+ "inbox.attempts";
+		// Processed and faulted exclude each other: a row reaches one final state only.
 		this.markProcessed = "UPDATE " + table + " SET processed_at = now() "
-				+ "WHERE message_id = ? AND consumer_id = ? AND processed_at IS NULL";
+				+ "WHERE message_id = ? AND consumer_id = ? AND processed_at IS NULL AND faulted_at IS NULL";
 		// Inserts the row when the failed transaction rolled its insert back; leaves a row that a
-		// concurrent delivery processed meanwhile alone (no row is returned then).
+		// concurrent delivery processed or faulted meanwhile alone (no row is returned then).
 		this.recordFailure = "INSERT INTO " + table + " AS inbox (message_id, consumer_id, attempts, last_error, faulted_at) "
 				+ "VALUES (?, ?, 1, ?, CASE WHEN 1 >= ? THEN now() END) "
 				+ "ON CONFLICT (message_id, consumer_id) DO UPDATE SET receive_count = inbox.receive_count + 1, "
 				+ "attempts = inbox.attempts + 1, last_error = excluded.last_error, "
-				+ "faulted_at = CASE WHEN inbox.attempts + 1 >= ? THEN now() ELSE inbox.faulted_at END "
-				+ "WHERE inbox.processed_at IS NULL "
+				+ "faulted_at = CASE WHEN inbox.attempts + 1 >= ? THEN now() END "
+				+ "WHERE inbox.processed_at IS NULL AND inbox.faulted_at IS NULL "
 				+ "RETURNING inbox.attempts, inbox.faulted_at IS NOT NULL AS faulted";
+		this.finalState = "SELECT processed_at IS NOT NULL AS processed, faulted_at IS NOT NULL AS faulted, attempts "
+				+ "FROM " + table + " WHERE message_id = ? AND consumer_id = ?";
+		this.clearFault = "UPDATE " + table + " SET faulted_at = NULL, attempts = 0 "
+				+ "WHERE message_id = ? AND consumer_id = ? AND faulted_at IS NOT NULL AND processed_at IS NULL";
 	}
 
 	/**
@@ -68,13 +77,14 @@ public final class InboxStore {
 	 * it until the current transaction ends.
 	 * @param messageId the message id
 	 * @param consumerId the consumer id
-	 * @return whether the consumer processed the message already, and its failed attempts so far
+	 * @return whether the consumer processed the message already or gave it up (faulted), and its
+	 * failed attempts so far
 	 * @throws IllegalStateException when no transaction manages this store's DataSource
 	 */
 	public Receipt receive(UUID messageId, String consumerId) {
 		requireTransaction();
-		Receipt receipt = this.jdbc.queryForObject(this.receive,
-				(row, index) -> new Receipt(row.getBoolean("processed"), row.getInt("attempts")), messageId, consumerId);
+		Receipt receipt = this.jdbc.queryForObject(this.receive, (row, index) -> new Receipt(row.getBoolean("processed"),
+				row.getBoolean("faulted"), row.getInt("attempts")), messageId, consumerId);
 		return Objects.requireNonNull(receipt, "the inbox upsert returned no row");
 	}
 
@@ -83,35 +93,64 @@ public final class InboxStore {
 	 * @param messageId the message id
 	 * @param consumerId the consumer id
 	 * @throws IllegalStateException when no transaction manages this store's DataSource, or the row
-	 * was not received in it
+	 * was not received in it, or it is processed or faulted already
 	 */
 	public void markProcessed(UUID messageId, String consumerId) {
 		requireTransaction();
 		if (this.jdbc.update(this.markProcessed, messageId, consumerId) != 1) {
 			throw new IllegalStateException("Inbox row of message " + messageId + " for consumer '" + consumerId
-					+ "' is missing or processed already; receive(...) it in the same transaction first");
+					+ "' is missing, processed or faulted already; receive(...) it in the same transaction first");
 		}
 	}
 
 	/**
 	 * Records a failed delivery: one more attempt and its error, inserting the row when there is
-	 * none, and marks the row faulted once the attempts reach {@code faultAtAttempts}.
+	 * none, and marks the row faulted once the attempts reach {@code faultAtAttempts}. A row in a
+	 * final state, processed or faulted (by a concurrent delivery), is left alone.
 	 * @param messageId the message id
 	 * @param consumerId the consumer id
 	 * @param error what went wrong; cut to {@value #MAX_ERROR_LENGTH} characters, U+0000 and unpaired
 	 * surrogates stored as U+FFFD ({@link PostgresText#column(String, int)})
 	 * @param faultAtAttempts the attempts at which the message is given up, 1 to give it up now
-	 * @return the attempts and whether the row is faulted, or {@literal null} when the consumer has
-	 * processed the message meanwhile (nothing is recorded then)
+	 * @return the attempts and whether the row is faulted now, or, when nothing was recorded, the
+	 * final state the row had already ({@link Failure#recorded()} false)
 	 * @throws IllegalStateException when no transaction manages this store's DataSource
 	 */
-	public @Nullable Failure recordFailure(UUID messageId, String consumerId, String error, int faultAtAttempts) {
+	public Failure recordFailure(UUID messageId, String consumerId, String error, int faultAtAttempts) {
 		requireTransaction();
 		String text = PostgresText.column(error, MAX_ERROR_LENGTH);
 		List<Failure> rows = this.jdbc.query(this.recordFailure,
-				(row, index) -> new Failure(row.getInt("attempts"), row.getBoolean("faulted")), messageId, consumerId,
-				text, faultAtAttempts, faultAtAttempts);
-		return rows.isEmpty() ? null : rows.get(0);
+				(row, index) -> new Failure(true, false, row.getBoolean("faulted"), row.getInt("attempts")), messageId,
+				consumerId, text, faultAtAttempts, faultAtAttempts);
+		if (!rows.isEmpty()) {
+			return rows.get(0);
+		}
+		// The upsert locked the row without changing it; this statement sees its committed state.
+		Failure existing = this.jdbc.queryForObject(this.finalState, (row, index) -> new Failure(false,
+				row.getBoolean("processed"), row.getBoolean("faulted"), row.getInt("attempts")), messageId, consumerId);
+		return Objects.requireNonNull(existing, "the inbox row returned no state");
+	}
+
+	/**
+	 * Clears the fault of a message given up by a consumer, so that its next delivery is new work
+	 * again: the handler runs, with all its attempts. A row that is not faulted, or was processed, is
+	 * left alone. Joins the current transaction, if any; else commits at once.
+	 * @param messageId the message id
+	 * @param consumerId the consumer id (its queue name)
+	 * @return whether a fault was cleared
+	 */
+	public boolean clearFault(UUID messageId, String consumerId) {
+		Objects.requireNonNull(messageId, "messageId must not be null");
+		Objects.requireNonNull(consumerId, "consumerId must not be null");
+		return this.jdbc.update(this.clearFault, messageId, consumerId) == 1;
+	}
+
+	/**
+	 * Returns the DataSource this store writes to, whose connection the inbox transaction holds.
+	 * @return the DataSource
+	 */
+	public DataSource dataSource() {
+		return this.dataSource;
 	}
 
 	private void requireTransaction() {
@@ -127,18 +166,23 @@ public final class InboxStore {
 	 * The state of an inbox row when a delivery arrives.
 	 *
 	 * @param processed whether the consumer processed the message already
+	 * @param faulted whether the consumer gave the message up (it went to the error queue) and no
+	 * operator cleared the fault since
 	 * @param attempts the failed deliveries recorded so far
 	 */
-	public record Receipt(boolean processed, int attempts) {
+	public record Receipt(boolean processed, boolean faulted, int attempts) {
 	}
 
 	/**
-	 * The state of an inbox row after a failure was recorded.
+	 * The state of an inbox row after {@link #recordFailure}.
 	 *
-	 * @param attempts the failed deliveries, this one included
-	 * @param faulted whether the message is given up
+	 * @param recorded whether the failure was recorded; {@literal false} when the row was processed or
+	 * faulted already
+	 * @param processed whether the consumer processed the message (then nothing was recorded)
+	 * @param faulted whether the message is given up, now or before
+	 * @param attempts the failed deliveries, this one included when recorded
 	 */
-	public record Failure(int attempts, boolean faulted) {
+	public record Failure(boolean recorded, boolean processed, boolean faulted, int attempts) {
 	}
 
 }

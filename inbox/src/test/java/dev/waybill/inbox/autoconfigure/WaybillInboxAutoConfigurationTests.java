@@ -22,6 +22,7 @@ import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.ConsumerRegistry;
 import dev.waybill.inbox.InboundMessage;
+import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.InboxProcessor;
@@ -58,7 +59,8 @@ class WaybillInboxAutoConfigurationTests {
 					"waybill.inbox.queue-arguments.x-max-length=1000",
 					"waybill.inbox.queue-arguments.x-single-active-consumer=true")
 			.run((context) -> {
-				assertThat(context).hasNotFailed().hasSingleBean(InboxProcessor.class).hasSingleBean(InboxStore.class);
+				assertThat(context).hasNotFailed().hasSingleBean(InboxProcessor.class).hasSingleBean(InboxStore.class)
+					.hasSingleBean(InboxAdmin.class);
 				ConsumerRegistry registry = context.getBean(ConsumerRegistry.class);
 				assertThat(registry.registrations()).extracting(ConsumerRegistration::queue)
 					.containsExactlyInAnyOrder("charge-card-handler", "refunds");

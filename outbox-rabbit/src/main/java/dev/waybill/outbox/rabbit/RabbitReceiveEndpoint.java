@@ -24,6 +24,7 @@ import org.springframework.context.SmartLifecycle;
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxProcessor;
+import dev.waybill.inbox.UnrecordableDeliveryException;
 
 /**
  * Feeds RabbitMQ deliveries to the inbox. For every consumer it declares the queue (durable,
@@ -33,7 +34,10 @@ import dev.waybill.inbox.InboxProcessor;
  * <p>
  * Each delivery is acknowledged only after the inbox committed its outcome (processed,
  * duplicate, retry scheduled or faulted: retries and faults leave through the outbox). When the
- * inbox cannot reach the database the delivery is returned to the queue after a pause.
+ * inbox cannot reach the database the delivery is returned to the queue after a pause. When the
+ * database refuses to record anything about a delivery ({@link UnrecordableDeliveryException}), the
+ * endpoint publishes it unchanged to {@code <queue>_error} with the reason, waits for the broker's
+ * confirm and then acknowledges it.
  *
  * @since 0.1
  */
@@ -167,6 +171,18 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			InboundMessage message = inbound(envelope, properties, body);
 			try {
 				RabbitReceiveEndpoint.this.processor.process(this.consumer, message);
+			}
+			catch (UnrecordableDeliveryException ex) {
+				try {
+					ErrorQueueFallback.publish(getChannel().getConnection(), this.consumer, envelope, properties, body, ex);
+				}
+				catch (IOException | TimeoutException | RuntimeException publishFailure) {
+					logger.warn("Waybill could not move delivery " + properties.getMessageId() + " to "
+							+ this.consumer.errorQueue() + ", returning it to the queue: " + publishFailure.getMessage());
+					pause();
+					getChannel().basicNack(envelope.getDeliveryTag(), false, true);
+					return;
+				}
 			}
 			catch (RuntimeException ex) {
 				logger.warn("Waybill could not record delivery " + properties.getMessageId() + " on "

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -195,6 +196,47 @@ class InboxRabbitIntegrationTests {
 
 			assertThat(paymentCount()).isZero();
 			assertThat(Billing.attempts).isEmpty();
+		});
+	}
+
+	@Test
+	void aDeliveryTheDatabaseRefusesToRecordReachesTheErrorQueueWithItsReasonInsteadOfLooping() throws Exception {
+		billingService().run((context) -> {
+			UUID order = UUID.randomUUID();
+			String messageId = UUID.randomUUID().toString();
+			// Not an outage: the database refuses this message's inbox row, and its fault in the outbox.
+			String schema = this.billing.name();
+			jdbc().execute("CREATE FUNCTION " + schema + ".refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+					+ "IF NEW.message_id = '" + messageId + "' THEN RAISE EXCEPTION 'refused by the test trigger'; END IF; "
+					+ "RETURN NEW; END $$");
+			for (String table : List.of("inbox_state", "outbox_message")) {
+				jdbc().execute("CREATE TRIGGER refuse BEFORE INSERT ON " + schema + "." + table
+						+ " FOR EACH ROW EXECUTE FUNCTION " + schema + ".refuse()");
+			}
+			Date sent = new Date(1_700_000_000_000L);
+			AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(messageId)
+				.type(Billing.ORDER_TYPE)
+				.contentType("application/json")
+				.deliveryMode(2)
+				.headers(Map.of("sent-at", sent, "tenant", "acme"))
+				.build();
+			this.channel.basicPublish(Billing.ORDER_TYPE, "", properties, json(order, "ok"));
+
+			GetResponse fault = awaitError();
+
+			assertThat(fault.getProps().getMessageId()).isEqualTo(messageId);
+			assertThat(fault.getBody()).isEqualTo(json(order, "ok"));
+			Map<String, Object> headers = fault.getProps().getHeaders();
+			assertThat(headers.get("waybill-fault-reason").toString())
+				.startsWith("Waybill could not record the delivery in its inbox: ")
+				.contains("refused by the test trigger");
+			assertThat(headers.get("sent-at")).as("headers keep their AMQP types").isEqualTo(sent);
+			assertThat(headers.get("tenant")).hasToString("acme");
+			assertThat(headers.get("waybill-original-exchange")).hasToString(Billing.ORDER_TYPE);
+			assertThat(Billing.attempts).as("the handler never ran").doesNotContainKey(order);
+			assertThat(jdbc().queryForObject("SELECT count(*) FROM " + schema + ".inbox_state", Integer.class)).isZero();
+			await().until(() -> this.channel.queueDeclarePassive(Billing.QUEUE).getMessageCount() == 0);
+			assertThat(this.channel.basicGet(ERROR_QUEUE, true)).as("moved once").isNull();
 		});
 	}
 
