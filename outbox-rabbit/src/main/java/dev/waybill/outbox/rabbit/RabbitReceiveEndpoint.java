@@ -23,7 +23,6 @@ import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.LongString;
 import com.rabbitmq.client.ShutdownSignalException;
-import com.rabbitmq.client.impl.DefaultExceptionHandler;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -379,29 +378,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		ConnectionFactory factory = transportFactory.clone();
 		factory.setAutomaticRecoveryEnabled(false);
 		factory.setTopologyRecoveryEnabled(false);
-		factory.setExceptionHandler(new ConsumerExceptionHandler());
+		factory.setExceptionHandler(new ClientExceptionHandler());
 		return factory;
-	}
-
-	/**
-	 * The client's default handling, except for a delivery handled while its channel was lost: its
-	 * acknowledgement fails, which is expected and harmless (the broker delivers it again), not an
-	 * error with a stack trace.
-	 */
-	private static final class ConsumerExceptionHandler extends DefaultExceptionHandler {
-
-		@Override
-		public void handleConsumerException(Channel channel, Throwable exception, com.rabbitmq.client.Consumer consumer,
-				String consumerTag, String methodName) {
-			// handleDelivery throws only when its ack or nack cannot be sent
-			if (!channel.isOpen() || exception instanceof ShutdownSignalException || exception instanceof IOException) {
-				logger.debug("A delivery was handled after its channel closed; it could not be acknowledged and "
-						+ "the broker delivers it again: " + BrokerErrors.describe(exception));
-				return;
-			}
-			super.handleConsumerException(channel, exception, consumer, consumerTag, methodName);
-		}
-
 	}
 
 	private final class InboxConsumer extends DefaultConsumer {

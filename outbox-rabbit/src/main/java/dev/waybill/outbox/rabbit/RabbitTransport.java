@@ -542,6 +542,7 @@ public final class RabbitTransport implements Transport {
 
 			});
 			factory.setNetworkRecoveryInterval(this.recoveryInterval.toMillis());
+			factory.setExceptionHandler(new ClientExceptionHandler());
 			return new RabbitTransport(this, factory);
 		}
 
