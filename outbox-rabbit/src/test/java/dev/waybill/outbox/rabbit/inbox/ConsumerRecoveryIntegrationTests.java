@@ -65,27 +65,31 @@ class ConsumerRecoveryIntegrationTests {
 
 	@BeforeEach
 	void setUp() {
-		this.schema = TestSchema.create("recovery");
+		this.proxy = TestRabbit.get().proxy();
 		this.topology = TestRabbit.get().topology("consumer-recovery");
 		this.topology.deleteLater(TYPE);
 		this.queue = this.topology.uniqueName("pings");
-		this.proxy = TestRabbit.get().proxy();
+		this.schema = TestSchema.create("recovery");
 	}
 
 	@AfterEach
 	void tearDown() {
 		this.pings.gate.countDown();
 		this.proxy.close();
-		for (String name : List.of(this.queue, this.queue + "_error")) {
-			try {
-				this.topology.channel().queueDelete(name);
+		if (this.topology != null) {
+			for (String name : List.of(this.queue, this.queue + "_error")) {
+				try {
+					this.topology.channel().queueDelete(name);
+				}
+				catch (IOException | RuntimeException ex) {
+					// not declared
+				}
 			}
-			catch (IOException | RuntimeException ex) {
-				// not declared
-			}
+			this.topology.close();
 		}
-		this.topology.close();
-		this.schema.close();
+		if (this.schema != null) {
+			this.schema.close();
+		}
 	}
 
 	@Test
