@@ -5,17 +5,23 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.AuthenticationFailureException;
 import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.ShutdownSignalException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -38,6 +44,15 @@ import dev.waybill.inbox.UnrecordableDeliveryException;
  * database refuses to record anything about a delivery ({@link UnrecordableDeliveryException}), the
  * endpoint publishes it unchanged to {@code <queue>_error} with the reason, waits for the broker's
  * confirm and then acknowledges it.
+ * <p>
+ * The endpoint recovers on its own rather than through the client's topology recovery: when the
+ * broker cannot be reached at {@link #start()} it starts anyway and keeps trying in the
+ * background; when the connection is lost, a consume channel is closed by the broker or the
+ * broker cancels a consumer (its queue was deleted), it opens a new connection and declares the
+ * whole topology again before consuming, so a broker that lost its definitions (a fresh node, a
+ * reset) gets them back. Attempts back off from half a second, doubling, up to the
+ * transport's recovery interval. A delivery handled while its channel was lost cannot be
+ * acknowledged; the broker delivers it again and the inbox recognises it as a duplicate.
  *
  * @since 0.1
  */
@@ -50,17 +65,31 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 	private static final long INFRASTRUCTURE_PAUSE_MILLIS = 1000;
 
+	private static final long FIRST_RETRY_MILLIS = 500;
+
 	private final RabbitTransport transport;
 
 	private final InboxProcessor processor;
 
 	private final List<ConsumerRegistration<?>> consumers;
 
-	private @Nullable Connection connection;
+	private final ConnectionFactory connectionFactory;
+
+	/** The consuming connection while consuming; read by any thread, written by the connector. */
+	private volatile @Nullable Connection connection;
 
 	private @Nullable ExecutorService executor;
 
+	/** Runs every attempt to connect, and every reaction to a loss, one at a time. */
+	private volatile @Nullable ScheduledExecutorService connector;
+
 	private volatile boolean running;
+
+	// Confined to the connector thread:
+
+	private int failedAttempts;
+
+	private @Nullable String lastFailure;
 
 	/**
 	 * Creates an endpoint.
@@ -73,8 +102,16 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		this.transport = Objects.requireNonNull(transport, "transport must not be null");
 		this.processor = Objects.requireNonNull(processor, "processor must not be null");
 		this.consumers = List.copyOf(consumers);
+		this.connectionFactory = consumingConnectionFactory(transport.connectionFactory());
 	}
 
+	/**
+	 * Connects, declares the topology and starts consuming. When the broker cannot be reached
+	 * (within the connection timeout) it logs a warning and returns, and the consumers start in
+	 * the background once the broker is back.
+	 * @throws IllegalStateException when the broker is reachable but refuses the credentials or
+	 * the topology (e.g. a queue that exists with other arguments, a missing permission)
+	 */
 	@Override
 	public synchronized void start() {
 		if (this.running || this.consumers.isEmpty()) {
@@ -87,30 +124,60 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			thread.setDaemon(true);
 			return thread;
 		});
+		ScheduledExecutorService connector = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "waybill-consumer-connect");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.connector = connector;
+		this.running = true;
+		Exception failure;
 		try {
-			this.connection = this.transport.connectionFactory().newConnection(this.executor, CONNECTION_NAME);
-			for (ConsumerRegistration<?> consumer : this.consumers) {
-				declare(consumer);
-				for (int i = 0; i < consumer.concurrency(); i++) {
-					consume(consumer);
-				}
-			}
+			failure = connector.submit(this::connect).get();
 		}
-		catch (IOException | TimeoutException ex) {
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			stop();
+			throw new IllegalStateException("Interrupted while starting to consume " + queues(), ex);
+		}
+		catch (ExecutionException ex) {
+			failure = (ex.getCause() instanceof Exception cause) ? cause : ex;
+		}
+		if (failure == null) {
+			logger.info("Waybill consuming " + queues());
+			return;
+		}
+		if (refused(failure)) {
 			stop();
 			throw new IllegalStateException("Waybill could not start consuming from RabbitMQ at " + this.transport
-					+ ": " + ex.getMessage(), ex);
+					+ ": " + BrokerErrors.describe(failure), failure);
 		}
-		this.running = true;
-		logger.info("Waybill consuming " + this.consumers.stream().map(ConsumerRegistration::queue).toList());
+		this.failedAttempts = 1;
+		this.lastFailure = BrokerErrors.describe(failure);
+		logger.warn("RabbitMQ at " + this.transport + " is unreachable (" + this.lastFailure + "); Waybill's consumers of "
+				+ queues() + " will start when it is, trying again in the background");
+		schedule(this::reconnect, backoff());
 	}
 
 	@Override
 	public synchronized void stop() {
 		this.running = false;
-		if (this.connection != null) {
+		ScheduledExecutorService connector = this.connector;
+		if (connector != null) {
+			connector.shutdownNow();
 			try {
-				this.connection.close(5000);
+				// an attempt in progress ends within the connection timeout, and closes what it opened
+				connector.awaitTermination(this.connectionFactory.getConnectionTimeout() + 5000L, TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			this.connector = null;
+		}
+		Connection current = this.connection;
+		if (current != null) {
+			try {
+				current.close(5000);
 			}
 			catch (IOException | RuntimeException ex) {
 				logger.debug("Closing the consumer connection failed: " + ex.getMessage());
@@ -134,8 +201,134 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		return this.running;
 	}
 
-	private void declare(ConsumerRegistration<?> consumer) throws IOException {
-		Channel channel = Objects.requireNonNull(this.connection).createChannel();
+	/**
+	 * Tells whether the endpoint is consuming: started, connected, its topology declared. A started
+	 * endpoint is not consuming while the broker is unreachable.
+	 * @return whether every consumer is consuming its queue
+	 */
+	public boolean isConsuming() {
+		Connection current = this.connection;
+		return this.running && current != null && current.isOpen();
+	}
+
+	/**
+	 * One attempt, on the connector thread: connects, declares every consumer's topology and
+	 * consumes; on any failure closes what it opened.
+	 * @return the failure, or {@literal null} when consuming
+	 */
+	private @Nullable Exception connect() {
+		Connection created = null;
+		try {
+			created = this.connectionFactory.newConnection(Objects.requireNonNull(this.executor), CONNECTION_NAME);
+			for (ConsumerRegistration<?> consumer : this.consumers) {
+				declare(created, consumer);
+			}
+			for (ConsumerRegistration<?> consumer : this.consumers) {
+				for (int i = 0; i < consumer.concurrency(); i++) {
+					consume(created, consumer);
+				}
+			}
+			if (!this.running) {
+				throw new IllegalStateException("stopped while connecting");
+			}
+			this.connection = created;
+			Connection session = created;
+			// called at once when the connection closed already
+			created.addShutdownListener((cause) -> {
+				if (!cause.isInitiatedByApplication()) {
+					lost(session, BrokerErrors.describe(cause));
+				}
+			});
+			return null;
+		}
+		catch (IOException | TimeoutException | RuntimeException ex) {
+			if (created != null) {
+				created.abort(this.connectionFactory.getConnectionTimeout());
+			}
+			return ex;
+		}
+	}
+
+	/**
+	 * Another attempt after a failed one, on the connector thread; schedules the next one on
+	 * failure.
+	 */
+	private void reconnect() {
+		if (!this.running || this.connection != null) {
+			return;
+		}
+		Exception failure = connect();
+		if (failure == null) {
+			String after = (this.failedAttempts == 0) ? ""
+					: ", after " + this.failedAttempts + " failed attempt" + ((this.failedAttempts == 1) ? "" : "s");
+			logger.info("Waybill consuming " + queues() + " from RabbitMQ at " + this.transport + after);
+			this.failedAttempts = 0;
+			this.lastFailure = null;
+			return;
+		}
+		this.failedAttempts++;
+		long delay = backoff();
+		String reason = BrokerErrors.describe(failure);
+		String text = "Waybill could not resume consuming " + queues() + " from RabbitMQ at " + this.transport + ": "
+				+ reason + "; trying again in " + delay + " ms";
+		if (reason.equals(this.lastFailure)) {
+			logger.debug(text);
+		}
+		else if (refused(failure)) {
+			logger.error(text); // an operator must act (credentials, permissions, queue arguments)
+		}
+		else {
+			logger.warn(text);
+		}
+		this.lastFailure = reason;
+		schedule(this::reconnect, delay);
+	}
+
+	/**
+	 * Reacts to the loss of a consuming connection or channel, on any thread: closes that
+	 * connection, unless it was replaced already, and connects again.
+	 */
+	private void lost(Connection session, String what) {
+		schedule(() -> {
+			if (!this.running || this.connection != session) {
+				return;
+			}
+			this.connection = null;
+			logger.warn("Waybill stopped consuming " + queues() + " from RabbitMQ at " + this.transport + " (" + what
+					+ "); it declares its topology again and resumes once the broker can be reached");
+			session.abort(this.connectionFactory.getConnectionTimeout());
+			this.failedAttempts = 0;
+			this.lastFailure = null;
+			schedule(this::reconnect, backoff());
+		}, 0);
+	}
+
+	private void schedule(Runnable task, long delayMillis) {
+		ScheduledExecutorService connector = this.connector;
+		if (connector == null || !this.running) {
+			return;
+		}
+		try {
+			connector.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// stopped
+		}
+	}
+
+	private long backoff() {
+		long cap = Math.max(1, this.connectionFactory.getNetworkRecoveryInterval());
+		long first = Math.min(FIRST_RETRY_MILLIS, cap);
+		int doublings = Math.min(Math.max(0, this.failedAttempts - 1), 20);
+		return Math.min(cap, first << doublings);
+	}
+
+	private List<String> queues() {
+		return this.consumers.stream().map(ConsumerRegistration::queue).toList();
+	}
+
+	private void declare(Connection connection, ConsumerRegistration<?> consumer) throws IOException {
+		Channel channel = connection.createChannel();
 		try {
 			String exchange = consumer.messageType();
 			channel.exchangeDeclare(exchange, this.transport.exchangeType(), true);
@@ -150,10 +343,46 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		}
 	}
 
-	private void consume(ConsumerRegistration<?> consumer) throws IOException {
-		Channel channel = Objects.requireNonNull(this.connection).createChannel();
+	private void consume(Connection connection, ConsumerRegistration<?> consumer) throws IOException {
+		Channel channel = connection.createChannel();
 		channel.basicQos(consumer.prefetch());
 		channel.basicConsume(consumer.queue(), false, new InboxConsumer(channel, consumer));
+		// A channel the broker closes alone (e.g. a delivery unacknowledged past its consumer_timeout)
+		channel.addShutdownListener((cause) -> {
+			if (!cause.isHardError() && !cause.isInitiatedByApplication()) {
+				lost(connection, "the broker closed a channel consuming " + consumer.queue() + ": "
+						+ BrokerErrors.describe(cause));
+			}
+		});
+	}
+
+	/**
+	 * Whether the broker was reached and refused: the credentials, or a declaration (a queue with
+	 * other arguments, a missing permission). Anything else is taken as the broker being
+	 * unreachable.
+	 */
+	private static boolean refused(Throwable failure) {
+		for (Throwable current = failure; current != null; current = current.getCause()) {
+			if (current instanceof AuthenticationFailureException) {
+				return true;
+			}
+		}
+		ShutdownSignalException signal = BrokerErrors.signal(failure);
+		int code = (signal != null) ? BrokerErrors.channelReplyCode(signal) : 0;
+		return code == AMQP.ACCESS_REFUSED || code == AMQP.PRECONDITION_FAILED;
+	}
+
+	/**
+	 * The transport's connection settings, without the client's automatic recovery: the endpoint
+	 * recovers itself, declaring its topology again (the client would replay declarations on the
+	 * short-lived channels they were made on, which are closed by then, and report each as an error).
+	 */
+	private static ConnectionFactory consumingConnectionFactory(ConnectionFactory transportFactory) {
+		ConnectionFactory factory = transportFactory.clone();
+		factory.setAutomaticRecoveryEnabled(false);
+		factory.setTopologyRecoveryEnabled(false);
+		factory.setExceptionHandler(new ClientExceptionHandler());
+		return factory;
 	}
 
 	private final class InboxConsumer extends DefaultConsumer {
@@ -192,6 +421,12 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				return;
 			}
 			getChannel().basicAck(envelope.getDeliveryTag(), false);
+		}
+
+		@Override
+		public void handleCancel(String consumerTag) {
+			lost(getChannel().getConnection(), "the broker cancelled the consumer of " + this.consumer.queue()
+					+ " (its queue was deleted, or its node is down)");
 		}
 
 		private void pause() {

@@ -611,6 +611,7 @@ public final class RabbitTransport implements Transport {
 			});
 			factory.setNetworkRecoveryInterval(this.recoveryInterval.toMillis());
 			factory.setRequestedFrameMax(this.frameMax);
+			factory.setExceptionHandler(new ClientExceptionHandler());
 			return new RabbitTransport(this, factory);
 		}
 

@@ -1,0 +1,312 @@
+package dev.waybill.outbox.rabbit.inbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.ConsumerRegistry;
+import dev.waybill.inbox.MessageContext;
+import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
+import dev.waybill.outbox.MessageType;
+import dev.waybill.outbox.rabbit.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
+import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
+import dev.waybill.outbox.rabbit.test.CapturedLogs;
+import dev.waybill.outbox.rabbit.test.TcpProxy;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.rabbit.test.TestTopology;
+import dev.waybill.outbox.test.TestSchema;
+import dev.waybill.outbox.test.WaybillContext;
+
+/**
+ * A consuming service whose broker connection runs through a {@link TcpProxy}: it starts while the
+ * broker is unreachable, and after every loss it declares its topology again, also onto a broker
+ * that lost it, and consumes on, logging no error.
+ */
+class ConsumerRecoveryIntegrationTests {
+
+	private static final String TYPE = "waybill-test.consumer-recovery.ping";
+
+	private TestSchema schema;
+
+	private TestTopology topology;
+
+	private TcpProxy proxy;
+
+	private String queue;
+
+	private final Pings pings = new Pings();
+
+	@BeforeEach
+	void setUp() {
+		this.proxy = TestRabbit.get().proxy();
+		this.topology = TestRabbit.get().topology("consumer-recovery");
+		this.topology.deleteLater(TYPE);
+		this.queue = this.topology.uniqueName("pings");
+		this.schema = TestSchema.create("recovery");
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.pings.gate.countDown();
+		this.proxy.close();
+		if (this.topology != null) {
+			for (String name : List.of(this.queue, this.queue + "_error")) {
+				try {
+					this.topology.channel().queueDelete(name);
+				}
+				catch (IOException | RuntimeException ex) {
+					// not declared
+				}
+			}
+			this.topology.close();
+		}
+		if (this.schema != null) {
+			this.schema.close();
+		}
+	}
+
+	@Test
+	void startsWhileTheBrokerIsDownAndConsumesOnceItIsBack() {
+		this.proxy.cut();
+		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, "dev.waybill.outbox.rabbit")) {
+			long started = System.nanoTime();
+			service().run((context) -> {
+				Duration startUp = Duration.ofNanos(System.nanoTime() - started);
+				assertThat(context).hasNotFailed();
+				// it fails over at the first refused connection; before, start-up failed after ~24 s
+				assertThat(startUp).isLessThan(Duration.ofSeconds(15));
+				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+				assertThat(endpoint.isRunning()).isTrue();
+				assertThat(endpoint.isConsuming()).isFalse();
+				assertThat(logs.atLeast(Level.WARN)).anySatisfy((event) -> assertThat(event.getFormattedMessage())
+					.contains("unreachable").contains(this.queue).contains("will start when it is"));
+				assertThat(queueExists(this.queue)).isFalse();
+
+				this.proxy.restore();
+				await().until(endpoint::isConsuming);
+				UUID ping = publish("ok");
+				await().until(() -> this.pings.handled(ping) == 1);
+				assertThat(queueExists(this.queue + "_error")).isTrue();
+			});
+		}
+	}
+
+	@Test
+	void failsToStartWhenTheBrokerIsReachableButRefusesTheTopology() throws Exception {
+		// the same name, declared otherwise: not durable, where the consumer's queue is durable
+		this.topology.channel().queueDeclare(this.queue, false, false, false, null);
+		service().run((context) -> assertThat(context).hasFailed()
+			.getFailure()
+			.rootCause()
+			.hasMessageContaining("PRECONDITION_FAILED")
+			.hasMessageContaining(this.queue));
+	}
+
+	@Test
+	void declaresItsTopologyAgainOnReconnectingToABrokerThatLostIt() throws Exception {
+		service().run((context) -> {
+			RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+			await().until(endpoint::isConsuming);
+			UUID before = publish("ok");
+			await().until(() -> this.pings.handled(before) == 1);
+
+			this.proxy.cut();
+			await().until(() -> !endpoint.isConsuming());
+			// what a fresh node or a reset broker is missing
+			Channel admin = this.topology.channel();
+			admin.queueUnbind(this.queue, TYPE, "");
+			admin.queueDelete(this.queue);
+			admin.queueDelete(this.queue + "_error");
+			admin.exchangeDelete(TYPE);
+			this.proxy.restore();
+
+			await().until(() -> endpoint.isConsuming() && queueExists(this.queue) && queueExists(this.queue + "_error"));
+			UUID after = publish("ok");
+			await().until(() -> this.pings.handled(after) == 1);
+		});
+	}
+
+	@Test
+	void declaresItsQueueAgainWhenTheBrokerCancelsTheConsumer() throws Exception {
+		service().run((context) -> {
+			RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+			await().until(endpoint::isConsuming);
+			int connections = this.proxy.connectionsForwarded();
+
+			this.topology.channel().queueDelete(this.queue); // the broker cancels its consumers
+
+			await().until(() -> this.proxy.connectionsForwarded() > connections && endpoint.isConsuming()
+					&& queueExists(this.queue));
+			UUID ping = publish("ok");
+			await().until(() -> this.pings.handled(ping) == 1);
+		});
+	}
+
+	@Test
+	void aConnectionCutWhileDeliveriesAreUnacknowledgedLogsNoErrorAndProcessesEachMessageOnce() {
+		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, "com.rabbitmq.client", "dev.waybill.outbox.rabbit",
+				"dev.waybill.inbox")) {
+			service().run((context) -> {
+				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+				await().until(endpoint::isConsuming);
+				this.pings.gate = new CountDownLatch(1);
+				List<UUID> sent = new ArrayList<>();
+				for (int i = 0; i < 6; i++) {
+					sent.add(publish("slow"));
+				}
+				// two in the handlers (concurrency 2), the others sent ahead (prefetch 4), none acknowledged
+				await().until(() -> this.pings.entered.size() == 2);
+				List<UUID> inHandlers = List.copyOf(this.pings.entered.keySet());
+
+				this.proxy.cut();
+				await().until(() -> !endpoint.isConsuming());
+				this.pings.gate.countDown(); // the handlers commit, their acknowledgements cannot be sent
+				this.proxy.restore();
+
+				await().until(() -> processed() == sent.size());
+				for (UUID ping : inHandlers) {
+					await().until(() -> receiveCount(ping) >= 2); // delivered again, recognised as a duplicate
+				}
+				await().until(() -> queueMessages(this.queue) == 0);
+				for (UUID ping : sent) {
+					assertThat(this.pings.handled(ping)).as("handler runs that committed for %s", ping).isOne();
+				}
+			});
+			List<ILoggingEvent> errors = logs.atLeast(Level.ERROR);
+			assertThat(errors).as("errors logged:\n%s", CapturedLogs.describe(errors)).isEmpty();
+			assertThat(logs.atLeast(Level.WARN)).as("the loss is reported")
+				.anySatisfy((event) -> assertThat(event.getFormattedMessage()).contains("stopped consuming"));
+		}
+	}
+
+	private ApplicationContextRunner service() {
+		TestRabbit rabbit = TestRabbit.get();
+		ConsumerRegistration<Ping> registration = ConsumerRegistration.of(this.queue, Ping.class, this.pings)
+			.withConcurrency(2)
+			.withPrefetch(4);
+		return WaybillContext.runner(this.schema.name())
+			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
+					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
+			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.of(List.of(registration)))
+			.withPropertyValues("waybill.rabbit.host=" + this.proxy.host(), "waybill.rabbit.port=" + this.proxy.port(),
+					"waybill.rabbit.virtual-host=" + rabbit.virtualHost(), "waybill.rabbit.username=" + rabbit.username(),
+					"waybill.rabbit.password=" + rabbit.password(), "waybill.rabbit.recovery-interval=500ms",
+					"waybill.outbox.relay.poll-interval=200ms");
+	}
+
+	private UUID publish(String mode) throws IOException {
+		UUID id = UUID.randomUUID();
+		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(UUID.randomUUID().toString())
+			.type(TYPE)
+			.contentType("application/json")
+			.deliveryMode(2)
+			.build();
+		byte[] body = ("{\"id\":\"" + id + "\",\"mode\":\"" + mode + "\"}").getBytes(StandardCharsets.UTF_8);
+		this.topology.channel().basicPublish(TYPE, "", properties, body);
+		return id;
+	}
+
+	private boolean queueExists(String name) {
+		return queueMessages(name) >= 0;
+	}
+
+	/** The ready messages of a queue, -1 when it does not exist. */
+	private int queueMessages(String name) {
+		try {
+			return this.topology.channel().queueDeclarePassive(name).getMessageCount();
+		}
+		catch (IOException ex) {
+			return -1;
+		}
+	}
+
+	private int processed() {
+		return jdbc().queryForObject("SELECT count(*) FROM " + this.schema.name()
+				+ ".inbox_state WHERE consumer_id = ? AND processed_at IS NOT NULL", Integer.class, this.queue);
+	}
+
+	private int receiveCount(UUID ping) {
+		UUID messageId = this.pings.messageIds.get(ping);
+		List<Integer> counts = jdbc().queryForList("SELECT receive_count FROM " + this.schema.name()
+				+ ".inbox_state WHERE message_id = ?", Integer.class, messageId);
+		return counts.isEmpty() ? 0 : counts.get(0);
+	}
+
+	private JdbcTemplate jdbc() {
+		return new JdbcTemplate(this.schema.dataSource());
+	}
+
+	private static ConditionFactory await() {
+		return Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50));
+	}
+
+	@MessageType(TYPE)
+	record Ping(UUID id, String mode) {
+	}
+
+	/**
+	 * Counts the committed runs per ping; "slow" pings wait for the gate inside the transaction.
+	 */
+	static final class Pings implements MessageHandler<Ping> {
+
+		final Map<UUID, Boolean> entered = new ConcurrentHashMap<>();
+
+		final Map<UUID, UUID> messageIds = new ConcurrentHashMap<>();
+
+		private final Map<UUID, AtomicInteger> committed = new ConcurrentHashMap<>();
+
+		volatile CountDownLatch gate = new CountDownLatch(0);
+
+		@Override
+		public void handle(Ping ping, MessageContext context) throws Exception {
+			this.entered.put(ping.id(), Boolean.TRUE);
+			this.messageIds.put(ping.id(), context.messageId());
+			if ("slow".equals(ping.mode())) {
+				this.gate.await();
+			}
+			AtomicInteger count = this.committed.computeIfAbsent(ping.id(), (id) -> new AtomicInteger());
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public void afterCommit() {
+					count.incrementAndGet();
+				}
+
+			});
+		}
+
+		int handled(UUID ping) {
+			AtomicInteger count = this.committed.get(ping);
+			return (count != null) ? count.get() : 0;
+		}
+
+	}
+
+}
