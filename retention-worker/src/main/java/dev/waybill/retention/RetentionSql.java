@@ -37,7 +37,27 @@ final class RetentionSql {
 			  ORDER BY %4$s
 			  LIMIT ? FOR UPDATE OF i SKIP LOCKED))""";
 
+	/**
+	 * Deletes the published consumer scopes of faulted, never processed inbox rows (the redeliveries
+	 * and the forward to the error queue), walking the inbox's faulted index and the consumer-outbox
+	 * index; the inbox row is locked too, so an operator resetting it is skipped, never raced.
+	 * Parameters: the inbox row's age, the scope's age, the limit.
+	 */
+	private static final String DELETE_FAULTED_SCOPES = """
+			WITH purged AS (
+			  DELETE FROM %1$s WHERE id = ANY(ARRAY(
+			    SELECT s.id FROM %2$s i
+			    JOIN %1$s s ON s.inbound_message_id = i.message_id AND s.consumer_id = i.consumer_id
+			    WHERE i.faulted_at IS NOT NULL AND i.processed_at IS NULL AND i.faulted_at < %3$s
+			      AND s.inbound_message_id IS NOT NULL AND s.status = 'published' AND s.published_at < %3$s
+			    ORDER BY i.faulted_at
+			    LIMIT ? FOR UPDATE OF s, i SKIP LOCKED))
+			  RETURNING message_count)
+			SELECT count(*), coalesce(sum(message_count), 0) FROM purged""";
+
 	final String completedScopes;
+
+	final String faultedScopes;
 
 	final String deadScopes;
 
@@ -59,6 +79,9 @@ final class RetentionSql {
 				+ " AND (s.inbound_message_id IS NULL OR NOT EXISTS (SELECT 1 FROM " + inbox + " i "
 				+ "WHERE i.message_id = s.inbound_message_id AND i.consumer_id = s.consumer_id AND i.processed_at IS NULL))",
 				"s.published_at");
+		// Faulted: terminal until an operator resets the row, so its published scopes are incomplete
+		// rows too; they go first, and the faulted inbox row follows in the same batch.
+		this.faultedScopes = DELETE_FAULTED_SCOPES.formatted(state, inbox, AGE);
 		this.deadScopes = DELETE_SCOPES.formatted(state, inbox, "s.status = 'dead' AND s.created_at < " + AGE,
 				"s.created_at");
 		// Over the relay's due index: a claim moves next_attempt_at forward, so a scope a relay holds

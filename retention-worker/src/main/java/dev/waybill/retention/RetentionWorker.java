@@ -35,9 +35,10 @@ import dev.waybill.outbox.jdbc.OutboxTables;
  * scope. A consumer scope (one with an {@code inbound_message_id}) is tied to the inbox row of the
  * same message and consumer: it stays while that row is unprocessed, and the inbox row stays while
  * any scope of it remains, so the row goes in the same batch as, or after, its scopes. With
- * {@code purgeIncomplete}: dead scopes and faulted, never processed inbox rows older than
- * {@code incompleteAfter}, and pending scopes only when {@code purgePendingAfter} is set. No inbox
- * row younger than {@code inboxMinimumAge} is ever purged.
+ * {@code purgeIncomplete}, older than {@code incompleteAfter}: dead scopes, faulted (never
+ * processed) inbox rows together with their published consumer scopes (the redeliveries and the
+ * forward to the error queue), and pending scopes only when {@code purgePendingAfter} is set. No
+ * inbox row younger than {@code inboxMinimumAge} is ever purged.
  * <p>
  * At most one worker purges a set of tables at a time: a run first takes a PostgreSQL session
  * advisory lock with {@code pg_try_advisory_lock} on one pooled connection, runs every batch on
@@ -154,6 +155,8 @@ public final class RetentionWorker implements SmartLifecycle {
 			if (this.settings.purgeIncomplete()) {
 				add(scopes, deleteScopes(connection, this.sql.deadScopes, limit - scopes[0],
 						this.settings.incompleteAfter()));
+				add(scopes, deleteScopes(connection, this.sql.faultedScopes, limit - scopes[0],
+						inboxAge(this.settings.incompleteAfter()), this.settings.incompleteAfter()));
 				if (pendingAfter != null) {
 					add(scopes, deleteScopes(connection, this.sql.pendingScopes, limit - scopes[0], pendingAfter,
 							pendingAfter));

@@ -44,6 +44,13 @@ class RetentionQueryPlanTests {
 	}
 
 	@Test
+	void faultedScopesWalkTheFaultedAndTheConsumerOutboxIndexes() throws SQLException {
+		assertThat(plan(sql.faultedScopes)).doesNotContain("Seq Scan")
+			.contains(schema.tables().inboxState() + "_faulted_idx")
+			.contains(schema.tables().outboxState() + "_inbound_idx");
+	}
+
+	@Test
 	void deadScopesWalkTheDeadIndex() throws SQLException {
 		assertThat(plan(sql.deadScopes)).doesNotContain("Seq Scan")
 			.contains(schema.tables().outboxState() + "_dead_idx");

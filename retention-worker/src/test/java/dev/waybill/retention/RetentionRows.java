@@ -38,6 +38,12 @@ public final class RetentionRows {
 		return scope("published", "now() - interval '" + publishedAgo + "'", "now()", "now()", inbound, consumer);
 	}
 
+	/** A dead consumer scope created {@code createdAgo} while handling {@code inbound}. */
+	public UUID deadConsumerScope(String createdAgo, UUID inbound, String consumer) {
+		String created = "now() - interval '" + createdAgo + "'";
+		return scope("dead", "NULL", created, created, inbound, consumer);
+	}
+
 	public UUID dead(String createdAgo) {
 		String created = "now() - interval '" + createdAgo + "'";
 		return scope("dead", "NULL", created, created, null, null);
@@ -66,7 +72,12 @@ public final class RetentionRows {
 
 	/** An inbox row that faulted {@code faultedAgo} and was never processed. */
 	public UUID faulted(String faultedAgo) {
-		return inbox("NULL", "now() - interval '" + faultedAgo + "'", "consumer");
+		return faulted(faultedAgo, "consumer");
+	}
+
+	/** An inbox row of {@code consumer} that faulted {@code faultedAgo} and was never processed. */
+	public UUID faulted(String faultedAgo, String consumer) {
+		return inbox("NULL", "now() - interval '" + faultedAgo + "'", consumer);
 	}
 
 	private UUID inbox(String processedAt, String faultedAt, String consumer) {
@@ -87,6 +98,12 @@ public final class RetentionRows {
 
 	public boolean inboxExists(UUID messageId) {
 		return count(this.tables.qualifiedInboxState() + " WHERE message_id = ?", messageId) == 1;
+	}
+
+	/** Returns the rows left in the outbox state, outbox message and inbox state tables. */
+	public long[] remaining() {
+		return new long[] { count(this.tables.qualifiedOutboxState()), count(this.tables.qualifiedOutboxMessage()),
+				count(this.tables.qualifiedInboxState()) };
 	}
 
 	public long count(String fromWhere, Object... arguments) {
