@@ -17,10 +17,12 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import dev.waybill.outbox.autoconfigure.UnknownWaybillPropertyException;
 import dev.waybill.outbox.test.StartupFailures;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
 import dev.waybill.retention.RetentionRows;
+import dev.waybill.retention.RetentionSettings;
 import dev.waybill.retention.RetentionWorker;
 import dev.waybill.retention.metrics.RetentionMetrics;
 
@@ -112,6 +114,50 @@ class WaybillRetentionAutoConfigurationTests {
 			assertThat(failure.getName()).isEqualTo(property);
 			assertThat(failure.getReason()).contains(rule).contains("Set " + property);
 		});
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', value = { "waybill.retention.completed-after|-1d|positive duration",
+			"waybill.retention.batch-size|0|at least 1", "waybill.retention.completed-after|10m|shorter than" })
+	void invalidValueFailsStartUpAlsoOnHostsThatDoNotRunTheWorker(String property, String value, String rule) {
+		for (String[] host : new String[][] {
+				{ "waybill.retention.machine-names=ops-1", "waybill.retention.machine-name=orders-1" },
+				{ "waybill.retention.enabled=false" } }) {
+			runner().withPropertyValues(host).withPropertyValues(property + "=" + value).run((context) -> {
+				InvalidConfigurationPropertyValueException failure = StartupFailures.invalidProperty(context);
+				assertThat(failure.getName()).isEqualTo(property);
+				assertThat(failure.getReason()).contains(rule);
+			});
+		}
+	}
+
+	@Test
+	void aMisspeltRetentionKeyFailsStartUpNamingItAndTheProperty() {
+		runner().withPropertyValues("waybill.retention.completd-after=30d", "waybill.retention.enabled=false")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				Throwable failure = context.getStartupFailure();
+				while (failure != null && !(failure instanceof UnknownWaybillPropertyException)) {
+					failure = failure.getCause();
+				}
+				assertThat(failure).isInstanceOf(UnknownWaybillPropertyException.class)
+					.hasMessageContaining("'waybill.retention.completd-after'")
+					.hasMessageContaining("did you mean 'waybill.retention.completed-after'?");
+			});
+	}
+
+	@Test
+	void relaxedFormsOfRetentionKeysAndTheInboxWindowItReadsAreKnownWithoutTheInboxModule() {
+		runner().withPropertyValues("waybill.retention.machineNames[0]=ops-1", "waybill.retention.machine-name=OPS-1",
+				"waybill.retention.completedAfter=2h", "waybill.retention.batch_size=10",
+				"waybill.inbox.duplicate-detection-window=1h")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(RetentionWorker.class);
+				RetentionSettings settings = context.getBean(RetentionWorker.class).settings();
+				assertThat(settings.completedAfter()).isEqualTo(Duration.ofHours(2));
+				assertThat(settings.batchSize()).isEqualTo(10);
+				assertThat(settings.inboxMinimumAge()).isEqualTo(Duration.ofHours(1));
+			});
 	}
 
 	@Test
