@@ -17,9 +17,12 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.UnboundElementsSourceFilter;
+import org.springframework.boot.origin.Origin;
+import org.springframework.boot.origin.PropertySourceOrigin;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import dev.waybill.outbox.autoconfigure.UnknownWaybillPropertyException.UnknownProperty;
 
@@ -82,8 +85,13 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Environm
 				.filter((name) -> !names.isKnown(name))
 				.forEach((name) -> {
 					ConfigurationProperty property = source.getConfigurationProperty(name);
-					String origin = (property != null && property.getOrigin() != null) ? property.getOrigin().toString()
-							: null;
+					Origin from = (property != null) ? property.getOrigin() : null;
+					if (source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource
+							&& from instanceof PropertySourceOrigin variable
+							&& names.isKnownLegacyVariable(variable.getPropertyName())) {
+						return;
+					}
+					String origin = (from != null) ? from.toString() : null;
 					UnknownProperty unknown = new UnknownProperty(name.toString(), origin, names.closest(name));
 					(configuredByTheApplication.apply(source) ? fatal : logged).add(unknown);
 				});

@@ -13,6 +13,7 @@ import java.util.Collection;
 import java.util.Enumeration;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -207,6 +208,23 @@ final class WaybillPropertyNames {
 		}
 		for (ConfigurationPropertyName leaf : this.leaves) {
 			if (leaf.equals(name) || name.isAncestorOf(leaf)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Tells whether an environment variable binds a known property in Spring Boot's legacy form,
+	 * every {@code .} and {@code -} written as {@code _} ({@code WAYBILL_OUTBOX_RELAY_BATCH_SIZE}),
+	 * which the binder still reads for a property's own value (not for map keys).
+	 * @param variable the variable's name
+	 * @return whether it is the legacy form of a known property
+	 */
+	boolean isKnownLegacyVariable(String variable) {
+		String wanted = variable.toUpperCase(Locale.ROOT);
+		for (ConfigurationPropertyName leaf : this.leaves) {
+			if (leaf.toString().toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_').equals(wanted)) {
 				return true;
 			}
 		}

@@ -113,9 +113,10 @@ class UnknownWaybillPropertyTests {
 	void environmentVariablesAreRecognisedAndAnUnknownOneIsLoggedNotFatal(CapturedOutput output) {
 		Map<String, Object> variables = new LinkedHashMap<>();
 		variables.put("WAYBILL_OUTBOX_RELAY_BATCHSIZE", "9");
+		variables.put("WAYBILL_OUTBOX_RETRY_MAX_ATTEMPTS", "4"); // the legacy form, which still binds
 		variables.put("WAYBILL_EXTENSION_LABELS_TEAM", "payments");
 		variables.put("WAYBILL_EXTENSION_NAMES_0", "a");
-		variables.put("WAYBILL_OUTBOX_RELAY_BATCH_SIZE", "9"); // underscores for dashes bind nothing
+		variables.put("WAYBILL_OUTBOX_RELAY_BACH_SIZE", "9");
 		variables.put("WAYBILL_TEST_JDBC_URL", "jdbc:postgresql://elsewhere/db"); // another tool's variable
 		runner().withUserConfiguration(ExtensionConfiguration.class)
 			.withInitializer((context) -> context.getEnvironment()
@@ -124,12 +125,15 @@ class UnknownWaybillPropertyTests {
 						StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, variables)))
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				assertThat(context.getBean(WaybillProperties.class).getOutbox().getRelay().getBatchSize()).isEqualTo(9);
-				assertThat(output).contains("Unknown Waybill configuration property 'waybill.outbox.relay.batch.size' "
-						+ "(from \"WAYBILL_OUTBOX_RELAY_BATCH_SIZE\" from property source \"systemEnvironment\"); "
+				WaybillProperties properties = context.getBean(WaybillProperties.class);
+				assertThat(properties.getOutbox().getRelay().getBatchSize()).isEqualTo(9);
+				assertThat(properties.getOutbox().getRetry().getMaxAttempts()).isEqualTo(4);
+				assertThat(output).contains("Unknown Waybill configuration property 'waybill.outbox.relay.bach.size' "
+						+ "(from \"WAYBILL_OUTBOX_RELAY_BACH_SIZE\" from property source \"systemEnvironment\"); "
 						+ "did you mean 'waybill.outbox.relay.batch-size'?")
 					.contains("'waybill.test.jdbc.url'")
 					.doesNotContain("'waybill.outbox.relay.batchsize'")
+					.doesNotContain("'waybill.outbox.retry.max.attempts'")
 					.doesNotContain("'waybill.extension.labels.team'")
 					.doesNotContain("'waybill.extension.names[0]'");
 			});
