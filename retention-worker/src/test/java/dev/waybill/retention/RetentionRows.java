@@ -38,6 +38,11 @@ public final class RetentionRows {
 		return scope("published", "now() - interval '" + publishedAgo + "'", "now()", "now()", inbound, consumer);
 	}
 
+	/** A pending consumer scope (a redelivery on its way) created {@code createdAgo}, due {@code nextAttemptAt}. */
+	public UUID pendingConsumerScope(String createdAgo, String nextAttemptAt, UUID inbound, String consumer) {
+		return scope("pending", "NULL", "now() - interval '" + createdAgo + "'", nextAttemptAt, inbound, consumer);
+	}
+
 	/** A dead consumer scope created {@code createdAgo} while handling {@code inbound}. */
 	public UUID deadConsumerScope(String createdAgo, UUID inbound, String consumer) {
 		String created = "now() - interval '" + createdAgo + "'";
@@ -80,11 +85,20 @@ public final class RetentionRows {
 		return inbox("NULL", "now() - interval '" + faultedAgo + "'", consumer);
 	}
 
+	/** An inbox row first received {@code receivedAgo} whose handler failed once: neither processed nor faulted. */
+	public UUID retrying(String receivedAgo, String consumer) {
+		return inbox("now() - interval '" + receivedAgo + "'", "NULL", "NULL", 1, consumer);
+	}
+
 	private UUID inbox(String processedAt, String faultedAt, String consumer) {
+		return inbox("now() - interval '400 days'", processedAt, faultedAt, 0, consumer);
+	}
+
+	private UUID inbox(String receivedAt, String processedAt, String faultedAt, int attempts, String consumer) {
 		UUID id = UUID.randomUUID();
 		this.jdbc.update("INSERT INTO " + this.tables.qualifiedInboxState() + " (message_id, consumer_id, received_at, "
-				+ "processed_at, faulted_at) VALUES (?, ?, now() - interval '400 days', " + processedAt + ", " + faultedAt
-				+ ")", id, consumer);
+				+ "processed_at, faulted_at, attempts) VALUES (?, ?, " + receivedAt + ", " + processedAt + ", " + faultedAt
+				+ ", ?)", id, consumer, attempts);
 		return id;
 	}
 

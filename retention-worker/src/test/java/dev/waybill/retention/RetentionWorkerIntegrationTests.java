@@ -170,7 +170,15 @@ class RetentionWorkerIntegrationTests {
 		UUID dead = rows.dead("200 days");
 		// Pending far too long (kept unless purge-pending-after is set).
 		UUID pending = rows.pending("400 days", "now() - interval '400 days'");
-		return List.of(faulted, redelivery1, redelivery2, forward, faultedDeadForward, deadForward, dead, pending);
+		// Abandoned between retries: one redelivery published, the next one died at the relay.
+		UUID abandoned = rows.retrying("200 days", "billing");
+		UUID abandonedRedelivery = rows.consumerScope("200 days", abandoned, "billing");
+		UUID abandonedDeadRedelivery = rows.deadConsumerScope("200 days", abandoned, "billing");
+		// Abandoned: its redelivery stuck pending far too long.
+		UUID stuck = rows.retrying("400 days", "billing");
+		UUID stuckRedelivery = rows.pendingConsumerScope("400 days", "now() - interval '400 days'", stuck, "billing");
+		return List.of(faulted, redelivery1, redelivery2, forward, faultedDeadForward, deadForward, dead, pending,
+				abandoned, abandonedRedelivery, abandonedDeadRedelivery, stuck, stuckRedelivery);
 	}
 
 	@Test
@@ -179,21 +187,41 @@ class RetentionWorkerIntegrationTests {
 		RetentionResult result = worker(RetentionSettings.defaults().withIncomplete(true, Duration.ofDays(180)))
 			.runOnce();
 		assertThat(rows.remaining()).as("outbox_state, outbox_message, inbox_state rows left").containsExactly(0, 0, 0);
-		assertThat(result.outboxStates()).isEqualTo(9);
-		assertThat(result.inboxStates()).isEqualTo(5);
+		assertThat(result.outboxStates()).isEqualTo(12);
+		assertThat(result.inboxStates()).isEqualTo(7);
 	}
 
 	@Test
 	void withTheIncompletePurgeOffOnlyTheIncompleteRowsStay() {
 		List<UUID> incomplete = everyKindOfRow();
 		worker(RetentionSettings.defaults().withIncomplete(false, Duration.ofDays(180))).runOnce();
-		assertThat(rows.inboxExists(incomplete.get(0))).isTrue();
-		assertThat(rows.inboxExists(incomplete.get(4))).isTrue();
-		for (UUID scope : List.of(incomplete.get(1), incomplete.get(2), incomplete.get(3), incomplete.get(5),
-				incomplete.get(6), incomplete.get(7))) {
-			assertThat(rows.scopeExists(scope)).as("scope %s", scope).isTrue();
+		for (int i : new int[] { 0, 4, 8, 11 }) {
+			assertThat(rows.inboxExists(incomplete.get(i))).as("inbox row %s", incomplete.get(i)).isTrue();
 		}
-		assertThat(rows.remaining()).containsExactly(6, 6, 2);
+		for (int i : new int[] { 1, 2, 3, 5, 6, 7, 9, 10, 12 }) {
+			assertThat(rows.scopeExists(incomplete.get(i))).as("scope %s", incomplete.get(i)).isTrue();
+		}
+		assertThat(rows.remaining()).containsExactly(9, 9, 4);
+	}
+
+	@Test
+	void aRowStillRetryingStaysWhateverItsAge() {
+		UUID retrying = rows.retrying("400 days", "billing");
+		UUID published = rows.consumerScope("400 days", retrying, "billing");
+		UUID due = rows.pendingConsumerScope("1 minute", "now() + interval '1 minute'", retrying, "billing");
+		UUID young = rows.retrying("10 days", "billing");
+		UUID youngDead = rows.deadConsumerScope("200 days", young, "billing");
+		worker(RetentionSettings.defaults().withIncomplete(true, Duration.ofDays(180))).runOnce();
+		assertThat(rows.inboxExists(retrying)).isTrue();
+		assertThat(rows.scopeExists(published)).isTrue();
+		assertThat(rows.scopeExists(due)).isTrue();
+		assertThat(rows.inboxExists(young)).as("received inside incomplete-after").isTrue();
+		assertThat(rows.scopeExists(youngDead)).as("dead for longer than incomplete-after").isFalse();
+		// Once the redelivery is no longer pending, the old row and its scopes go.
+		rows.jdbc().update("UPDATE " + schema.tables().qualifiedOutboxState() + " SET status = 'dead' WHERE id = ?", due);
+		worker(RetentionSettings.defaults().withIncomplete(true, Duration.ofDays(180))).runOnce();
+		assertThat(rows.scopeExists(due)).as("dead only just now").isTrue();
+		assertThat(rows.scopeExists(published)).isFalse();
 	}
 
 	@Test
