@@ -21,6 +21,7 @@ import org.springframework.boot.origin.Origin;
 import org.springframework.boot.origin.PropertySourceOrigin;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.Ordered;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
@@ -50,8 +51,8 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Environm
 
 	@Override
 	public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
-		if (this.environment == null) {
-			return;
+		if (!(this.environment instanceof ConfigurableEnvironment)) {
+			return; // no property sources to walk
 		}
 		WaybillPropertyNames names = new WaybillPropertyNames();
 		names.addMetadata(beanFactory.getBeanClassLoader());
