@@ -3,7 +3,11 @@ package dev.waybill.retention.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.InputStream;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.UUID;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -147,7 +151,24 @@ class WaybillRetentionAutoConfigurationTests {
 	}
 
 	@Test
-	void relaxedFormsOfRetentionKeysAndTheInboxWindowItReadsAreKnownWithoutTheInboxModule() {
+	void retentionDeclaresTheInboxWindowItReadsSoTheKeyIsKnownWhereTheInboxModuleIsAbsent() throws Exception {
+		// An operations host may run retention without the inbox module: the unknown-key check then
+		// knows waybill.inbox.duplicate-detection-window from retention's own metadata.
+		String metadata = null;
+		for (URL url : Collections.list(getClass().getClassLoader()
+			.getResources("META-INF/spring-configuration-metadata.json"))) {
+			if (url.toString().contains("retention-worker")) {
+				try (InputStream in = url.openStream()) {
+					metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+				}
+			}
+		}
+		assertThat(metadata).as("retention-worker's configuration metadata")
+			.contains("\"name\": \"waybill.inbox.duplicate-detection-window\"");
+	}
+
+	@Test
+	void relaxedFormsOfRetentionKeysAndTheInboxWindowItReadsAreKnown() {
 		runner().withPropertyValues("waybill.retention.machineNames[0]=ops-1", "waybill.retention.machine-name=OPS-1",
 				"waybill.retention.completedAfter=2h", "waybill.retention.batch_size=10",
 				"waybill.inbox.duplicate-detection-window=1h")
