@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * @param batchSize the most rows one batch (one transaction) deletes from each table
  * @param purgeCompleted whether completed rows are purged (the three scenarios)
  * @param completedAfter how long completed rows are kept, from {@code published_at} / {@code processed_at}
- * @param purgeIncomplete whether dead scopes and faulted, never processed inbox rows are purged
+ * @param purgeIncomplete whether dead scopes and faulted, never processed inbox rows (with their
+ * published consumer scopes) are purged
  * @param incompleteAfter how long incomplete rows are kept, from {@code created_at} / {@code faulted_at}
  * @param purgePendingAfter with {@code purgeIncomplete}: a pending scope created, and last due for
  * an attempt, longer ago than this is purged; {@code null} (the default) never purges a pending scope

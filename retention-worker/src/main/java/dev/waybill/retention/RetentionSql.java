@@ -37,7 +37,36 @@ final class RetentionSql {
 			  ORDER BY %4$s
 			  LIMIT ? FOR UPDATE OF i SKIP LOCKED))""";
 
+	/**
+	 * Deletes the published consumer scopes (redeliveries, the forward to the error queue) of inbox
+	 * rows that will not be processed, selected over one of the inbox's partial indexes (%3$s: the
+	 * row's predicate, %4$s its age column) and the consumer-outbox index. The inbox row is locked
+	 * too, so a delivery or an operator working on it is skipped, never raced. Parameters: the inbox
+	 * row's age, the scope's age, the limit.
+	 */
+	private static final String DELETE_SCOPES_OF_INBOX = """
+			WITH purged AS (
+			  DELETE FROM %1$s WHERE id = ANY(ARRAY(
+			    SELECT s.id FROM %2$s i
+			    JOIN %1$s s ON s.inbound_message_id = i.message_id AND s.consumer_id = i.consumer_id
+			    WHERE %3$s AND %4$s < %5$s
+			      AND s.inbound_message_id IS NOT NULL AND s.status = 'published' AND s.published_at < %5$s
+			    ORDER BY %4$s
+			    LIMIT ? FOR UPDATE OF s, i SKIP LOCKED))
+			  RETURNING message_count)
+			SELECT count(*), coalesce(sum(message_count), 0) FROM purged""";
+
+	private static final String FAULTED = "i.faulted_at IS NOT NULL AND i.processed_at IS NULL";
+
+	private static final String RETRYING = "i.processed_at IS NULL AND i.faulted_at IS NULL AND i.attempts > 0";
+
 	final String completedScopes;
+
+	final String faultedScopes;
+
+	final String abandonedScopes;
+
+	final String abandonedInbox;
 
 	final String deadScopes;
 
@@ -59,6 +88,15 @@ final class RetentionSql {
 				+ " AND (s.inbound_message_id IS NULL OR NOT EXISTS (SELECT 1 FROM " + inbox + " i "
 				+ "WHERE i.message_id = s.inbound_message_id AND i.consumer_id = s.consumer_id AND i.processed_at IS NULL))",
 				"s.published_at");
+		// Faulted: terminal until an operator resets the row, so its published scopes are incomplete
+		// rows too; they go first, and the faulted inbox row follows in the same batch.
+		this.faultedScopes = DELETE_SCOPES_OF_INBOX.formatted(state, inbox, FAULTED, "i.faulted_at", AGE);
+		// Abandoned: failed, neither processed nor faulted, and no redelivery pending (the last one
+		// died, was purged as stuck, or was lost); old enough, it will not be processed any more.
+		String nothingPending = " AND NOT EXISTS (SELECT 1 FROM " + state + " p WHERE p.inbound_message_id = i.message_id"
+				+ " AND p.consumer_id = i.consumer_id AND p.status = 'pending')";
+		this.abandonedScopes = DELETE_SCOPES_OF_INBOX.formatted(state, inbox, RETRYING + nothingPending, "i.received_at",
+				AGE);
 		this.deadScopes = DELETE_SCOPES.formatted(state, inbox, "s.status = 'dead' AND s.created_at < " + AGE,
 				"s.created_at");
 		// Over the relay's due index: a claim moves next_attempt_at forward, so a scope a relay holds
@@ -67,8 +105,9 @@ final class RetentionSql {
 				"s.status = 'pending' AND s.next_attempt_at < " + AGE + " AND s.created_at < " + AGE, "s.next_attempt_at");
 		// Scenario 3: processed, and no outbox scope (scenario 2's scope goes first, in the same batch).
 		this.completedInbox = DELETE_INBOX.formatted(state, inbox, "i.processed_at < " + AGE, "i.processed_at");
-		this.faultedInbox = DELETE_INBOX.formatted(state, inbox,
-				"i.processed_at IS NULL AND i.faulted_at IS NOT NULL AND i.faulted_at < " + AGE, "i.faulted_at");
+		this.faultedInbox = DELETE_INBOX.formatted(state, inbox, FAULTED + " AND i.faulted_at < " + AGE, "i.faulted_at");
+		this.abandonedInbox = DELETE_INBOX.formatted(state, inbox, RETRYING + " AND i.received_at < " + AGE,
+				"i.received_at");
 		this.lockKey = lockKey(tables);
 	}
 

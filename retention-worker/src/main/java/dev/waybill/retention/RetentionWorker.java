@@ -35,9 +35,11 @@ import dev.waybill.outbox.jdbc.OutboxTables;
  * scope. A consumer scope (one with an {@code inbound_message_id}) is tied to the inbox row of the
  * same message and consumer: it stays while that row is unprocessed, and the inbox row stays while
  * any scope of it remains, so the row goes in the same batch as, or after, its scopes. With
- * {@code purgeIncomplete}: dead scopes and faulted, never processed inbox rows older than
- * {@code incompleteAfter}, and pending scopes only when {@code purgePendingAfter} is set. No inbox
- * row younger than {@code inboxMinimumAge} is ever purged.
+ * {@code purgeIncomplete}, older than {@code incompleteAfter}: dead scopes; faulted (never
+ * processed) inbox rows together with their published consumer scopes (the redeliveries and the
+ * forward to the error queue); abandoned inbox rows (failed, neither processed nor faulted, with no
+ * redelivery pending, by {@code received_at}) together with theirs; and pending scopes only when
+ * {@code purgePendingAfter} is set. No inbox row younger than {@code inboxMinimumAge} is ever purged.
  * <p>
  * At most one worker purges a set of tables at a time: a run first takes a PostgreSQL session
  * advisory lock with {@code pg_try_advisory_lock} on one pooled connection, runs every batch on
@@ -152,18 +154,26 @@ public final class RetentionWorker implements SmartLifecycle {
 			}
 			Duration pendingAfter = this.settings.purgePendingAfter();
 			if (this.settings.purgeIncomplete()) {
-				add(scopes, deleteScopes(connection, this.sql.deadScopes, limit - scopes[0],
-						this.settings.incompleteAfter()));
+				Duration incomplete = this.settings.incompleteAfter();
+				add(scopes, deleteScopes(connection, this.sql.deadScopes, limit - scopes[0], incomplete));
 				if (pendingAfter != null) {
 					add(scopes, deleteScopes(connection, this.sql.pendingScopes, limit - scopes[0], pendingAfter,
 							pendingAfter));
 				}
+				// After the dead and stuck ones, so that an inbox row they leave without a pending
+				// redelivery goes with the rest of its scopes in this same batch.
+				add(scopes, deleteScopes(connection, this.sql.faultedScopes, limit - scopes[0], inboxAge(incomplete),
+						incomplete));
+				add(scopes, deleteScopes(connection, this.sql.abandonedScopes, limit - scopes[0], inboxAge(incomplete),
+						incomplete));
 			}
 			if (this.settings.purgeCompleted()) {
 				inbox += deleteInbox(connection, this.sql.completedInbox, limit, inboxAge(this.settings.completedAfter()));
 			}
 			if (this.settings.purgeIncomplete()) {
 				inbox += deleteInbox(connection, this.sql.faultedInbox, limit - inbox,
+						inboxAge(this.settings.incompleteAfter()));
+				inbox += deleteInbox(connection, this.sql.abandonedInbox, limit - inbox,
 						inboxAge(this.settings.incompleteAfter()));
 			}
 			connection.commit();

@@ -44,6 +44,26 @@ class RetentionQueryPlanTests {
 	}
 
 	@Test
+	void faultedScopesWalkTheFaultedAndTheConsumerOutboxIndexes() throws SQLException {
+		assertThat(plan(sql.faultedScopes)).doesNotContain("Seq Scan")
+			.contains(schema.tables().inboxState() + "_faulted_idx")
+			.contains(schema.tables().outboxState() + "_inbound_idx");
+	}
+
+	@Test
+	void abandonedScopesWalkTheRetryingAndTheConsumerOutboxIndexes() throws SQLException {
+		assertThat(plan(sql.abandonedScopes)).doesNotContain("Seq Scan")
+			.contains(schema.tables().inboxState() + "_retrying_idx")
+			.contains(schema.tables().outboxState() + "_inbound_idx");
+	}
+
+	@Test
+	void abandonedInboxRowsWalkTheRetryingIndex() throws SQLException {
+		assertThat(plan(sql.abandonedInbox)).doesNotContain("Seq Scan")
+			.contains(schema.tables().inboxState() + "_retrying_idx");
+	}
+
+	@Test
 	void deadScopesWalkTheDeadIndex() throws SQLException {
 		assertThat(plan(sql.deadScopes)).doesNotContain("Seq Scan")
 			.contains(schema.tables().outboxState() + "_dead_idx");

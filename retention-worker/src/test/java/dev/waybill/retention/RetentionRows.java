@@ -38,6 +38,17 @@ public final class RetentionRows {
 		return scope("published", "now() - interval '" + publishedAgo + "'", "now()", "now()", inbound, consumer);
 	}
 
+	/** A pending consumer scope (a redelivery on its way) created {@code createdAgo}, due {@code nextAttemptAt}. */
+	public UUID pendingConsumerScope(String createdAgo, String nextAttemptAt, UUID inbound, String consumer) {
+		return scope("pending", "NULL", "now() - interval '" + createdAgo + "'", nextAttemptAt, inbound, consumer);
+	}
+
+	/** A dead consumer scope created {@code createdAgo} while handling {@code inbound}. */
+	public UUID deadConsumerScope(String createdAgo, UUID inbound, String consumer) {
+		String created = "now() - interval '" + createdAgo + "'";
+		return scope("dead", "NULL", created, created, inbound, consumer);
+	}
+
 	public UUID dead(String createdAgo) {
 		String created = "now() - interval '" + createdAgo + "'";
 		return scope("dead", "NULL", created, created, null, null);
@@ -66,14 +77,28 @@ public final class RetentionRows {
 
 	/** An inbox row that faulted {@code faultedAgo} and was never processed. */
 	public UUID faulted(String faultedAgo) {
-		return inbox("NULL", "now() - interval '" + faultedAgo + "'", "consumer");
+		return faulted(faultedAgo, "consumer");
+	}
+
+	/** An inbox row of {@code consumer} that faulted {@code faultedAgo} and was never processed. */
+	public UUID faulted(String faultedAgo, String consumer) {
+		return inbox("NULL", "now() - interval '" + faultedAgo + "'", consumer);
+	}
+
+	/** An inbox row first received {@code receivedAgo} whose handler failed once: neither processed nor faulted. */
+	public UUID retrying(String receivedAgo, String consumer) {
+		return inbox("now() - interval '" + receivedAgo + "'", "NULL", "NULL", 1, consumer);
 	}
 
 	private UUID inbox(String processedAt, String faultedAt, String consumer) {
+		return inbox("now() - interval '400 days'", processedAt, faultedAt, 0, consumer);
+	}
+
+	private UUID inbox(String receivedAt, String processedAt, String faultedAt, int attempts, String consumer) {
 		UUID id = UUID.randomUUID();
 		this.jdbc.update("INSERT INTO " + this.tables.qualifiedInboxState() + " (message_id, consumer_id, received_at, "
-				+ "processed_at, faulted_at) VALUES (?, ?, now() - interval '400 days', " + processedAt + ", " + faultedAt
-				+ ")", id, consumer);
+				+ "processed_at, faulted_at, attempts) VALUES (?, ?, " + receivedAt + ", " + processedAt + ", " + faultedAt
+				+ ", ?)", id, consumer, attempts);
 		return id;
 	}
 
@@ -87,6 +112,12 @@ public final class RetentionRows {
 
 	public boolean inboxExists(UUID messageId) {
 		return count(this.tables.qualifiedInboxState() + " WHERE message_id = ?", messageId) == 1;
+	}
+
+	/** Returns the rows left in the outbox state, outbox message and inbox state tables. */
+	public long[] remaining() {
+		return new long[] { count(this.tables.qualifiedOutboxState()), count(this.tables.qualifiedOutboxMessage()),
+				count(this.tables.qualifiedInboxState()) };
 	}
 
 	public long count(String fromWhere, Object... arguments) {

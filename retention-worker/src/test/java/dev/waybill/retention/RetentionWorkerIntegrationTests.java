@@ -139,6 +139,110 @@ class RetentionWorkerIntegrationTests {
 		assertThat(result).isEqualTo(new RetentionResult(false, 1, 1, 1, 1));
 	}
 
+	/**
+	 * Writes one of every kind of row a service ends up with, all long past every retention age,
+	 * and returns the incomplete ones: those only the incomplete purge may delete.
+	 */
+	private static List<UUID> everyKindOfRow() {
+		// Processed at once: the inbox row and the scope of what the handler published.
+		UUID processed = rows.processed("200 days", "billing");
+		rows.consumerScope("200 days", processed, "billing");
+		// A producer's published scope.
+		rows.published("200 days");
+		// Delivered twice: the duplicate only counted on the processed row.
+		UUID duplicate = rows.processed("200 days", "billing");
+		rows.jdbc().update("UPDATE " + schema.tables().qualifiedInboxState()
+				+ " SET receive_count = 2 WHERE message_id = ?", duplicate);
+		// Retried: the handler failed once, the redelivery went through its consumer scope, then it was processed.
+		UUID retried = rows.processed("200 days", "billing");
+		rows.jdbc().update("UPDATE " + schema.tables().qualifiedInboxState()
+				+ " SET attempts = 1, last_error = 'boom' WHERE message_id = ?", retried);
+		rows.consumerScope("200 days", retried, "billing");
+		// Faulted: two redeliveries and the forward to the error queue, all published.
+		UUID faulted = rows.faulted("200 days", "billing");
+		UUID redelivery1 = rows.consumerScope("200 days", faulted, "billing");
+		UUID redelivery2 = rows.consumerScope("200 days", faulted, "billing");
+		UUID forward = rows.consumerScope("200 days", faulted, "billing");
+		// Faulted, and its forward to the error queue died at the relay.
+		UUID faultedDeadForward = rows.faulted("200 days", "billing");
+		UUID deadForward = rows.deadConsumerScope("200 days", faultedDeadForward, "billing");
+		// Dead: a producer scope the relay gave up on.
+		UUID dead = rows.dead("200 days");
+		// Pending far too long (kept unless purge-pending-after is set).
+		UUID pending = rows.pending("400 days", "now() - interval '400 days'");
+		// Abandoned between retries: one redelivery published, the next one died at the relay.
+		UUID abandoned = rows.retrying("200 days", "billing");
+		UUID abandonedRedelivery = rows.consumerScope("200 days", abandoned, "billing");
+		UUID abandonedDeadRedelivery = rows.deadConsumerScope("200 days", abandoned, "billing");
+		// Abandoned: its redelivery stuck pending far too long.
+		UUID stuck = rows.retrying("400 days", "billing");
+		UUID stuckRedelivery = rows.pendingConsumerScope("400 days", "now() - interval '400 days'", stuck, "billing");
+		return List.of(faulted, redelivery1, redelivery2, forward, faultedDeadForward, deadForward, dead, pending,
+				abandoned, abandonedRedelivery, abandonedDeadRedelivery, stuck, stuckRedelivery);
+	}
+
+	@Test
+	void withBothPurgesOnEveryKindOfRowIsGoneOnceOldEnough() {
+		everyKindOfRow();
+		RetentionResult result = worker(RetentionSettings.defaults().withIncomplete(true, Duration.ofDays(180)))
+			.runOnce();
+		assertThat(rows.remaining()).as("outbox_state, outbox_message, inbox_state rows left").containsExactly(0, 0, 0);
+		assertThat(result.outboxStates()).isEqualTo(12);
+		assertThat(result.inboxStates()).isEqualTo(7);
+	}
+
+	@Test
+	void withTheIncompletePurgeOffOnlyTheIncompleteRowsStay() {
+		List<UUID> incomplete = everyKindOfRow();
+		worker(RetentionSettings.defaults().withIncomplete(false, Duration.ofDays(180))).runOnce();
+		for (int i : new int[] { 0, 4, 8, 11 }) {
+			assertThat(rows.inboxExists(incomplete.get(i))).as("inbox row %s", incomplete.get(i)).isTrue();
+		}
+		for (int i : new int[] { 1, 2, 3, 5, 6, 7, 9, 10, 12 }) {
+			assertThat(rows.scopeExists(incomplete.get(i))).as("scope %s", incomplete.get(i)).isTrue();
+		}
+		assertThat(rows.remaining()).containsExactly(9, 9, 4);
+	}
+
+	@Test
+	void aRowStillRetryingStaysWhateverItsAge() {
+		UUID retrying = rows.retrying("400 days", "billing");
+		UUID published = rows.consumerScope("400 days", retrying, "billing");
+		UUID due = rows.pendingConsumerScope("1 minute", "now() + interval '1 minute'", retrying, "billing");
+		UUID young = rows.retrying("10 days", "billing");
+		UUID youngDead = rows.deadConsumerScope("200 days", young, "billing");
+		worker(RetentionSettings.defaults().withIncomplete(true, Duration.ofDays(180))).runOnce();
+		assertThat(rows.inboxExists(retrying)).isTrue();
+		assertThat(rows.scopeExists(published)).isTrue();
+		assertThat(rows.scopeExists(due)).isTrue();
+		assertThat(rows.inboxExists(young)).as("received inside incomplete-after").isTrue();
+		assertThat(rows.scopeExists(youngDead)).as("dead for longer than incomplete-after").isFalse();
+		// Once the redelivery is no longer pending, the old row and its scopes go.
+		rows.jdbc().update("UPDATE " + schema.tables().qualifiedOutboxState() + " SET status = 'dead' WHERE id = ?", due);
+		worker(RetentionSettings.defaults().withIncomplete(true, Duration.ofDays(180))).runOnce();
+		assertThat(rows.scopeExists(due)).as("dead only just now").isTrue();
+		assertThat(rows.scopeExists(published)).isFalse();
+	}
+
+	@Test
+	void faultedRowAndItsScopesStayInsideTheIncompleteAgeAndTheDuplicateDetectionWindow() {
+		UUID young = rows.faulted("89 days", "billing");
+		UUID youngForward = rows.consumerScope("200 days", young, "billing");
+		// incomplete-after shorter than the window: the window keeps the row and so its scopes.
+		RetentionSettings settings = new RetentionSettings(Duration.ofSeconds(15), 1000, true, Duration.ofDays(30),
+				true, Duration.ofMinutes(1), null, Duration.ofHours(1));
+		UUID inWindow = rows.faulted("30 minutes", "billing");
+		UUID inWindowForward = rows.consumerScope("30 minutes", inWindow, "billing");
+		worker(RetentionSettings.defaults().withIncomplete(true, null)).runOnce();
+		assertThat(rows.inboxExists(young)).isTrue();
+		assertThat(rows.scopeExists(youngForward)).isTrue();
+		worker(settings).runOnce();
+		assertThat(rows.inboxExists(inWindow)).isTrue();
+		assertThat(rows.scopeExists(inWindowForward)).isTrue();
+		assertThat(rows.inboxExists(young)).isFalse();
+		assertThat(rows.scopeExists(youngForward)).isFalse();
+	}
+
 	@Test
 	void pendingScopesAreNeverPurgedWithoutPurgePendingAfter() {
 		UUID pending = rows.pending("400 days", "now() - interval '400 days'");

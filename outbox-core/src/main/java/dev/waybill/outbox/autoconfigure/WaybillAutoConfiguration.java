@@ -38,7 +38,7 @@ import dev.waybill.outbox.support.RelayWakeUp;
 
 /**
  * Auto-configures the outbox on the application's {@link DataSource}: validates
- * {@code waybill.*}, applies the schema (unless {@code waybill.liquibase.enabled=false}) and
+ * {@code waybill.*} (an unknown key fails start-up, see {@link UnknownWaybillPropertyException}), applies the schema (unless {@code waybill.liquibase.enabled=false}) and
  * provides the {@link OutboxPublisher}. Every bean backs off when the application defines its own.
  *
  * @since 0.1
@@ -53,6 +53,11 @@ public final class WaybillAutoConfiguration {
 
 	/** The property that turns the schema initializer off. */
 	public static final String LIQUIBASE_ENABLED_PROPERTY = "waybill.liquibase.enabled";
+
+	@Bean
+	static UnknownPropertiesCheck waybillUnknownPropertiesCheck() {
+		return new UnknownPropertiesCheck();
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

@@ -2,6 +2,7 @@ package dev.waybill.outbox.autoconfigure;
 
 import java.time.Duration;
 
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.util.unit.DataSize;
@@ -12,15 +13,19 @@ import dev.waybill.outbox.relay.RelaySettings;
 import dev.waybill.outbox.relay.RetryPolicy;
 
 /**
- * Configuration of Waybill's outbox under {@code waybill.*}.
+ * Configuration of Waybill's outbox under {@code waybill.*}. Checked as soon as it is bound, on
+ * every host (also where no relay runs), so a bad value fails start-up naming the property.
  *
  * @since 0.1
  */
 @ConfigurationProperties(WaybillProperties.PREFIX)
-public class WaybillProperties {
+public class WaybillProperties implements InitializingBean {
 
 	/** The prefix of every Waybill property. */
 	public static final String PREFIX = "waybill";
+
+	/** The property that makes an unknown {@code waybill.*} key a warning instead of a start-up failure. */
+	public static final String FAIL_ON_UNKNOWN_PROPERTIES_PROPERTY = PREFIX + ".fail-on-unknown-properties";
 
 	/**
 	 * Database schema that holds Waybill's tables; created when missing. A lowercase SQL identifier.
@@ -32,6 +37,13 @@ public class WaybillProperties {
 	private final Liquibase liquibase = new Liquibase();
 
 	private final Outbox outbox = new Outbox();
+
+	/**
+	 * Whether an unknown key under waybill.* (a misspelt property) fails start-up. When false it
+	 * is logged as a warning. Keys from environment variables and system properties are only
+	 * logged either way, since other software may use the same names.
+	 */
+	private boolean failOnUnknownProperties = true;
 
 	public String getSchema() {
 		return this.schema;
@@ -51,6 +63,31 @@ public class WaybillProperties {
 
 	public Outbox getOutbox() {
 		return this.outbox;
+	}
+
+	public boolean isFailOnUnknownProperties() {
+		return this.failOnUnknownProperties;
+	}
+
+	public void setFailOnUnknownProperties(boolean failOnUnknownProperties) {
+		this.failOnUnknownProperties = failOnUnknownProperties;
+	}
+
+	@Override
+	public void afterPropertiesSet() {
+		validate();
+	}
+
+	/**
+	 * Checks every property, including the relay's where this instance runs no relay.
+	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property, its
+	 * value, the rule and the fix
+	 */
+	public void validate() {
+		toTables();
+		this.outbox.maxMessageBytesChecked();
+		this.outbox.maxPendingChecked();
+		this.outbox.toRelaySettings();
 	}
 
 	/**

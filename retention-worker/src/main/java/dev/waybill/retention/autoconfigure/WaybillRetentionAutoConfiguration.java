@@ -35,7 +35,8 @@ import dev.waybill.retention.metrics.RetentionMetrics;
  * Runs the {@link RetentionWorker} on Waybill's tables where {@code waybill.retention.enabled} is
  * not {@code false} and {@code waybill.retention.machine-names} is empty or names this host. Logs
  * at start-up which host name it used and whether the worker runs here and why, and fails the
- * start-up on invalid {@code waybill.retention.*} values.
+ * start-up on invalid {@code waybill.retention.*} values on every host, whether or not the worker
+ * runs there.
  *
  * @since 0.1
  */
@@ -54,12 +55,13 @@ public final class WaybillRetentionAutoConfiguration {
 		return selection;
 	}
 
+	/**
+	 * The checked settings, on every host (also where the worker does not run), so that a bad
+	 * value fails every host's start-up and not only the host that purges.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
-	@Conditional(OnRetentionHostCondition.class)
-	RetentionWorker waybillRetentionWorker(DataSource dataSource, OutboxTables tables,
-			WaybillRetentionProperties properties, Environment environment, ObjectProvider<RetentionListener> listeners,
-			RetentionHostSelection selection) {
+	RetentionSettings waybillRetentionSettings(WaybillRetentionProperties properties, Environment environment) {
 		Duration window = Binder.get(environment)
 			.bind(WaybillRetentionProperties.DUPLICATE_DETECTION_WINDOW_PROPERTY, Duration.class)
 			.orElse(WaybillRetentionProperties.DEFAULT_DUPLICATE_DETECTION_WINDOW);
@@ -68,6 +70,14 @@ public final class WaybillRetentionAutoConfiguration {
 			logger.warn("waybill.retention.purge-pending-after (" + settings.purgePendingAfter() + ") has no effect "
 					+ "while waybill.retention.purge-incomplete is false; pending scopes are kept");
 		}
+		return settings;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Conditional(OnRetentionHostCondition.class)
+	RetentionWorker waybillRetentionWorker(DataSource dataSource, OutboxTables tables, RetentionSettings settings,
+			ObjectProvider<RetentionListener> listeners, RetentionHostSelection selection) {
 		RetentionListener listener = listeners.orderedStream().reduce(RetentionListener.NONE, RetentionListener::andThen);
 		return new RetentionWorker(dataSource, tables, settings, listener);
 	}

@@ -64,7 +64,8 @@ public class WaybillRetentionProperties {
 	private Duration completedAfter = Duration.ofDays(30);
 
 	/**
-	 * Whether incomplete rows are purged: dead scopes and faulted, never processed inbox rows.
+	 * Whether incomplete rows are purged: dead scopes, and faulted, never processed inbox rows
+	 * together with their consumer scopes (redeliveries, the forward to the error queue).
 	 */
 	private boolean purgeIncomplete = false;
 

@@ -3,7 +3,11 @@ package dev.waybill.retention.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.InputStream;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.UUID;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -17,10 +21,12 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import dev.waybill.outbox.autoconfigure.UnknownWaybillPropertyException;
 import dev.waybill.outbox.test.StartupFailures;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
 import dev.waybill.retention.RetentionRows;
+import dev.waybill.retention.RetentionSettings;
 import dev.waybill.retention.RetentionWorker;
 import dev.waybill.retention.metrics.RetentionMetrics;
 
@@ -112,6 +118,67 @@ class WaybillRetentionAutoConfigurationTests {
 			assertThat(failure.getName()).isEqualTo(property);
 			assertThat(failure.getReason()).contains(rule).contains("Set " + property);
 		});
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', value = { "waybill.retention.completed-after|-1d|positive duration",
+			"waybill.retention.batch-size|0|at least 1", "waybill.retention.completed-after|10m|shorter than" })
+	void invalidValueFailsStartUpAlsoOnHostsThatDoNotRunTheWorker(String property, String value, String rule) {
+		for (String[] host : new String[][] {
+				{ "waybill.retention.machine-names=ops-1", "waybill.retention.machine-name=orders-1" },
+				{ "waybill.retention.enabled=false" } }) {
+			runner().withPropertyValues(host).withPropertyValues(property + "=" + value).run((context) -> {
+				InvalidConfigurationPropertyValueException failure = StartupFailures.invalidProperty(context);
+				assertThat(failure.getName()).isEqualTo(property);
+				assertThat(failure.getReason()).contains(rule);
+			});
+		}
+	}
+
+	@Test
+	void aMisspeltRetentionKeyFailsStartUpNamingItAndTheProperty() {
+		runner().withPropertyValues("waybill.retention.completd-after=30d", "waybill.retention.enabled=false")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				Throwable failure = context.getStartupFailure();
+				while (failure != null && !(failure instanceof UnknownWaybillPropertyException)) {
+					failure = failure.getCause();
+				}
+				assertThat(failure).isInstanceOf(UnknownWaybillPropertyException.class)
+					.hasMessageContaining("'waybill.retention.completd-after'")
+					.hasMessageContaining("did you mean 'waybill.retention.completed-after'?");
+			});
+	}
+
+	@Test
+	void retentionDeclaresTheInboxWindowItReadsSoTheKeyIsKnownWhereTheInboxModuleIsAbsent() throws Exception {
+		// An operations host may run retention without the inbox module: the unknown-key check then
+		// knows waybill.inbox.duplicate-detection-window from retention's own metadata.
+		String metadata = null;
+		for (URL url : Collections.list(getClass().getClassLoader()
+			.getResources("META-INF/spring-configuration-metadata.json"))) {
+			if (url.toString().contains("retention-worker")) {
+				try (InputStream in = url.openStream()) {
+					metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+				}
+			}
+		}
+		assertThat(metadata).as("retention-worker's configuration metadata")
+			.contains("\"name\": \"waybill.inbox.duplicate-detection-window\"");
+	}
+
+	@Test
+	void relaxedFormsOfRetentionKeysAndTheInboxWindowItReadsAreKnown() {
+		runner().withPropertyValues("waybill.retention.machineNames[0]=ops-1", "waybill.retention.machine-name=OPS-1",
+				"waybill.retention.completedAfter=2h", "waybill.retention.batch_size=10",
+				"waybill.inbox.duplicate-detection-window=1h")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(RetentionWorker.class);
+				RetentionSettings settings = context.getBean(RetentionWorker.class).settings();
+				assertThat(settings.completedAfter()).isEqualTo(Duration.ofHours(2));
+				assertThat(settings.batchSize()).isEqualTo(10);
+				assertThat(settings.inboxMinimumAge()).isEqualTo(Duration.ofHours(1));
+			});
 	}
 
 	@Test

@@ -49,6 +49,11 @@ final class RabbitTransportSettings {
 		builder.connectionTimeout(checkTimeout(P + "connection-timeout", properties.getConnectionTimeout(), "5s"));
 		Duration confirmTimeout = checkTimeout(P + "confirm-timeout", properties.getConfirmTimeout(), "10s");
 		Duration lease = binder.bind(LEASE_DURATION_PROPERTY, Duration.class).orElse(DEFAULT_LEASE_DURATION);
+		if (lease.isNegative() || lease.isZero()) {
+			// The lease's own error, not the confirm timeout's (which would seem too long for it).
+			throw new InvalidConfigurationPropertyValueException(LEASE_DURATION_PROPERTY, lease,
+					"The value must be a positive duration such as 1s. Set " + LEASE_DURATION_PROPERTY + " accordingly.");
+		}
 		if (confirmTimeout.compareTo(lease) >= 0) {
 			throw new InvalidConfigurationPropertyValueException(P + "confirm-timeout", confirmTimeout,
 					"It must be shorter than " + LEASE_DURATION_PROPERTY + " (" + format(lease)

@@ -201,6 +201,17 @@ class WaybillRabbitAutoConfigurationTests {
 	}
 
 	@Test
+	void aNonPositiveRelayLeaseFailsStartupNamingTheLeaseNotTheConfirmTimeout() {
+		for (String lease : new String[] { "-5s", "0s" }) {
+			this.runner.withPropertyValues("waybill.outbox.relay.lease-duration=" + lease).run((context) -> {
+				InvalidConfigurationPropertyValueException failure = invalidProperty(context);
+				assertThat(failure.getName()).isEqualTo("waybill.outbox.relay.lease-duration");
+				assertThat(failure.getMessage()).contains("a positive duration").doesNotContain("confirm-timeout");
+			});
+		}
+	}
+
+	@Test
 	void theConfigurationMetadataDescribesEveryPropertyWithItsDefault() throws Exception {
 		JsonNode metadata;
 		try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {

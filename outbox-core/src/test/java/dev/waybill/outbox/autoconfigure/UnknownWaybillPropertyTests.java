@@ -1,0 +1,243 @@
+package dev.waybill.outbox.autoconfigure;
+
+import static dev.waybill.outbox.test.StartupFailures.invalidProperty;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+
+import dev.waybill.outbox.autoconfigure.UnknownWaybillPropertyException.UnknownProperty;
+import dev.waybill.outbox.test.TestSchema;
+import dev.waybill.outbox.test.WaybillContext;
+
+/**
+ * A {@code waybill.*} key that no Waybill property binds fails start-up naming it and the closest
+ * known property; every relaxed form of a known key, map keys and list indexes are accepted; and
+ * {@code waybill.*} values are checked on every host, also where no relay runs.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class UnknownWaybillPropertyTests {
+
+	private static TestSchema schema;
+
+	@BeforeAll
+	static void createSchema() {
+		schema = TestSchema.create("unknown_keys");
+	}
+
+	@AfterAll
+	static void dropSchema() {
+		schema.close();
+	}
+
+	private static ApplicationContextRunner runner() {
+		return WaybillContext.runner(schema.name());
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', value = { "waybill.relay.bach-size|waybill.outbox.relay.batch-size",
+			"waybill.outbox.relay.bach-size|waybill.outbox.relay.batch-size",
+			"waybill.outbox.relay.leaseDuraton|waybill.outbox.relay.lease-duration",
+			"waybill.schmea|waybill.schema", "waybill.outbox.retry.max-attempt|waybill.outbox.retry.max-attempts",
+			"waybill.tables.outbox_stat|waybill.tables.outbox-state",
+			"waybill.extension.limits.maxx|waybill.extension.limits.max",
+			"waybill.extension.label.team|waybill.extension.labels.team" })
+	void aMisspeltKeyFailsStartupNamingItAndTheClosestKnownProperty(String key, String closest) {
+		runner().withUserConfiguration(ExtensionConfiguration.class).withPropertyValues(key + "=5").run((context) -> {
+			UnknownWaybillPropertyException failure = unknownProperty(context);
+			assertThat(failure.getProperties()).singleElement().satisfies((unknown) -> {
+				assertThat(unknown.closest()).isEqualTo(closest);
+				assertThat(unknown.origin()).contains("from property source \"test\"");
+			});
+			String canonical = failure.getProperties().get(0).name();
+			assertThat(failure.getMessage()).startsWith("Unknown Waybill configuration property: '" + canonical + "'")
+				.contains("did you mean '" + closest + "'?")
+				.contains("waybill.fail-on-unknown-properties=false");
+		});
+	}
+
+	@Test
+	void everyUnknownKeyIsNamedAndTheFailureAnalysisListsThem() {
+		runner().withPropertyValues("waybill.retention.completd-after=30d", "waybill.relay.bach-size=5",
+				"waybill.outbox.relay.batch-size=5").run((context) -> {
+					UnknownWaybillPropertyException failure = unknownProperty(context);
+					assertThat(failure.getProperties()).extracting(UnknownProperty::name)
+						.containsExactlyInAnyOrder("waybill.retention.completd-after", "waybill.relay.bach-size");
+					FailureAnalysis analysis = new UnknownWaybillPropertyFailureAnalyzer().analyze(failure);
+					assertThat(analysis.getDescription()).contains("'waybill.retention.completd-after'")
+						.contains("'waybill.relay.bach-size'")
+						.contains("did you mean 'waybill.outbox.relay.batch-size'?");
+					assertThat(analysis.getAction()).contains("waybill.fail-on-unknown-properties=false");
+				});
+	}
+
+	@Test
+	void everyRelaxedFormOfAKnownKeyMapKeysAndListIndexesAreAccepted() {
+		runner().withUserConfiguration(ExtensionConfiguration.class)
+			.withPropertyValues("waybill.outbox.relay.batch-size=7", "waybill.outbox.relay.pollInterval=2s",
+					"waybill.outbox.retry.max_attempts=4", "waybill.OUTBOX.circuit-breaker.COOL-DOWN=3s",
+					"waybill.extension.labels.team=payments", "waybill.extension.labels.cost-centre=42",
+					"waybill.extension.names[0]=a", "waybill.extension.names[1]=b", "waybill.extension.limits.max=3",
+					"waybill.extension.routes[0].exchange=orders")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				WaybillProperties properties = context.getBean(WaybillProperties.class);
+				assertThat(properties.getOutbox().getRelay().getBatchSize()).isEqualTo(7);
+				assertThat(properties.getOutbox().getRetry().getMaxAttempts()).isEqualTo(4);
+				ExtensionProperties extension = context.getBean(ExtensionProperties.class);
+				assertThat(extension.getLabels()).containsEntry("team", "payments").containsEntry("cost-centre", "42");
+				assertThat(extension.getNames()).containsExactly("a", "b");
+			});
+	}
+
+	@Test
+	void environmentVariablesAreRecognisedAndAnUnknownOneIsLoggedNotFatal(CapturedOutput output) {
+		Map<String, Object> variables = new LinkedHashMap<>();
+		variables.put("WAYBILL_OUTBOX_RELAY_BATCHSIZE", "9");
+		variables.put("WAYBILL_OUTBOX_RETRY_MAX_ATTEMPTS", "4"); // the legacy form, which still binds
+		variables.put("WAYBILL_EXTENSION_LABELS_TEAM", "payments");
+		variables.put("WAYBILL_EXTENSION_NAMES_0", "a");
+		variables.put("WAYBILL_OUTBOX_RELAY_BACH_SIZE", "9");
+		variables.put("WAYBILL_TEST_JDBC_URL", "jdbc:postgresql://elsewhere/db"); // another tool's variable
+		runner().withUserConfiguration(ExtensionConfiguration.class)
+			.withInitializer((context) -> context.getEnvironment()
+				.getPropertySources()
+				.replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, new SystemEnvironmentPropertySource(
+						StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, variables)))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				WaybillProperties properties = context.getBean(WaybillProperties.class);
+				assertThat(properties.getOutbox().getRelay().getBatchSize()).isEqualTo(9);
+				assertThat(properties.getOutbox().getRetry().getMaxAttempts()).isEqualTo(4);
+				assertThat(output).contains("Unknown Waybill configuration property 'waybill.outbox.relay.bach.size' "
+						+ "(from \"WAYBILL_OUTBOX_RELAY_BACH_SIZE\" from property source \"systemEnvironment\"); "
+						+ "did you mean 'waybill.outbox.relay.batch-size'?")
+					.contains("'waybill.test.jdbc.url'")
+					.doesNotContain("'waybill.outbox.relay.batchsize'")
+					.doesNotContain("'waybill.outbox.retry.max.attempts'")
+					.doesNotContain("'waybill.extension.labels.team'")
+					.doesNotContain("'waybill.extension.names[0]'");
+			});
+	}
+
+	@Test
+	void withFailOnUnknownPropertiesOffAnUnknownKeyIsOnlyLogged(CapturedOutput output) {
+		runner().withPropertyValues("waybill.fail-on-unknown-properties=false", "waybill.relay.bach-size=5")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("Unknown Waybill configuration property 'waybill.relay.bach-size'")
+					.contains("did you mean 'waybill.outbox.relay.batch-size'?")
+					.contains("ignored: waybill.fail-on-unknown-properties is false");
+			});
+	}
+
+	@ParameterizedTest
+	@CsvSource({ "waybill.outbox.relay.enabled=true", "waybill.outbox.relay.enabled=false" })
+	void relayPropertiesAreCheckedAlsoWhereNoRelayRuns(String relay) {
+		// No Transport bean: no relay on this host, yet a bad relay value fails here too.
+		runner().withPropertyValues(relay, "waybill.outbox.relay.lease-duration=-5s").run((context) -> {
+			assertThat(invalidProperty(context).getName()).isEqualTo("waybill.outbox.relay.lease-duration");
+			assertThat(invalidProperty(context).getMessage()).contains("a positive duration");
+		});
+		runner().withPropertyValues(relay, "waybill.outbox.retry.max-attempts=0")
+			.run((context) -> assertThat(invalidProperty(context).getName()).isEqualTo("waybill.outbox.retry.max-attempts"));
+	}
+
+	private static UnknownWaybillPropertyException unknownProperty(AssertableApplicationContext context) {
+		assertThat(context).hasFailed();
+		Throwable cause = context.getStartupFailure();
+		while (cause != null && !(cause instanceof UnknownWaybillPropertyException)) {
+			cause = cause.getCause();
+		}
+		assertThat(cause).as("start-up failure caused by an unknown property").isNotNull();
+		return (UnknownWaybillPropertyException) cause;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableConfigurationProperties(ExtensionProperties.class)
+	static class ExtensionConfiguration {
+
+	}
+
+	/**
+	 * Properties of another module under {@code waybill.*}, with no configuration metadata: its
+	 * names are known from the class alone.
+	 */
+	@ConfigurationProperties("waybill.extension")
+	static class ExtensionProperties {
+
+		private Map<String, String> labels = new LinkedHashMap<>();
+
+		private List<String> names = new ArrayList<>();
+
+		private List<Route> routes = new ArrayList<>();
+
+		private final Limits limits = new Limits();
+
+		public Map<String, String> getLabels() {
+			return this.labels;
+		}
+
+		public void setLabels(Map<String, String> labels) {
+			this.labels = labels;
+		}
+
+		public List<String> getNames() {
+			return this.names;
+		}
+
+		public void setNames(List<String> names) {
+			this.names = names;
+		}
+
+		public List<Route> getRoutes() {
+			return this.routes;
+		}
+
+		public void setRoutes(List<Route> routes) {
+			this.routes = routes;
+		}
+
+		public Limits getLimits() {
+			return this.limits;
+		}
+
+		record Route(String exchange) {
+		}
+
+		static class Limits {
+
+			private int max;
+
+			public int getMax() {
+				return this.max;
+			}
+
+			public void setMax(int max) {
+				this.max = max;
+			}
+
+		}
+
+	}
+
+}
