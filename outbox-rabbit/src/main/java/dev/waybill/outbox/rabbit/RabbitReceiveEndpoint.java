@@ -85,7 +85,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			return thread;
 		});
 		try {
-			this.connection = this.transport.connectionFactory().newConnection(this.executor, CONNECTION_NAME);
+			this.connection = this.transport.newConnection(this.executor, CONNECTION_NAME);
 			for (ConsumerRegistration<?> consumer : this.consumers) {
 				declare(consumer);
 				for (int i = 0; i < consumer.concurrency(); i++) {
