@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The private 3-node RabbitMQ cluster of {@code scripts/rabbitmq-cluster}, on ports 5681-5683,
@@ -15,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 final class RabbitCluster implements AutoCloseable {
 
 	static final int FIRST_PORT = 5681;
+
+	private static final Pattern CONNECTION_NAME = Pattern.compile("\"connection_name\",(?:longstr,)?\"([^\"]*)\"");
 
 	private final Path script;
 
@@ -90,14 +94,16 @@ final class RabbitCluster implements AutoCloseable {
 	}
 
 	/**
-	 * The node (1-3) of each client connection whose name contains the given text, asked of a
-	 * running node.
+	 * The node (1-3) of each client connection whose client-provided name is the given one,
+	 * asked of a running node.
 	 */
 	List<Integer> nodesOf(String connectionName, int askNode) {
 		List<Integer> nodes = new ArrayList<>();
-		for (String line : run(60, "ctl", Integer.toString(askNode), "list_connections", "-q", "port",
-				"client_properties").split("\n")) {
-			if (line.contains("\"" + connectionName + "\"") || line.contains("<<\"" + connectionName + "\">>")) {
+		String listing = run(60, "ctl", Integer.toString(askNode), "list_connections", "-q", "port",
+				"client_properties");
+		for (String line : listing.split("\n")) {
+			Matcher name = CONNECTION_NAME.matcher(line);
+			if (name.find() && name.group(1).equals(connectionName)) {
 				nodes.add(node(Integer.parseInt(line.trim().split("\\s+")[0])));
 			}
 		}

@@ -88,7 +88,8 @@ class RabbitClusterIntegrationTests {
 				.withPropertyValues("spring.rabbitmq.addresses=" + cluster.addresses(),
 						"waybill.inbox.queue-arguments.x-queue-type=quorum", "waybill.rabbit.recovery-interval=500ms",
 						"waybill.rabbit.connection-timeout=3s", "waybill.rabbit.confirm-timeout=5s",
-						"waybill.outbox.relay.poll-interval=100ms", "waybill.inbox.retry.interval=200ms",
+						"waybill.outbox.relay.poll-interval=100ms", "waybill.outbox.circuit-breaker.cool-down=1s",
+						"waybill.inbox.retry.interval=200ms",
 						"waybill.inbox.retry.jitter=0", "spring.datasource.hikari.maximum-pool-size=12")
 				.run(this::streamThroughFailures);
 		}
