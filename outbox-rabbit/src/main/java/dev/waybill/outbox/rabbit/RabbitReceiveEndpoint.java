@@ -219,7 +219,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	private @Nullable Exception connect() {
 		Connection created = null;
 		try {
-			created = this.connectionFactory.newConnection(Objects.requireNonNull(this.executor), CONNECTION_NAME);
+			created = this.transport.newConnection(this.connectionFactory, Objects.requireNonNull(this.executor), CONNECTION_NAME);
 			for (ConsumerRegistration<?> consumer : this.consumers) {
 				declare(created, consumer);
 			}

@@ -5,20 +5,27 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 import javax.net.ssl.SSLContext;
 
+import com.rabbitmq.client.Address;
+import com.rabbitmq.client.AddressResolver;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.ListAddressResolver;
 import com.rabbitmq.client.Recoverable;
 import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.impl.recovery.RecordedExchange;
@@ -36,6 +43,9 @@ import dev.waybill.outbox.spi.TransportException.Kind;
  * A {@link Transport} on the RabbitMQ Java client. It publishes over ONE connection, named
  * {@value #CONNECTION_NAME}, opened on first use and recovered automatically after a network
  * failure; each {@link #openChannel()} creates a channel of its own in publisher-confirm mode.
+ * Given several {@link Builder#addresses(List) addresses} (the nodes of a cluster), every
+ * connection and every recovery tries them in shuffled order, so a lost node's clients spread over
+ * the others.
  * <p>
  * Topology: a message whose destination equals its message type (how
  * {@code OutboxPublisher.publish} addresses messages) goes to an exchange of that name, declared
@@ -68,6 +78,8 @@ public final class RabbitTransport implements Transport {
 
 	private final ConnectionFactory connectionFactory;
 
+	private final AddressResolver addressResolver;
+
 	private final String address;
 
 	private final Duration confirmTimeout;
@@ -95,9 +107,11 @@ public final class RabbitTransport implements Transport {
 
 	private final String exchangeType;
 
-	private RabbitTransport(Builder builder, ConnectionFactory connectionFactory) {
+	private RabbitTransport(Builder builder, ConnectionFactory connectionFactory, AddressResolver addressResolver,
+			List<Address> addresses) {
 		this.connectionFactory = connectionFactory;
-		this.address = address(connectionFactory);
+		this.addressResolver = addressResolver;
+		this.address = address(connectionFactory, addresses);
 		this.confirmTimeout = builder.confirmTimeout;
 		this.maxOutstandingConfirms = builder.maxOutstandingConfirms;
 		this.maxBodySize = builder.maxBodySize;
@@ -205,13 +219,28 @@ public final class RabbitTransport implements Transport {
 	}
 
 	/**
-	 * Opens a plain channel on the shared connection, connecting first when needed.
-	 */
-	/**
 	 * The settings of this transport's connection, for a connection of another role (consuming).
+	 * Connect with {@link #newConnection(ExecutorService, String)}: the factory alone knows one node.
 	 */
 	ConnectionFactory connectionFactory() {
 		return this.connectionFactory;
+	}
+
+	/**
+	 * Opens a connection of another role (consuming) with this transport's settings, to one of its
+	 * nodes in shuffled order; its automatic recovery fails over to another node the same way.
+	 */
+	Connection newConnection(ExecutorService executor, String name) throws IOException, TimeoutException {
+		return newConnection(this.connectionFactory, executor, name);
+	}
+
+	/**
+	 * Opens a connection from {@code factory} (a variant of this transport's, e.g. without automatic
+	 * recovery) to one of this transport's nodes in shuffled order.
+	 */
+	Connection newConnection(ConnectionFactory factory, ExecutorService executor, String name)
+			throws IOException, TimeoutException {
+		return factory.newConnection(executor, this.addressResolver, name);
 	}
 
 	/**
@@ -221,6 +250,9 @@ public final class RabbitTransport implements Transport {
 		return this.exchangeType;
 	}
 
+	/**
+	 * Opens a plain channel on the shared connection, connecting first when needed.
+	 */
 	Channel createChannel() throws TransportException {
 		Connection current = connection();
 		try {
@@ -303,7 +335,7 @@ public final class RabbitTransport implements Transport {
 	private Connection connect() throws TransportException {
 		Connection created;
 		try {
-			created = this.connectionFactory.newConnection(CONNECTION_NAME);
+			created = this.connectionFactory.newConnection(null, this.addressResolver, CONNECTION_NAME);
 		}
 		catch (IOException | TimeoutException | RuntimeException ex) {
 			throw unavailable("Could not connect to " + this.address, ex);
@@ -319,7 +351,8 @@ public final class RabbitTransport implements Transport {
 				if (recoverable instanceof Connection recovered) {
 					RabbitTransport.this.negotiatedFrameMax = recovered.getFrameMax();
 				}
-				logger.info("Waybill's connection to " + RabbitTransport.this.address + " is recovered");
+				logger.info("Waybill's connection to " + RabbitTransport.this.address + " is recovered on "
+						+ node((Connection) recoverable));
 			}
 
 			@Override
@@ -356,10 +389,17 @@ public final class RabbitTransport implements Transport {
 		}
 	}
 
-	private static String address(ConnectionFactory factory) {
+	private static String address(ConnectionFactory factory, List<Address> addresses) {
 		String virtualHost = URLEncoder.encode(factory.getVirtualHost(), StandardCharsets.UTF_8);
-		return (factory.isSSL() ? "amqps" : "amqp") + "://" + factory.getUsername() + "@" + factory.getHost() + ":"
-				+ factory.getPort() + "/" + virtualHost;
+		StringBuilder nodes = new StringBuilder();
+		for (Address node : addresses) {
+			nodes.append((nodes.length() > 0) ? "," : "").append(node.getHost()).append(':').append(node.getPort());
+		}
+		return (factory.isSSL() ? "amqps" : "amqp") + "://" + factory.getUsername() + "@" + nodes + "/" + virtualHost;
+	}
+
+	static String node(Connection connection) {
+		return connection.getAddress().getHostAddress() + ":" + connection.getPort();
 	}
 
 	/**
@@ -396,7 +436,69 @@ public final class RabbitTransport implements Transport {
 
 		private Duration recoveryInterval = Duration.ofSeconds(5);
 
+		private @Nullable ConnectionFactory connectionFactory;
+
+		private @Nullable List<Address> addresses;
+
+		private @Nullable AddressResolver addressResolver;
+
+		private final List<Consumer<ConnectionFactory>> customizers = new ArrayList<>();
+
 		private Builder() {
+		}
+
+		/**
+		 * Adds a customizer of the client connection factory, for client settings this builder
+		 * does not cover. Customizers run in the order added, before {@link #build()} sets the
+		 * timeouts and the automatic recovery.
+		 * @param customizer the customizer
+		 * @return this builder
+		 */
+		public Builder customizer(Consumer<ConnectionFactory> customizer) {
+			this.customizers.add(Objects.requireNonNull(customizer, "customizer must not be null"));
+			return this;
+		}
+
+		/**
+		 * Starts from a connection factory that already holds the credentials, virtual host, TLS
+		 * and any other client settings, such as one configured by Spring Boot; the URI and the
+		 * address parts of this builder are then ignored. {@link #build()} still sets the
+		 * timeouts and the automatic recovery on it.
+		 * @param connectionFactory the factory, used by this transport only
+		 * @return this builder
+		 */
+		public Builder connectionFactory(ConnectionFactory connectionFactory) {
+			this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the nodes to connect to, such as the nodes of a cluster. Every connection and every
+		 * recovery tries them in a freshly shuffled order until one accepts. Default: the host and
+		 * port of the URI or the parts.
+		 * @param addresses the nodes, at least one
+		 * @return this builder
+		 */
+		public Builder addresses(List<Address> addresses) {
+			if (addresses == null || addresses.isEmpty()) {
+				throw new IllegalArgumentException("addresses must name at least one node");
+			}
+			this.addresses = List.copyOf(addresses);
+			this.addressResolver = null;
+			return this;
+		}
+
+		/**
+		 * Sets the nodes to connect to together with the order in which to try them, for another
+		 * order than {@link #addresses(List)}'s shuffle.
+		 * @param addresses the nodes, at least one, as shown in logs and errors
+		 * @param addressResolver what a connection and a recovery try, in its order
+		 * @return this builder
+		 */
+		public Builder addresses(List<Address> addresses, AddressResolver addressResolver) {
+			addresses(addresses);
+			this.addressResolver = Objects.requireNonNull(addressResolver, "addressResolver must not be null");
+			return this;
 		}
 
 		/**
@@ -571,6 +673,37 @@ public final class RabbitTransport implements Transport {
 		 * @throws IllegalArgumentException when the URI is not a valid AMQP URI
 		 */
 		public RabbitTransport build() {
+			ConnectionFactory factory = (this.connectionFactory != null) ? this.connectionFactory : ownFactory();
+			for (Consumer<ConnectionFactory> customizer : this.customizers) {
+				customizer.accept(factory);
+			}
+			int timeout = (int) this.connectionTimeout.toMillis();
+			factory.setConnectionTimeout(timeout);
+			factory.setHandshakeTimeout(timeout);
+			factory.setChannelRpcTimeout(timeout);
+			factory.setAutomaticRecoveryEnabled(true);
+			factory.setTopologyRecoveryEnabled(true);
+			// Exchanges are declared on short-lived channels, closed by the time of a recovery, so
+			// the client cannot replay them; they are declared again on their next use instead.
+			factory.setTopologyRecoveryFilter(new TopologyRecoveryFilter() {
+
+				@Override
+				public boolean filterExchange(RecordedExchange exchange) {
+					return false;
+				}
+
+			});
+			factory.setNetworkRecoveryInterval(this.recoveryInterval.toMillis());
+			factory.setRequestedFrameMax(this.frameMax);
+			factory.setExceptionHandler(new ClientExceptionHandler());
+			List<Address> nodes = (this.addresses != null) ? this.addresses
+					: List.of(new Address(factory.getHost(), factory.getPort()));
+			AddressResolver resolver = (this.addressResolver != null) ? this.addressResolver
+					: new ListAddressResolver(nodes);
+			return new RabbitTransport(this, factory, resolver, nodes);
+		}
+
+		private ConnectionFactory ownFactory() {
 			ConnectionFactory factory = new ConnectionFactory();
 			if (this.uri != null) {
 				try {
@@ -593,26 +726,7 @@ public final class RabbitTransport implements Transport {
 			if ((this.uri != null) ? factory.isSSL() : this.ssl) {
 				verifyingTls(factory);
 			}
-			int timeout = (int) this.connectionTimeout.toMillis();
-			factory.setConnectionTimeout(timeout);
-			factory.setHandshakeTimeout(timeout);
-			factory.setChannelRpcTimeout(timeout);
-			factory.setAutomaticRecoveryEnabled(true);
-			factory.setTopologyRecoveryEnabled(true);
-			// Exchanges are declared on short-lived channels, closed by the time of a recovery, so
-			// the client cannot replay them; they are declared again on their next use instead.
-			factory.setTopologyRecoveryFilter(new TopologyRecoveryFilter() {
-
-				@Override
-				public boolean filterExchange(RecordedExchange exchange) {
-					return false;
-				}
-
-			});
-			factory.setNetworkRecoveryInterval(this.recoveryInterval.toMillis());
-			factory.setRequestedFrameMax(this.frameMax);
-			factory.setExceptionHandler(new ClientExceptionHandler());
-			return new RabbitTransport(this, factory);
+			return factory;
 		}
 
 		/**

@@ -7,9 +7,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Configuration of Waybill's RabbitMQ transport under {@code waybill.rabbit.*}. Connection
- * properties left unset fall back to Spring Boot's {@code spring.rabbitmq.*}, then to a local
- * broker's defaults.
+ * Configuration of Waybill's RabbitMQ transport under {@code waybill.rabbit.*}. The connection is
+ * Spring Boot's ({@code spring.rabbitmq.*} or a service connection); the connection properties
+ * here, when set, override it for a Waybill-only broker.
  *
  * @since 0.1
  */
@@ -20,34 +20,36 @@ public class WaybillRabbitProperties {
 	public static final String PREFIX = "waybill.rabbit";
 
 	/**
-	 * Broker address as an AMQP URI, such as amqp://user:secret@host:5672/vhost (amqps:// for
-	 * TLS); when set, it wins over host, port, virtual-host, username, password and ssl.enabled.
+	 * Waybill-only broker as an AMQP URI, such as amqp://user:secret@host:5672/vhost (amqps:// for
+	 * TLS, verified against the JVM's trust store); when set, Spring Boot's RabbitMQ connection and
+	 * the other connection properties here are not used.
 	 */
 	private @Nullable String uri;
 
 	/**
-	 * Broker host; defaults to spring.rabbitmq.host (or the first of spring.rabbitmq.addresses),
-	 * else localhost.
+	 * Waybill-only broker host; when it or port is set, Waybill connects to this one node instead
+	 * of Spring Boot's addresses (spring.rabbitmq.addresses or host).
 	 */
 	private @Nullable String host;
 
 	/**
-	 * Broker port; defaults to spring.rabbitmq.port, else 5672 (5671 with TLS).
+	 * Waybill-only broker port, 5672 (5671 with TLS) when only host is set; when it or host is
+	 * set, Waybill connects to this one node instead of Spring Boot's addresses.
 	 */
 	private @Nullable Integer port;
 
 	/**
-	 * Virtual host; defaults to spring.rabbitmq.virtual-host, else "/".
+	 * Virtual host; defaults to Spring Boot's (spring.rabbitmq.virtual-host), else "/".
 	 */
 	private @Nullable String virtualHost;
 
 	/**
-	 * User name; defaults to spring.rabbitmq.username, else guest.
+	 * User name; defaults to Spring Boot's (spring.rabbitmq.username), else guest.
 	 */
 	private @Nullable String username;
 
 	/**
-	 * Password; defaults to spring.rabbitmq.password, else guest.
+	 * Password; defaults to Spring Boot's (spring.rabbitmq.password), else guest.
 	 */
 	private @Nullable String password;
 
@@ -55,9 +57,10 @@ public class WaybillRabbitProperties {
 
 	/**
 	 * How long to wait for the broker to accept a connection, finish the handshake or answer a
-	 * channel operation before the relay treats it as unavailable.
+	 * channel operation before the relay treats it as unavailable; defaults to
+	 * spring.rabbitmq.connection-timeout, else 5s.
 	 */
-	private Duration connectionTimeout = Duration.ofSeconds(5);
+	private @Nullable Duration connectionTimeout;
 
 	/**
 	 * How long a published message waits for its publisher confirm before the attempt fails;
@@ -147,11 +150,11 @@ public class WaybillRabbitProperties {
 		return this.ssl;
 	}
 
-	public Duration getConnectionTimeout() {
+	public @Nullable Duration getConnectionTimeout() {
 		return this.connectionTimeout;
 	}
 
-	public void setConnectionTimeout(Duration connectionTimeout) {
+	public void setConnectionTimeout(@Nullable Duration connectionTimeout) {
 		this.connectionTimeout = connectionTimeout;
 	}
 
@@ -209,8 +212,9 @@ public class WaybillRabbitProperties {
 	public static class Ssl {
 
 		/**
-		 * Whether to connect with TLS, verifying the broker's certificate and host name against
-		 * the JVM's trust store; defaults to spring.rabbitmq.ssl.enabled, else false.
+		 * Whether to connect with TLS; defaults to Spring Boot's (spring.rabbitmq.ssl.enabled or
+		 * an SSL bundle), else false. Turned on here alone, TLS verifies the broker's certificate
+		 * and host name against the JVM's trust store.
 		 */
 		private @Nullable Boolean enabled;
 

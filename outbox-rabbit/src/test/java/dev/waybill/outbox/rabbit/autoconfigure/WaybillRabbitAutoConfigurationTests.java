@@ -4,25 +4,43 @@ import static dev.waybill.outbox.test.StartupFailures.invalidProperty;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.security.KeyStore;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
+
+import com.rabbitmq.client.ConnectionFactory;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.amqp.autoconfigure.ConnectionFactoryCustomizer;
+import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
+import org.springframework.boot.amqp.autoconfigure.RabbitConnectionDetails;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.test.util.ReflectionTestUtils;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -36,8 +54,9 @@ import dev.waybill.outbox.spi.TransportException;
 
 class WaybillRabbitAutoConfigurationTests {
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class));
+	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(
+			AutoConfigurations.of(RabbitAutoConfiguration.class, SslAutoConfiguration.class,
+					WaybillRabbitAutoConfiguration.class));
 
 	private final TestRabbit rabbit = TestRabbit.get();
 
@@ -87,11 +106,153 @@ class WaybillRabbitAutoConfigurationTests {
 	}
 
 	@Test
-	void fallsBackToTheFirstOfSpringRabbitmqAddresses() {
-		this.runner
-			.withPropertyValues(spring("addresses=" + this.proxy.host() + ":" + this.proxy.port() + ",elsewhere:5672"),
-					spring("host=elsewhere"), spring("port=1"))
+	void fallsBackToSpringRabbitmqPropertiesWithoutBootsRabbitAutoConfiguration() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class))
+			.withPropertyValues(spring("addresses=127.0.0.1:" + deadPort() + "," + this.proxy.host() + ":"
+					+ this.proxy.port()), spring("address-shuffle-mode=none"), spring("username=" + this.rabbit.username()),
+					spring("password=" + this.rabbit.password()), spring("virtual-host=" + this.rabbit.virtualHost()))
 			.run(this::publishesThroughTheProxy);
+	}
+
+	@Test
+	void aRabbitConnectionDetailsBeanReachesTheTransport() {
+		this.runner.withBean(RabbitConnectionDetails.class, () -> new RabbitConnectionDetails() {
+
+			@Override
+			public List<Address> getAddresses() {
+				return List.of(new Address(WaybillRabbitAutoConfigurationTests.this.proxy.host(),
+						WaybillRabbitAutoConfigurationTests.this.proxy.port()));
+			}
+
+			@Override
+			public String getUsername() {
+				return WaybillRabbitAutoConfigurationTests.this.rabbit.username();
+			}
+
+			@Override
+			public String getPassword() {
+				return WaybillRabbitAutoConfigurationTests.this.rabbit.password();
+			}
+
+			@Override
+			public String getVirtualHost() {
+				return WaybillRabbitAutoConfigurationTests.this.rabbit.virtualHost();
+			}
+
+		})
+			.withPropertyValues(spring("host=elsewhere.invalid"), spring("port=1"), spring("username=waybill-nobody"))
+			.run(this::publishesThroughTheProxy);
+	}
+
+	@Test
+	void connectsToALaterOfSpringRabbitmqAddressesWhenTheFirstIsDead() {
+		String addresses = spring("addresses=127.0.0.1:" + deadPort() + "," + this.proxy.host() + ":" + this.proxy.port());
+		this.runner.withPropertyValues(addresses, spring("address-shuffle-mode=none")).run((context) -> {
+			assertThat(context.getBean(Transport.class)).hasToString("RabbitTransport[amqp://guest@127.0.0.1:"
+					+ deadPort() + "," + this.proxy.host() + ":" + this.proxy.port() + "/%2F]");
+			publishesThroughTheProxy(context);
+		});
+		// shuffled by default: whatever the order, the live node is found
+		for (int i = 0; i < 3; i++) {
+			try (TcpProxy live = this.rabbit.proxy()) {
+				this.runner.withPropertyValues(spring("addresses=127.0.0.1:" + deadPort() + "," + live.host() + ":"
+						+ live.port() + ",127.0.0.1:" + deadPort())).run((context) -> {
+							try (TransportChannel channel = context.getBean(Transport.class).openChannel()) {
+								assertThat(channel.isOpen()).isTrue();
+							}
+							assertThat(live.connectionsForwarded()).isEqualTo(1);
+						});
+			}
+		}
+	}
+
+	@Test
+	void failsOverToTheNextAddressWhenTheConnectedNodeIsLost() {
+		try (TcpProxy second = this.rabbit.proxy()) {
+			this.runner
+				.withPropertyValues(spring("addresses=" + this.proxy.host() + ":" + this.proxy.port() + ","
+						+ second.host() + ":" + second.port()), spring("address-shuffle-mode=none"),
+						waybill("recovery-interval=200ms"))
+				.run((context) -> {
+					Transport transport = context.getBean(Transport.class);
+					transport.openChannel().close();
+					assertThat(this.proxy.connectionsForwarded()).isEqualTo(1);
+					assertThat(second.connectionsForwarded()).isZero();
+					this.proxy.cut();
+					Awaitility.await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() -> {
+						try (TransportChannel channel = transport.openChannel()) {
+							assertThat(channel.isOpen()).isTrue();
+						}
+					});
+					assertThat(second.connectionsForwarded()).isEqualTo(1);
+				});
+		}
+	}
+
+	@Test
+	void anSslBundleGivesTheConnectionFactoryItsSslContext() throws Exception {
+		SSLContext serverContext = SSLContext.getInstance("TLS");
+		KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+		KeyStore keyStore = KeyStore.getInstance("PKCS12");
+		try (InputStream in = getClass().getResourceAsStream("/tls/broker.p12")) {
+			keyStore.load(in, "secret".toCharArray());
+		}
+		keys.init(keyStore, "secret".toCharArray());
+		serverContext.init(keys.getKeyManagers(), null, null);
+		try (SSLServerSocket server = (SSLServerSocket) serverContext.getServerSocketFactory()
+			.createServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			CompletableFuture<Void> served = CompletableFuture.runAsync(() -> {
+				try (SSLSocket socket = (SSLSocket) server.accept()) {
+					socket.startHandshake();
+				}
+				catch (IOException ex) {
+					// the client's handshake failure is what the test reports
+				}
+			});
+			this.runner
+				.withPropertyValues("spring.ssl.bundle.jks.waybill-test.truststore.location=classpath:tls/trust.p12",
+						"spring.ssl.bundle.jks.waybill-test.truststore.password=secret",
+						"spring.ssl.bundle.jks.waybill-test.truststore.type=PKCS12", spring("ssl.bundle=waybill-test"),
+						spring("port=" + server.getLocalPort()), spring("host=127.0.0.1"))
+				.run((context) -> {
+					ConnectionFactory factory = connectionFactory(context);
+					assertThat(factory.isSSL()).isTrue();
+					assertThat(context.getBean(Transport.class))
+						.hasToString("RabbitTransport[amqps://guest@127.0.0.1:" + server.getLocalPort() + "/%2F]");
+					// the bundle's trust store, not the JVM's, trusts the self-signed certificate
+					try (SSLSocket socket = (SSLSocket) factory.getSocketFactory()
+						.createSocket("127.0.0.1", server.getLocalPort())) {
+						socket.startHandshake();
+						assertThat(socket.getSession().getPeerPrincipal().getName()).isEqualTo("CN=localhost");
+					}
+				});
+			served.get(10, TimeUnit.SECONDS);
+		}
+	}
+
+	@Test
+	void bootsAndWaybillsCustomizersRunOnWaybillsConnectionFactory() {
+		this.runner
+			.withBean(ConnectionFactoryCustomizer.class, () -> (factory) -> factory.setRequestedChannelMax(42))
+			.withBean(WaybillRabbitConnectionFactoryCustomizer.class,
+					() -> (factory) -> factory.setRequestedFrameMax(131072))
+			.withPropertyValues(spring("requested-heartbeat=7s"))
+			.run((context) -> {
+				ConnectionFactory factory = connectionFactory(context);
+				assertThat(factory.getRequestedChannelMax()).isEqualTo(42);
+				assertThat(factory.getRequestedFrameMax()).isEqualTo(131072);
+				assertThat(factory.getRequestedHeartbeat()).isEqualTo(7);
+				assertThat(factory.isAutomaticRecoveryEnabled()).isTrue();
+			});
+	}
+
+	@Test
+	void springRabbitmqConnectionTimeoutIsTheDefaultOfWaybills() {
+		this.runner.withPropertyValues(spring("connection-timeout=3s"))
+			.run((context) -> assertThat(connectionFactory(context).getConnectionTimeout()).isEqualTo(3000));
+		this.runner.withPropertyValues(spring("connection-timeout=3s"), waybill("connection-timeout=2s"))
+			.run((context) -> assertThat(connectionFactory(context).getConnectionTimeout()).isEqualTo(2000));
+		this.runner.run((context) -> assertThat(connectionFactory(context).getConnectionTimeout()).isEqualTo(5000));
 	}
 
 	@Test
@@ -222,7 +383,7 @@ class WaybillRabbitAutoConfigurationTests {
 			assertThat(property.get("description")).as(property.get("name").asString()).isNotNull();
 			described.add(property.get("name").asString() + "=" + property.path("defaultValue").asString());
 		}
-		assertThat(described).contains("waybill.rabbit.host=localhost", "waybill.rabbit.port=5672",
+		assertThat(described).contains("waybill.rabbit.host=", "waybill.rabbit.port=",
 				"waybill.rabbit.virtual-host=/", "waybill.rabbit.ssl.enabled=false",
 				"waybill.rabbit.connection-timeout=5s", "waybill.rabbit.confirm-timeout=10s",
 				"waybill.rabbit.max-outstanding-confirms=1000", "waybill.rabbit.exchange-type=fanout",
@@ -237,6 +398,17 @@ class WaybillRabbitAutoConfigurationTests {
 			assertThat(channel.isOpen()).isTrue();
 		}
 		assertThat(this.proxy.connectionsForwarded()).isEqualTo(1);
+	}
+
+	private static ConnectionFactory connectionFactory(AssertableApplicationContext context) {
+		assertThat(context).hasNotFailed();
+		Object factory = ReflectionTestUtils.getField(context.getBean(Transport.class), "connectionFactory");
+		return (ConnectionFactory) factory;
+	}
+
+	/** A local port nobody listens on. */
+	private static int deadPort() {
+		return 1;
 	}
 
 	private static String waybill(String property) {
