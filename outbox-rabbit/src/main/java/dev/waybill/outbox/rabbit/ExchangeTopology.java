@@ -36,8 +36,14 @@ final class ExchangeTopology {
 
 	private final Set<String> known = ConcurrentHashMap.newKeySet();
 
-	ExchangeTopology(String exchangeType) {
+	private final String user;
+
+	private final String virtualHost;
+
+	ExchangeTopology(String exchangeType, String user, String virtualHost) {
 		this.exchangeType = exchangeType;
+		this.user = user;
+		this.virtualHost = virtualHost;
 	}
 
 	/**
@@ -47,7 +53,8 @@ final class ExchangeTopology {
 	 * type's own, which is declared
 	 * @param opener opens the channel to check on
 	 * @throws TransportException {@link Kind#MESSAGE} when a destination does not exist,
-	 * {@link Kind#PERMANENT} when the broker refuses the declare, {@link Kind#UNAVAILABLE} when the
+	 * {@link Kind#PERMANENT} when the broker refuses the declare as incompatible, {@link Kind#MESSAGE}
+	 * when a permission is missing, {@link Kind#UNAVAILABLE} when the
 	 * broker cannot be reached
 	 */
 	void ensure(String destination, String messageType, ChannelOpener opener) throws TransportException {
@@ -91,7 +98,11 @@ final class ExchangeTopology {
 			return new TransportException(Kind.MESSAGE, "destination exchange '" + destination + "' does not exist",
 					ex);
 		}
-		if (code == AMQP.PRECONDITION_FAILED || code == AMQP.ACCESS_REFUSED) {
+		if (code == AMQP.ACCESS_REFUSED) { // an operator can grant it: retried, see BrokerErrors
+			return new TransportException(Kind.MESSAGE, BrokerErrors.permissionRefused(declare ? "configure" : "access",
+					this.user, this.virtualHost, destination, ex), ex);
+		}
+		if (code == AMQP.PRECONDITION_FAILED) {
 			return new TransportException(Kind.PERMANENT, "The broker refused to declare exchange '" + destination
 					+ "' as a durable " + this.exchangeType + " exchange: " + BrokerErrors.describe(ex), ex);
 		}

@@ -85,7 +85,8 @@ public final class RabbitTransport implements Transport {
 		this.maxOutstandingConfirms = builder.maxOutstandingConfirms;
 		this.maxBodySize = builder.maxBodySize;
 		this.exchangeType = builder.exchangeType;
-		this.topology = new ExchangeTopology(builder.exchangeType);
+		this.topology = new ExchangeTopology(builder.exchangeType, connectionFactory.getUsername(),
+				connectionFactory.getVirtualHost());
 		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "waybill-rabbit-confirm-timeout");
 			thread.setDaemon(true);
@@ -175,6 +176,14 @@ public final class RabbitTransport implements Transport {
 
 	long maxBodySize() {
 		return this.maxBodySize;
+	}
+
+	/**
+	 * The failure of a publish the broker refused for want of write permission on its exchange.
+	 */
+	TransportException writeRefused(String exchange, Throwable cause) {
+		return new TransportException(Kind.MESSAGE, BrokerErrors.permissionRefused("write",
+				this.connectionFactory.getUsername(), this.connectionFactory.getVirtualHost(), exchange, cause), cause);
 	}
 
 	ExchangeTopology topology() {

@@ -92,7 +92,8 @@ final class RabbitTransportChannel implements TransportChannel {
 		long seqNo;
 		synchronized (this.publishLock) {
 			seqNo = this.channel.getNextPublishSeqNo();
-			publish = new PendingPublish(message.messageId().toString(), System.nanoTime() + this.confirmTimeoutNanos);
+			publish = new PendingPublish(message.messageId().toString(), message.destination(),
+					System.nanoTime() + this.confirmTimeoutNanos);
 			this.pending.put(seqNo, publish);
 			this.pendingByMessageId.put(publish.messageId, publish);
 			try {
@@ -195,7 +196,13 @@ final class RabbitTransportChannel implements TransportChannel {
 			// The broker closed the channel, e.g. 404 for an exchange deleted since it was checked.
 			this.transport.topology().forget();
 		}
-		failAll("The channel closed before the broker confirmed the message: " + this.closedReason.get());
+		String reason = "The channel closed before the broker confirmed the message: " + this.closedReason.get();
+		String refused = BrokerErrors.accessRefused(cause) ? BrokerErrors.refusedExchange(cause) : null;
+		for (Map.Entry<Long, PendingPublish> entry : this.pending.entrySet()) {
+			PendingPublish publish = entry.getValue();
+			settle(entry.getKey(), publish, publish.destination.equals(refused) ? this.transport.writeRefused(refused, cause)
+					: new TransportException(Kind.UNAVAILABLE, reason));
+		}
 		this.transport.discard(this, cause.isInitiatedByApplication() ? null : this.channel);
 	}
 
@@ -245,12 +252,15 @@ final class RabbitTransportChannel implements TransportChannel {
 
 		final String messageId;
 
+		final String destination;
+
 		final long deadline;
 
 		volatile @Nullable String returned;
 
-		PendingPublish(String messageId, long deadline) {
+		PendingPublish(String messageId, String destination, long deadline) {
 			this.messageId = messageId;
+			this.destination = destination;
 			this.deadline = deadline;
 		}
 
