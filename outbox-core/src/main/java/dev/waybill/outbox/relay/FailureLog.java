@@ -39,7 +39,12 @@ final class FailureLog {
 			window.suppressed = 0;
 		}
 		logger.warn((suppressed > 0) ? text + " [" + suppressed + " more failure(s) for " + destination
-				+ " were not logged in the last " + Duration.ofNanos(this.periodNanos).toSeconds() + "s]" : text);
+				+ " were not logged in the last " + period() + "]" : text);
+	}
+
+	private String period() {
+		Duration period = Duration.ofNanos(this.periodNanos);
+		return (period.toMillis() % 1000 == 0) ? period.toSeconds() + "s" : period.toMillis() + "ms";
 	}
 
 	private static final class Window {

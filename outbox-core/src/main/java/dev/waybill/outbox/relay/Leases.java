@@ -34,6 +34,10 @@ final class Leases {
 		this.lease = lease;
 	}
 
+	Duration lease() {
+		return this.lease;
+	}
+
 	/**
 	 * How often the held leases are renewed: a third of the lease, so two renewals can fail before
 	 * one expires.

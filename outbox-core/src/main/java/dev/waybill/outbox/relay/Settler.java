@@ -142,7 +142,21 @@ final class Settler {
 		}
 		this.bookkeepingFailures++;
 		Duration delay = bookkeepingDelay(this.bookkeepingFailures);
-		this.retries.addAll(failed);
+		long now = System.nanoTime();
+		for (Outcome outcome : failed) {
+			if (outcome.unrecordedSince == 0) {
+				outcome.unrecordedSince = now;
+			}
+			if (now - outcome.unrecordedSince > this.leases.lease().toNanos()) {
+				// Bounded: past a lease, the scope is left to its lease like a relay that died.
+				this.leases.settled(outcome.scope());
+				logger.warn("Waybill relay gives up recording the outcome of scope " + outcome.scope().id()
+						+ " after a lease; it is delivered again once its lease expires: " + this.lastBookkeepingError);
+			}
+			else {
+				this.retries.add(outcome);
+			}
+		}
 		this.retryAt = System.nanoTime() + delay.toNanos();
 		if (this.bookkeepingFailures == 1) {
 			logger.warn("Waybill relay could not record the delivery outcome of " + failed.size()
@@ -269,7 +283,35 @@ final class Settler {
 				+ " messages)" : text;
 	}
 
-	private record Outcome(ClaimedScope scope, List<TransportException> failures, Instant completedAt) {
+	private static final class Outcome {
+
+		private final ClaimedScope scope;
+
+		private final List<TransportException> failures;
+
+		private final Instant completedAt;
+
+		/** When its write first failed ({@link System#nanoTime()}), or 0. */
+		long unrecordedSince;
+
+		Outcome(ClaimedScope scope, List<TransportException> failures, Instant completedAt) {
+			this.scope = scope;
+			this.failures = failures;
+			this.completedAt = completedAt;
+		}
+
+		ClaimedScope scope() {
+			return this.scope;
+		}
+
+		List<TransportException> failures() {
+			return this.failures;
+		}
+
+		Instant completedAt() {
+			return this.completedAt;
+		}
+
 	}
 
 }
