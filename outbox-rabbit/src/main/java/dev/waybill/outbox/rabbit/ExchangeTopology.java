@@ -98,11 +98,13 @@ final class ExchangeTopology {
 			return new TransportException(Kind.MESSAGE, "destination exchange '" + destination + "' does not exist",
 					ex);
 		}
-		if (code == AMQP.ACCESS_REFUSED) { // an operator can grant it: retried, see BrokerErrors
+		// A missing permission, which an operator can grant (retried, see BrokerErrors); not a
+		// reserved name (amq.*), which the broker refuses with the same code, for ever.
+		if (code == AMQP.ACCESS_REFUSED && BrokerErrors.refusedExchange(signal) != null) {
 			return new TransportException(Kind.MESSAGE, BrokerErrors.permissionRefused(declare ? "configure" : "access",
 					this.user, this.virtualHost, destination, ex), ex);
 		}
-		if (code == AMQP.PRECONDITION_FAILED) {
+		if (code == AMQP.PRECONDITION_FAILED || code == AMQP.ACCESS_REFUSED) {
 			return new TransportException(Kind.PERMANENT, "The broker refused to declare exchange '" + destination
 					+ "' as a durable " + this.exchangeType + " exchange: " + BrokerErrors.describe(ex), ex);
 		}
