@@ -1,9 +1,9 @@
 package dev.waybill.outbox.relay;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -23,11 +23,15 @@ final class Leases {
 
 	private static final Log logger = LogFactory.getLog(Leases.class);
 
+	/** How many leases a scope may be held without an outcome before it is no longer renewed. */
+	static final int MAX_HOLD_LEASES = 5;
+
 	private final OutboxStore store;
 
 	private final Duration lease;
 
-	private final Map<String, Set<UUID>> heldByOwner = new ConcurrentHashMap<>();
+	/** Scope ids by lease owner, each with the {@link System#nanoTime()} it was claimed at. */
+	private final Map<String, Map<UUID, Long>> heldByOwner = new ConcurrentHashMap<>();
 
 	Leases(OutboxStore store, Duration lease) {
 		this.store = store;
@@ -47,8 +51,9 @@ final class Leases {
 	}
 
 	void hold(List<ClaimedScope> scopes) {
+		long now = System.nanoTime();
 		for (ClaimedScope scope : scopes) {
-			this.heldByOwner.computeIfAbsent(scope.leaseOwner(), (owner) -> ConcurrentHashMap.newKeySet()).add(scope.id());
+			this.heldByOwner.computeIfAbsent(scope.leaseOwner(), (owner) -> new ConcurrentHashMap<>()).put(scope.id(), now);
 		}
 	}
 
@@ -63,16 +68,31 @@ final class Leases {
 	}
 
 	int held() {
-		return this.heldByOwner.values().stream().mapToInt(Set::size).sum();
+		return this.heldByOwner.values().stream().mapToInt(Map::size).sum();
 	}
 
 	/**
-	 * Renews every held lease, one statement per claim.
+	 * Renews every held lease, one statement per claim. A scope held for {@link #MAX_HOLD_LEASES}
+	 * leases without an outcome (which the transport's confirm timeout should have given long
+	 * before) is no longer renewed: it is left to its lease, so nothing is held for ever.
 	 */
 	void renew() {
-		for (Map.Entry<String, Set<UUID>> entry : this.heldByOwner.entrySet()) {
-			List<UUID> ids = List.copyOf(entry.getValue());
+		long now = System.nanoTime();
+		long maxHold = this.lease.toNanos() * MAX_HOLD_LEASES;
+		for (Map.Entry<String, Map<UUID, Long>> entry : this.heldByOwner.entrySet()) {
+			List<UUID> ids = new ArrayList<>();
+			for (Map.Entry<UUID, Long> held : entry.getValue().entrySet()) {
+				if (now - held.getValue() > maxHold) {
+					entry.getValue().remove(held.getKey());
+					logger.warn("Waybill relay has had no outcome for scope " + held.getKey() + " in "
+							+ this.lease.multipliedBy(MAX_HOLD_LEASES) + "; it is left to its lease and delivered again");
+				}
+				else {
+					ids.add(held.getKey());
+				}
+			}
 			if (ids.isEmpty()) {
+				this.heldByOwner.computeIfPresent(entry.getKey(), (owner, held) -> held.isEmpty() ? null : held);
 				continue;
 			}
 			try {
