@@ -26,9 +26,11 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.rabbit.test.TcpProxy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;
@@ -120,6 +122,44 @@ class RelayBookkeepingIntegrationTests {
 		OutboxStats stats = writer.stats();
 		assertThat(stats.pendingScopes()).isZero();
 		assertThat(stats.deadScopes()).isZero();
+	}
+
+	@Test
+	void aRelayRenewsTheLeaseOfAScopeWhoseConfirmTakesLongerThanTheLeaseSoAnotherRelayDoesNotPublishItAgain()
+			throws Exception {
+		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
+		List<String> delivered = consume(queue);
+		JdbcOutboxStore store = new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables());
+		Duration lease = Duration.ofSeconds(1);
+		RelaySettings settings = new RelaySettings(1, 10, lease, Duration.ofMillis(100), Duration.ofSeconds(5),
+				RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
+		TcpProxy proxy = TestRabbit.get().proxy();
+		this.resources.add(proxy);
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		Relay slow = new Relay(store, TestRabbit.get().transport(proxy).build(), wakeUp, settings, RelayListener.NONE,
+				new OutboxBacklog());
+		this.resources.add(slow::stop);
+		slow.start();
+		Awaitility.await().pollDelay(Duration.ofMillis(500)).until(() -> true); // connected, idle
+
+		proxy.pause(); // the broker's confirm cannot come back
+		store.write(TestMessages.scope(queue.exchange(), "held"));
+		wakeUp.signal();
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> new JdbcTemplate(this.schema.dataSource())
+			.queryForObject("SELECT count(*) FROM " + this.schema.tables().qualifiedOutboxState()
+					+ " WHERE lease_owner IS NOT NULL", Integer.class) == 1);
+		Relay other = new Relay(store, TestRabbit.get().transport().build(), new RelayWakeUp(), settings,
+				RelayListener.NONE, new OutboxBacklog());
+		this.resources.add(other::stop);
+		other.start();
+		Awaitility.await().pollDelay(Duration.ofSeconds(3)).until(() -> true); // three leases
+
+		assertThat(delivered).as("the other relay did not take over a scope still being published").isEmpty();
+		proxy.restore();
+
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> store.stats().pendingScopes() == 0);
+		Awaitility.await().pollDelay(Duration.ofSeconds(1)).until(() -> true); // a duplicate would arrive by now
+		assertThat(delivered).hasSize(1);
 	}
 
 	private List<String> consume(BoundQueue queue) throws Exception {
