@@ -77,6 +77,8 @@ public final class Relay implements SmartLifecycle {
 
 	private volatile long statsRefreshedAt;
 
+	private volatile String lastBrokerFailure = "unknown reason";
+
 	// System.nanoTime() values at which known pending scopes (retries, leases, not-before times)
 	// fall due; each is consumed once it has passed, so a later one is never lost to an earlier.
 	private final ConcurrentSkipListSet<Long> dueTimes = new ConcurrentSkipListSet<>();
@@ -279,10 +281,19 @@ public final class Relay implements SmartLifecycle {
 		}
 	}
 
+	/**
+	 * Notes why the broker could not be used, for the log line of the circuit opening.
+	 * @param reason the transport's description
+	 */
+	void brokerFailed(String reason) {
+		this.lastBrokerFailure = reason;
+	}
+
 	private void circuitChanged(CircuitBreaker.State state) {
 		switch (state) {
-			case OPEN -> logger.warn("Waybill relay " + this.id + ": broker unreachable, circuit open; claims pause for "
-					+ this.settings.coolDown() + " between probes and no delivery attempt is counted");
+			case OPEN -> logger.warn("Waybill relay " + this.id + ": broker unreachable (" + this.lastBrokerFailure
+					+ "), circuit open; claims pause for " + this.settings.coolDown()
+					+ " between probes and no delivery attempt is counted");
 			case HALF_OPEN -> logger.info("Waybill relay " + this.id + ": probing the broker");
 			case CLOSED -> logger.info("Waybill relay " + this.id + ": broker reachable again, circuit closed");
 		}

@@ -152,6 +152,7 @@ final class RelayWorker {
 		}
 		catch (TransportException ex) {
 			logger.debug("Waybill relay could not open a broker channel: " + ex.getMessage());
+			this.relay.brokerFailed(ex.getMessage());
 			breaker.recordFailure();
 			this.relay.pause(min(this.relay.settings().pollInterval(), this.relay.settings().coolDown()));
 			return null;
@@ -169,6 +170,7 @@ final class RelayWorker {
 		}
 		catch (TransportException | RuntimeException ex) {
 			logger.debug("Waybill relay probe failed: " + ex.getMessage());
+			this.relay.brokerFailed(ex.getMessage());
 			breaker.recordFailure();
 		}
 	}
