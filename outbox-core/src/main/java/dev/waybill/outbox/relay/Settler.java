@@ -103,6 +103,9 @@ final class Settler {
 				Thread.currentThread().interrupt();
 				return;
 			}
+			catch (RuntimeException ex) { // a listener's failure: the settling thread carries on
+				logger.warn("Waybill relay failed while recording delivery outcomes: " + ex, ex);
+			}
 			finally {
 				batch.clear();
 			}
