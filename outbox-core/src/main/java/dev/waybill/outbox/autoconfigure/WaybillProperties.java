@@ -344,9 +344,10 @@ public class WaybillProperties implements InitializingBean {
 		private int batchSize = 100;
 
 		/**
-		 * How long a claim holds; a relay that dies leaves scopes another relay takes over after this.
+		 * How long a claim holds unless renewed; the relay renews it every third of it while it still
+		 * works on the scope, so a relay that dies leaves scopes another relay takes over after this.
 		 */
-		private Duration leaseDuration = Duration.ofSeconds(60);
+		private Duration leaseDuration = Duration.ofSeconds(12);
 
 		/**
 		 * Fallback check for due scopes; commits and PostgreSQL notifications wake the relay sooner.

@@ -167,6 +167,25 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 	}
 
 	@Override
+	public int renew(String leaseOwner, Collection<UUID> scopeIds, Duration lease) {
+		requireOwner(leaseOwner);
+		if (lease.isNegative() || lease.isZero()) {
+			throw new IllegalArgumentException("lease must be positive, was " + lease);
+		}
+		if (scopeIds.isEmpty()) {
+			return 0;
+		}
+		return this.autonomous.update((Connection connection) -> {
+			PreparedStatement statement = connection.prepareStatement(this.sql.renew);
+			statement.setLong(1, lease.toMillis());
+			statement.setLong(2, lease.toMillis());
+			statement.setArray(3, connection.createArrayOf("uuid", scopeIds.toArray()));
+			statement.setString(4, leaseOwner);
+			return statement;
+		});
+	}
+
+	@Override
 	public boolean retryLater(UUID scopeId, String leaseOwner, String error, Duration retryDelay) {
 		requireOwner(leaseOwner);
 		return this.autonomous.update(this.sql.retryLater, Math.max(0, retryDelay.toMillis()), truncate(error), scopeId,

@@ -22,6 +22,8 @@ final class OutboxSql {
 
 	final String markPublished;
 
+	final String renew;
+
 	final String retryLater;
 
 	final String deadLetter;
@@ -79,7 +81,10 @@ final class OutboxSql {
 				       m.correlation_id, m.conversation_id, m.source_host, m.created_at, m.not_before
 				FROM claimed c LEFT JOIN %2$s m ON m.outbox_id = c.id
 				ORDER BY m.sequence_number""".formatted(state, message, MILLIS);
-		this.markPublished = "UPDATE " + state + " SET status = 'published', published_at = now(), " + SETTLE
+		this.markPublished = "UPDATE " + state + " SET status = 'published', published_at = now(), last_error = NULL, "
+				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE;
+		// By primary key and owner: its cost is the held scopes', whatever the table holds.
+		this.renew = "UPDATE " + state + " SET lease_until = now() + ?" + MILLIS + ", next_attempt_at = now() + ?" + MILLIS
 				+ " WHERE id = ANY(?) AND " + FENCE;
 		this.retryLater = "UPDATE " + state + " SET next_attempt_at = now() + ?" + MILLIS + ", last_error = ?, "
 				+ SETTLE + " WHERE id = ? AND " + FENCE;

@@ -32,6 +32,10 @@ import dev.waybill.outbox.support.RelayWakeUp;
  * PostgreSQL notifications from other instances); one of them also polls every
  * {@code pollInterval} with one cheap statement, as a fallback. A {@link CircuitBreaker} stops
  * claims while the broker is unreachable, so an outage costs no delivery attempts.
+ * <p>
+ * Leases are short (12 s by default) and renewed every third of the lease while the relay still
+ * works on a scope, so the scopes of a relay that died are taken over by another within about a
+ * lease, while a live relay never loses a scope it is still publishing or recording.
  *
  * @since 0.1
  */
@@ -61,6 +65,8 @@ public final class Relay implements SmartLifecycle {
 
 	private final Settler settler;
 
+	private final Leases leases;
+
 	private final String id;
 
 	private final AtomicLong claims = new AtomicLong();
@@ -70,6 +76,8 @@ public final class Relay implements SmartLifecycle {
 	private volatile boolean running;
 
 	private volatile long statsRefreshedAt;
+
+	private volatile String lastBrokerFailure = "unknown reason";
 
 	// System.nanoTime() values at which known pending scopes (retries, leases, not-before times)
 	// fall due; each is consumed once it has passed, so a later one is never lost to an earlier.
@@ -94,7 +102,8 @@ public final class Relay implements SmartLifecycle {
 		this.backlog = Objects.requireNonNull(backlog, "backlog must not be null");
 		this.id = HostNames.local() + ":" + ProcessHandle.current().pid() + ":" + UUID.randomUUID().toString().substring(0, 8);
 		this.breaker = new CircuitBreaker(settings.failureThreshold(), settings.coolDown(), Clock.systemUTC(), this::circuitChanged);
-		this.settler = new Settler(store, settings.retry(), listener, this.breaker, this::dueIn);
+		this.leases = new Leases(store, settings.leaseDuration());
+		this.settler = new Settler(store, this.leases, settings.retry(), listener, this.breaker, this::dueIn);
 	}
 
 	/**
@@ -122,6 +131,7 @@ public final class Relay implements SmartLifecycle {
 		this.statsRefreshedAt = System.nanoTime() - this.settings.pollInterval().toNanos();
 		this.threads.clear();
 		this.threads.add(startThread("waybill-relay-settler", this.settler::run));
+		this.threads.add(startThread("waybill-relay-leases", this::renewLeases));
 		for (int i = 0; i < this.settings.workers(); i++) {
 			RelayWorker worker = new RelayWorker(this, i);
 			this.threads.add(startThread("waybill-relay-" + i, worker::run));
@@ -141,7 +151,7 @@ public final class Relay implements SmartLifecycle {
 		this.running = false;
 		this.wakeUp.signal();
 		long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos() + TimeUnit.SECONDS.toNanos(5);
-		List<Thread> workers = this.threads.subList(1, this.threads.size());
+		List<Thread> workers = this.threads.subList(2, this.threads.size());
 		for (Thread worker : workers) {
 			join(worker, deadline);
 		}
@@ -181,6 +191,24 @@ public final class Relay implements SmartLifecycle {
 
 	Settler settler() {
 		return this.settler;
+	}
+
+	Leases leases() {
+		return this.leases;
+	}
+
+	private void renewLeases() {
+		try {
+			while (this.running) {
+				pause(this.leases.renewInterval());
+				if (this.running) {
+					this.leases.renew();
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	String nextLeaseOwner(int worker) {
@@ -253,10 +281,19 @@ public final class Relay implements SmartLifecycle {
 		}
 	}
 
+	/**
+	 * Notes why the broker could not be used, for the log line of the circuit opening.
+	 * @param reason the transport's description
+	 */
+	void brokerFailed(String reason) {
+		this.lastBrokerFailure = reason;
+	}
+
 	private void circuitChanged(CircuitBreaker.State state) {
 		switch (state) {
-			case OPEN -> logger.warn("Waybill relay " + this.id + ": broker unreachable, circuit open; claims pause for "
-					+ this.settings.coolDown() + " between probes and no delivery attempt is counted");
+			case OPEN -> logger.warn("Waybill relay " + this.id + ": broker unreachable (" + this.lastBrokerFailure
+					+ "), circuit open; claims pause for " + this.settings.coolDown()
+					+ " between probes and no delivery attempt is counted");
 			case HALF_OPEN -> logger.info("Waybill relay " + this.id + ": probing the broker");
 			case CLOSED -> logger.info("Waybill relay " + this.id + ": broker reachable again, circuit closed");
 		}

@@ -8,7 +8,8 @@ import java.util.Objects;
  *
  * @param workers worker threads, each with its own broker channel, at least 1
  * @param batchSize the most scopes one claim takes, at least 1
- * @param leaseDuration how long a claim holds before another relay may take the scope over
+ * @param leaseDuration how long a claim holds before another relay may take the scope over, unless
+ * the relay renews it (it does, every third of it, while it still works on the scope)
  * @param pollInterval the fallback check for due scopes when no wake-up arrives
  * @param shutdownTimeout how long stopping waits for outstanding confirms
  * @param retry backoff and the attempt limit
@@ -35,12 +36,12 @@ public record RelaySettings(int workers, int batchSize, Duration leaseDuration, 
 	}
 
 	/**
-	 * The defaults: 2 workers, batches of 100, 60s leases, 1s poll, 10s shutdown, default retry,
+	 * The defaults: 2 workers, batches of 100, 12s leases, 1s poll, 10s shutdown, default retry,
 	 * breaker opening after 3 failures with a 5s cool-down.
 	 * @return the default settings
 	 */
 	public static RelaySettings defaults() {
-		return new RelaySettings(2, 100, Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofSeconds(10),
+		return new RelaySettings(2, 100, Duration.ofSeconds(12), Duration.ofSeconds(1), Duration.ofSeconds(10),
 				RetryPolicy.defaults(), 3, Duration.ofSeconds(5));
 	}
 

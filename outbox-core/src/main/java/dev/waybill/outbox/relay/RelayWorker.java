@@ -94,6 +94,7 @@ final class RelayWorker {
 			this.inFlight.release();
 			throw ex;
 		}
+		this.relay.leases().hold(batch);
 		if (batch.isEmpty()) {
 			this.inFlight.release();
 			this.relay.awaitWork(this.primary);
@@ -140,9 +141,10 @@ final class RelayWorker {
 			return this.channel;
 		}
 		if (this.channel != null) {
+			// Not counted by the breaker: the broker may close a channel for one message (a refused
+			// permission, a deleted exchange); if the broker itself is gone, opening the next fails.
 			this.channel.close();
 			this.channel = null;
-			breaker.recordFailure();
 		}
 		try {
 			this.channel = this.relay.transport().openChannel();
@@ -150,6 +152,7 @@ final class RelayWorker {
 		}
 		catch (TransportException ex) {
 			logger.debug("Waybill relay could not open a broker channel: " + ex.getMessage());
+			this.relay.brokerFailed(ex.getMessage());
 			breaker.recordFailure();
 			this.relay.pause(min(this.relay.settings().pollInterval(), this.relay.settings().coolDown()));
 			return null;
@@ -167,6 +170,7 @@ final class RelayWorker {
 		}
 		catch (TransportException | RuntimeException ex) {
 			logger.debug("Waybill relay probe failed: " + ex.getMessage());
+			this.relay.brokerFailed(ex.getMessage());
 			breaker.recordFailure();
 		}
 	}

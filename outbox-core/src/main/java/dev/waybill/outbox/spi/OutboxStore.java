@@ -29,7 +29,18 @@ public interface OutboxStore {
 	List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit);
 
 	/**
-	 * Marks scopes published.
+	 * Extends the lease of scopes their claimer still holds, so a claim can be short (a dead
+	 * relay's scopes are taken over soon) while a live relay keeps what it is still working on.
+	 * @param leaseOwner the owner the scopes were claimed by
+	 * @param scopeIds the scopes still held
+	 * @param lease the new lease, from now, must be positive
+	 * @return how many were renewed; fewer when a lease was lost or a scope settled meanwhile
+	 * @since 0.2
+	 */
+	int renew(String leaseOwner, Collection<UUID> scopeIds, Duration lease);
+
+	/**
+	 * Marks scopes published and clears their last error.
 	 * @param leaseOwner the owner the scopes were claimed by
 	 * @param scopeIds the scopes whose every message the broker confirmed
 	 * @return how many were marked; fewer when a lease was lost to another claimer

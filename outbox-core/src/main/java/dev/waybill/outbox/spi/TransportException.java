@@ -17,14 +17,17 @@ public class TransportException extends Exception {
 	public enum Kind {
 
 		/**
-		 * The message's: a nack, an unroutable return, no confirm within the timeout. Counts a
-		 * delivery attempt; the scope is retried with backoff.
+		 * The message's: a nack, an unroutable return, no confirm within the timeout, or a
+		 * permission the broker refused for its destination (an operator can grant it, so it is
+		 * retried; the broker itself is up). Counts a delivery attempt; the scope is retried with
+		 * backoff and is dead once its attempts are spent.
 		 */
 		MESSAGE,
 
 		/**
-		 * The message can never be delivered as it is: the broker refuses its destination, or its
-		 * body is over the broker's limit. The scope is dead-lettered at once with the reason.
+		 * The message can never be delivered as it is: the broker refuses its destination as
+		 * invalid (a reserved name, an incompatible existing exchange), or its body is over the
+		 * broker's limit. The scope is dead-lettered at once with the reason.
 		 */
 		PERMANENT,
 

@@ -42,6 +42,56 @@ final class BrokerErrors {
 	}
 
 	/**
+	 * Tells whether the broker refused an operation for want of a permission (ACCESS_REFUSED, 403).
+	 * @param failure the failure
+	 * @return whether it is a refused permission
+	 */
+	static boolean accessRefused(@Nullable Throwable failure) {
+		ShutdownSignalException signal = signal(failure);
+		if (signal == null) {
+			return false;
+		}
+		if (signal.getReason() instanceof AMQP.Channel.Close close) {
+			return close.getReplyCode() == AMQP.ACCESS_REFUSED;
+		}
+		return signal.getReason() instanceof AMQP.Connection.Close close && close.getReplyCode() == AMQP.ACCESS_REFUSED;
+	}
+
+	/**
+	 * Reads the exchange out of the broker's ACCESS_REFUSED text, {@code access to exchange 'x' in
+	 * vhost 'v' refused for user 'u'}.
+	 * @param signal the refusal
+	 * @return the exchange, or {@literal null} when the text names none
+	 */
+	static @Nullable String refusedExchange(ShutdownSignalException signal) {
+		String text = describe(signal);
+		java.util.regex.Matcher matcher = REFUSED_EXCHANGE.matcher(text);
+		return matcher.find() ? matcher.group(1) : null;
+	}
+
+	private static final java.util.regex.Pattern REFUSED_EXCHANGE = java.util.regex.Pattern
+		.compile("exchange '(.*)' in vhost '");
+
+	/**
+	 * Names a refused permission: who, where, on what. A permission is an operator's to grant, so
+	 * the failure is the message's ({@code MESSAGE}: retried with backoff, an attempt counted), not
+	 * the broker's being down: it opens no circuit, and a granted permission lets the next retry
+	 * through.
+	 * @param permission the permission that was missing, {@code configure} or {@code write}
+	 * @param user the RabbitMQ user
+	 * @param virtualHost the virtual host
+	 * @param exchange the exchange
+	 * @param failure the broker's refusal
+	 * @return the description
+	 */
+	static String permissionRefused(String permission, String user, String virtualHost, String exchange,
+			@Nullable Throwable failure) {
+		return "Permission refused: RabbitMQ user '" + user + "' has no " + permission + " permission on exchange '"
+				+ exchange + "' in vhost '" + virtualHost + "'; grant it (rabbitmqctl set_permissions) and the "
+				+ "scope is delivered on its next retry (broker: " + describe(failure) + ")";
+	}
+
+	/**
 	 * Describes a failure in one line: the broker's reply text when it closed the channel or
 	 * connection, else the network error.
 	 * @param failure the failure

@@ -36,8 +36,14 @@ final class ExchangeTopology {
 
 	private final Set<String> known = ConcurrentHashMap.newKeySet();
 
-	ExchangeTopology(String exchangeType) {
+	private final String user;
+
+	private final String virtualHost;
+
+	ExchangeTopology(String exchangeType, String user, String virtualHost) {
 		this.exchangeType = exchangeType;
+		this.user = user;
+		this.virtualHost = virtualHost;
 	}
 
 	/**
@@ -47,7 +53,8 @@ final class ExchangeTopology {
 	 * type's own, which is declared
 	 * @param opener opens the channel to check on
 	 * @throws TransportException {@link Kind#MESSAGE} when a destination does not exist,
-	 * {@link Kind#PERMANENT} when the broker refuses the declare, {@link Kind#UNAVAILABLE} when the
+	 * {@link Kind#PERMANENT} when the broker refuses the declare as incompatible, {@link Kind#MESSAGE}
+	 * when a permission is missing, {@link Kind#UNAVAILABLE} when the
 	 * broker cannot be reached
 	 */
 	void ensure(String destination, String messageType, ChannelOpener opener) throws TransportException {
@@ -90,6 +97,12 @@ final class ExchangeTopology {
 		if (code == AMQP.NOT_FOUND) {
 			return new TransportException(Kind.MESSAGE, "destination exchange '" + destination + "' does not exist",
 					ex);
+		}
+		// A missing permission, which an operator can grant (retried, see BrokerErrors); not a
+		// reserved name (amq.*), which the broker refuses with the same code, for ever.
+		if (code == AMQP.ACCESS_REFUSED && BrokerErrors.refusedExchange(signal) != null) {
+			return new TransportException(Kind.MESSAGE, BrokerErrors.permissionRefused(declare ? "configure" : "access",
+					this.user, this.virtualHost, destination, ex), ex);
 		}
 		if (code == AMQP.PRECONDITION_FAILED || code == AMQP.ACCESS_REFUSED) {
 			return new TransportException(Kind.PERMANENT, "The broker refused to declare exchange '" + destination

@@ -117,7 +117,8 @@ public final class RabbitTransport implements Transport {
 		this.maxBodySize = builder.maxBodySize;
 		this.frameMax = builder.frameMax;
 		this.exchangeType = builder.exchangeType;
-		this.topology = new ExchangeTopology(builder.exchangeType);
+		this.topology = new ExchangeTopology(builder.exchangeType, connectionFactory.getUsername(),
+				connectionFactory.getVirtualHost());
 		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "waybill-rabbit-confirm-timeout");
 			thread.setDaemon(true);
@@ -212,6 +213,14 @@ public final class RabbitTransport implements Transport {
 	public long maxHeaderBytes() {
 		int negotiated = this.negotiatedFrameMax;
 		return ((negotiated > 0) ? Math.min(negotiated, this.frameMax) : this.frameMax) - FRAME_OVERHEAD;
+	}
+
+	/**
+	 * The failure of a publish the broker refused for want of write permission on its exchange.
+	 */
+	TransportException writeRefused(String exchange, Throwable cause) {
+		return new TransportException(Kind.MESSAGE, BrokerErrors.permissionRefused("write",
+				this.connectionFactory.getUsername(), this.connectionFactory.getVirtualHost(), exchange, cause), cause);
 	}
 
 	ExchangeTopology topology() {

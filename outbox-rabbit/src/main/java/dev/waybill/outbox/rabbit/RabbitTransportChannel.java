@@ -109,7 +109,8 @@ final class RabbitTransportChannel implements TransportChannel {
 				return CompletableFuture.failedFuture(ex);
 			}
 			seqNo = lane.channel.getNextPublishSeqNo();
-			publish = new PendingPublish(message.messageId().toString(), System.nanoTime() + this.confirmTimeoutNanos);
+			publish = new PendingPublish(message.messageId().toString(), message.destination(),
+					System.nanoTime() + this.confirmTimeoutNanos);
 			lane.pending.put(seqNo, publish);
 			lane.pendingByMessageId.put(publish.messageId, publish);
 			try {
@@ -238,7 +239,8 @@ final class RabbitTransportChannel implements TransportChannel {
 			// The broker closed the channel, e.g. 404 for an exchange deleted since it was checked.
 			this.transport.topology().forget();
 		}
-		failAll("The channel closed before the broker confirmed the message: " + reason);
+		String refused = (cause != null && BrokerErrors.accessRefused(cause)) ? BrokerErrors.refusedExchange(cause) : null;
+		failAll("The channel closed before the broker confirmed the message: " + reason, refused, cause);
 		this.transport.discard(this,
 				(lane == null || cause == null || cause.isInitiatedByApplication()) ? null : lane.channel);
 		this.retired.forEach(Lane::abort);
@@ -249,9 +251,17 @@ final class RabbitTransportChannel implements TransportChannel {
 	}
 
 	private void failAll(String reason) {
-		this.lane.failAll(reason);
+		failAll(reason, null, null);
+	}
+
+	/**
+	 * Fails every unconfirmed publish as unavailable, except those to {@code refusedExchange}, which
+	 * the broker refused for want of write permission (a failure of those messages).
+	 */
+	private void failAll(String reason, @Nullable String refusedExchange, @Nullable ShutdownSignalException cause) {
+		this.lane.failAll(reason, refusedExchange, cause);
 		for (Lane old : this.retired) {
-			old.failAll(reason);
+			old.failAll(reason, refusedExchange, cause);
 		}
 	}
 
@@ -343,7 +353,8 @@ final class RabbitTransportChannel implements TransportChannel {
 		private void shutDown(ShutdownSignalException cause) {
 			if (this.retired) {
 				failAll("The retired channel closed before the broker confirmed the message: "
-						+ BrokerErrors.describe(cause));
+						+ BrokerErrors.describe(cause), BrokerErrors.accessRefused(cause) ? BrokerErrors.refusedExchange(cause) : null,
+						cause);
 				RabbitTransportChannel.this.retired.remove(this);
 				abort(); // so that the connection's recovery does not bring it back
 			}
@@ -352,9 +363,12 @@ final class RabbitTransportChannel implements TransportChannel {
 			}
 		}
 
-		void failAll(String reason) {
+		void failAll(String reason, @Nullable String refusedExchange, @Nullable ShutdownSignalException cause) {
 			for (Map.Entry<Long, PendingPublish> entry : this.pending.entrySet()) {
-				settle(entry.getKey(), entry.getValue(), new TransportException(Kind.UNAVAILABLE, reason));
+				PendingPublish publish = entry.getValue();
+				settle(entry.getKey(), publish, (refusedExchange != null && publish.destination.equals(refusedExchange))
+						? RabbitTransportChannel.this.transport.writeRefused(refusedExchange, cause)
+						: new TransportException(Kind.UNAVAILABLE, reason));
 			}
 		}
 
@@ -406,12 +420,15 @@ final class RabbitTransportChannel implements TransportChannel {
 
 		final String messageId;
 
+		final String destination;
+
 		final long deadline;
 
 		volatile @Nullable String returned;
 
-		PendingPublish(String messageId, long deadline) {
+		PendingPublish(String messageId, String destination, long deadline) {
 			this.messageId = messageId;
+			this.destination = destination;
 			this.deadline = deadline;
 		}
 

@@ -26,7 +26,7 @@ final class RabbitTransportSettings {
 	static final String LEASE_DURATION_PROPERTY = "waybill.outbox.relay.lease-duration";
 
 	/** The relay's default lease. */
-	static final Duration DEFAULT_LEASE_DURATION = Duration.ofSeconds(60);
+	static final Duration DEFAULT_LEASE_DURATION = Duration.ofSeconds(12);
 
 	/** RabbitMQ's largest {@code max_message_size}. */
 	private static final DataSize LARGEST_BODY = DataSize.ofMegabytes(512);

@@ -351,7 +351,7 @@ class WaybillRabbitAutoConfigurationTests {
 			InvalidConfigurationPropertyValueException failure = invalidProperty(context);
 			assertThat(failure.getName()).isEqualTo("waybill.rabbit.confirm-timeout");
 			assertThat(failure.getMessage())
-				.contains("It must be shorter than waybill.outbox.relay.lease-duration (60s)")
+				.contains("It must be shorter than waybill.outbox.relay.lease-duration (12s)")
 				.contains("Lower waybill.rabbit.confirm-timeout or raise waybill.outbox.relay.lease-duration");
 		});
 		this.runner.withPropertyValues("waybill.outbox.relay.lease-duration=30s", "waybill.rabbit.confirm-timeout=45s")
