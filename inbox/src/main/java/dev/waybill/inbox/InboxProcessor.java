@@ -13,8 +13,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.TransactionSystemException;
+import org.springframework.transaction.support.DefaultTransactionDefinition;
 import org.springframework.transaction.support.TransactionCallback;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.jdbc.InboxStore;
 import dev.waybill.outbox.OutboxPublisher;
@@ -88,7 +90,9 @@ public final class InboxProcessor {
 
 	private static final int MAX_REASON_LENGTH = 1000;
 
-	private final TransactionTemplate transaction;
+	private final PlatformTransactionManager transactionManager;
+
+	private final TransactionDefinition transaction;
 
 	private final InboxStore store;
 
@@ -154,10 +158,9 @@ public final class InboxProcessor {
 		if (immediateRetries < 0) {
 			throw new IllegalArgumentException("immediateRetries must be at least 0, was " + immediateRetries);
 		}
-		this.transaction = new TransactionTemplate(
-				Objects.requireNonNull(transactionManager, "transactionManager must not be null"));
+		this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager must not be null");
 		// Always a transaction of its own: joining a caller's would tie the inbox to its outcome.
-		this.transaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.transaction = new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 		this.store = Objects.requireNonNull(store, "store must not be null");
 		this.writer = Objects.requireNonNull(writer, "writer must not be null");
 		this.publisher = Objects.requireNonNull(publisher, "publisher must not be null");
@@ -442,8 +445,39 @@ public final class InboxProcessor {
 		return done;
 	}
 
+	/**
+	 * Runs {@code work} in a new transaction, as {@code TransactionTemplate} does, except that a
+	 * rollback failing on a lost connection is not logged as an error: it is expected during a
+	 * database outage, and the exception thrown (carrying the application exception) is classified
+	 * and the delivery returned to the queue.
+	 */
 	private InboxOutcome execute(TransactionCallback<InboxOutcome> work) {
-		return Objects.requireNonNull(this.transaction.execute(work), "no outcome");
+		TransactionStatus status = this.transactionManager.getTransaction(this.transaction);
+		InboxOutcome outcome;
+		try {
+			outcome = work.doInTransaction(status);
+		}
+		catch (RuntimeException | Error ex) {
+			rollback(status, ex);
+			throw ex;
+		}
+		this.transactionManager.commit(status);
+		return Objects.requireNonNull(outcome, "no outcome");
+	}
+
+	private void rollback(TransactionStatus status, Throwable failure) {
+		try {
+			this.transactionManager.rollback(status);
+		}
+		catch (TransactionSystemException ex) {
+			ex.initApplicationException(failure);
+			logger.debug("Rollback failed after: " + failure, ex);
+			throw ex;
+		}
+		catch (RuntimeException | Error ex) {
+			ex.addSuppressed(failure);
+			throw ex;
+		}
 	}
 
 	private static Fault unreadable(ConsumerRegistration<?> consumer, InboundMessage message, @Nullable Exception ex) {

@@ -26,6 +26,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -524,7 +527,8 @@ class InboxProcessorIntegrationTests {
 	}
 
 	@Test
-	void aBackendTerminatedUnderTheHandlerCostsNoAttemptAndTheRetryIsProcessedOnce() {
+	@ExtendWith(OutputCaptureExtension.class)
+	void aBackendTerminatedUnderTheHandlerCostsNoAttemptAndTheRetryIsProcessedOnce(CapturedOutput output) {
 		for (boolean handlerHidesTheCause : List.of(false, true)) {
 			String queue = queue();
 			AtomicInteger calls = new AtomicInteger();
@@ -548,6 +552,9 @@ class InboxProcessorIntegrationTests {
 
 			assertNoAttemptThenProcessedOnce(consumer, message, calls);
 		}
+		// An expected outage: the failed rollback is not an ERROR with a stack trace.
+		assertThat(output.getAll()).contains("FATAL: terminating connection")
+			.doesNotContain("ERROR").doesNotContain("overridden by rollback exception");
 	}
 
 	@Test
