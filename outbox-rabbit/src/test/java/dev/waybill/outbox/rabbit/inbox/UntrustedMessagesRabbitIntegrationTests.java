@@ -28,6 +28,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.ConsumerRegistry;
+import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.InboxHeaders;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.outbox.MessageType;
@@ -150,6 +151,28 @@ class UntrustedMessagesRabbitIntegrationTests {
 			awaitProcessed(sentinel);
 			assertThat(handled).containsExactly(sentinel);
 			assertThat(seenHeaders).singleElement().satisfies(this::assertTypedHeaders);
+		});
+	}
+
+	@Test
+	void aCopyOfAFaultedMessageIsAcknowledgedWithoutTheHandlerOrASecondFaultUntilItsFaultIsCleared() {
+		service().run((context) -> {
+			String id = UUID.randomUUID().toString();
+			publish(id, TYPE, Map.of(), "fail");
+			awaitError();
+			assertThat(handled).containsExactly(id, id, id);
+
+			publish(id, TYPE, Map.of(), "fail"); // a relay's re-publish, a broker's duplicate
+			String sentinel = publishSentinel();
+			assertNoLoop(sentinel);
+			assertThat(handled).as("the copy did not run the handler").containsExactly(id, id, id, sentinel);
+
+			assertThat(context.getBean(InboxAdmin.class).clearFault(UUID.fromString(id), this.queue)).isTrue();
+			publish(id, TYPE, Map.of(), "ok"); // redriven by an operator
+			awaitProcessed(id);
+			assertThat(handled).containsExactly(id, id, id, sentinel, id);
+			assertThat(jdbc().queryForObject("SELECT faulted_at IS NULL FROM " + this.schema.name()
+					+ ".inbox_state WHERE message_id = ?::uuid", Boolean.class, id)).isTrue();
 		});
 	}
 
