@@ -20,6 +20,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 
+import dev.waybill.outbox.WaybillPhases;
+
 import dev.waybill.outbox.jdbc.OutboxTables;
 
 /**
@@ -265,6 +267,14 @@ public final class RetentionWorker implements SmartLifecycle {
 	/**
 	 * Stops the schedule; a run in progress ends after its current batch.
 	 */
+	/**
+	 * Returns {@link WaybillPhases#RETENTION}.
+	 */
+	@Override
+	public int getPhase() {
+		return WaybillPhases.RETENTION;
+	}
+
 	@Override
 	public void stop() {
 		ScheduledExecutorService scheduler;

@@ -14,6 +14,8 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.springframework.context.SmartLifecycle;
 
+import dev.waybill.outbox.WaybillPhases;
+
 import dev.waybill.outbox.support.RelayWakeUp;
 
 /**
@@ -66,6 +68,14 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 		this.thread = new Thread(this::listen, "waybill-outbox-listener");
 		this.thread.setDaemon(true);
 		this.thread.start();
+	}
+
+	/**
+	 * Returns {@link WaybillPhases#LISTENER}.
+	 */
+	@Override
+	public int getPhase() {
+		return WaybillPhases.LISTENER;
 	}
 
 	@Override
