@@ -8,6 +8,7 @@ import org.springframework.context.annotation.Bean;
 import dev.waybill.inbox.ConsumerRegistry;
 import dev.waybill.inbox.InboxProcessor;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
+import dev.waybill.inbox.autoconfigure.WaybillInboxProperties;
 import dev.waybill.outbox.rabbit.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.RabbitTransport;
 
@@ -24,8 +25,10 @@ public final class WaybillRabbitInboxAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RabbitReceiveEndpoint waybillReceiveEndpoint(RabbitTransport transport, InboxProcessor processor,
-			ConsumerRegistry consumers) {
-		return new RabbitReceiveEndpoint(transport, processor, consumers.registrations());
+			ConsumerRegistry consumers, WaybillInboxProperties properties) {
+		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, consumers.registrations());
+		endpoint.setShutdownTimeout(properties.getShutdownTimeout());
+		return endpoint;
 	}
 
 }
