@@ -15,6 +15,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 
 import dev.waybill.outbox.WaybillPhases;
+import dev.waybill.outbox.WaybillThreads;
 
 import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.spi.OutboxStore;
@@ -75,6 +76,8 @@ public final class Relay implements SmartLifecycle {
 
 	private final List<Thread> threads = new ArrayList<>();
 
+	private volatile WaybillThreads threadSource = WaybillThreads.platform();
+
 	private volatile boolean running;
 
 	private volatile long statsRefreshedAt;
@@ -122,6 +125,14 @@ public final class Relay implements SmartLifecycle {
 	 */
 	public CircuitBreaker.State circuitState() {
 		return this.breaker.state();
+	}
+
+	/**
+	 * Sets where the relay's threads come from; {@link WaybillThreads#platform()} by default.
+	 * @param threads the thread source
+	 */
+	public void setThreads(WaybillThreads threads) {
+		this.threadSource = Objects.requireNonNull(threads, "threads must not be null");
 	}
 
 	@Override
@@ -314,9 +325,8 @@ public final class Relay implements SmartLifecycle {
 		this.listener.circuitChanged(state);
 	}
 
-	private static Thread startThread(String name, Runnable task) {
-		Thread thread = new Thread(task, name);
-		thread.setDaemon(true);
+	private Thread startThread(String name, Runnable task) {
+		Thread thread = this.threadSource.newThread(name, task);
 		thread.start();
 		return thread;
 	}

@@ -17,7 +17,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -37,6 +36,7 @@ import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxProcessor;
 import dev.waybill.inbox.UnrecordableDeliveryException;
 import dev.waybill.outbox.WaybillPhases;
+import dev.waybill.outbox.WaybillThreads;
 
 /**
  * Feeds RabbitMQ deliveries to the inbox. For every consumer it declares the queue (durable,
@@ -93,6 +93,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 	private volatile boolean running;
 
+	private volatile WaybillThreads threads = WaybillThreads.platform();
+
 	private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
 
 	/** The consumers of the current and earlier connections, for cancelling them at stop. */
@@ -119,6 +121,14 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	}
 
 	/**
+	 * Sets where the consumers' and the connecting threads come from; {@link WaybillThreads#platform()} by default.
+	 * @param threads the thread source
+	 */
+	public void setThreads(WaybillThreads threads) {
+		this.threads = Objects.requireNonNull(threads, "threads must not be null");
+	}
+
+	/**
 	 * Connects, declares the topology and starts consuming. When the broker cannot be reached
 	 * (within the connection timeout) it logs a warning and returns, and the consumers start in
 	 * the background once the broker is back.
@@ -131,17 +141,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			return;
 		}
 		int threads = this.consumers.stream().mapToInt(ConsumerRegistration::concurrency).sum();
-		AtomicInteger counter = new AtomicInteger();
-		this.executor = Executors.newFixedThreadPool(Math.max(1, threads), (task) -> {
-			Thread thread = new Thread(task, "waybill-consumer-" + counter.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		});
-		ScheduledExecutorService connector = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "waybill-consumer-connect");
-			thread.setDaemon(true);
-			return thread;
-		});
+		this.executor = Executors.newFixedThreadPool(Math.max(1, threads), this.threads.factory("waybill-consumer-"));
+		ScheduledExecutorService connector = Executors
+			.newSingleThreadScheduledExecutor(this.threads.named("waybill-consumer-connect"));
 		this.connector = connector;
 		this.running = true;
 		Exception failure;
