@@ -101,10 +101,15 @@ class GracefulShutdownIntegrationTests {
 			}
 			// four handlers busy, the next ones prefetched, most still in the queue or the outbox
 			await().until(() -> this.jobs.handled() >= 8 && this.jobs.running.get() == 4);
+			assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName).contains("waybill-consumer-1",
+					"waybill-consumer-2", "waybill-consumer-3", "waybill-consumer-4", "waybill-consumer-connect",
+					"waybill-rabbit-confirm-timeout", "waybill-relay-0", "waybill-outbox-listener");
 
 			long closing = System.nanoTime();
 			context.close();
 			Duration closed = Duration.ofNanos(System.nanoTime() - closing);
+			System.out.println("Graceful shutdown: context closed in " + closed.toMillis() + " ms with "
+					+ this.jobs.handled() + " of " + MESSAGES + " jobs handled");
 			assertThat(closed).as("the close waits for the running handlers, not for the backlog")
 				.isLessThan(Duration.ofSeconds(10));
 		});
