@@ -20,6 +20,9 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 
+import dev.waybill.outbox.WaybillPhases;
+import dev.waybill.outbox.WaybillThreads;
+
 import dev.waybill.outbox.jdbc.OutboxTables;
 
 /**
@@ -69,6 +72,8 @@ public final class RetentionWorker implements SmartLifecycle {
 	private volatile boolean stopping;
 
 	private @Nullable ScheduledExecutorService scheduler;
+
+	private volatile WaybillThreads threads = WaybillThreads.platform();
 
 	/**
 	 * Creates a worker.
@@ -244,6 +249,14 @@ public final class RetentionWorker implements SmartLifecycle {
 		}
 	}
 
+	/**
+	 * Sets where the retention scheduler's threads come from; {@link WaybillThreads#platform()} by default.
+	 * @param threads the thread source
+	 */
+	public void setThreads(WaybillThreads threads) {
+		this.threads = Objects.requireNonNull(threads, "threads must not be null");
+	}
+
 	@Override
 	public void start() {
 		synchronized (this.lifecycleMonitor) {
@@ -251,15 +264,20 @@ public final class RetentionWorker implements SmartLifecycle {
 				return;
 			}
 			this.stopping = false;
-			ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, (task) -> {
-				Thread thread = new Thread(task, "waybill-retention");
-				thread.setDaemon(true);
-				return thread;
-			});
+			ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1,
+					this.threads.named("waybill-retention"));
 			long interval = this.settings.interval().toMillis();
 			scheduler.scheduleWithFixedDelay(this::runScheduled, interval, interval, TimeUnit.MILLISECONDS);
 			this.scheduler = scheduler;
 		}
+	}
+
+	/**
+	 * Returns {@link WaybillPhases#RETENTION}.
+	 */
+	@Override
+	public int getPhase() {
+		return WaybillPhases.RETENTION;
 	}
 
 	/**

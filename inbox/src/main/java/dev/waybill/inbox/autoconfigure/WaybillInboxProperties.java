@@ -55,6 +55,12 @@ public class WaybillInboxProperties implements InitializingBean {
 	 */
 	private Duration duplicateDetectionWindow = Duration.ofMinutes(30);
 
+	/**
+	 * How long stopping waits for the handlers to finish and acknowledge the deliveries they hold
+	 * (after the consumers stopped taking new ones) before closing the connection.
+	 */
+	private Duration shutdownTimeout = Duration.ofSeconds(30);
+
 	private final Retry retry = new Retry();
 
 	public int getConcurrency() {
@@ -89,6 +95,14 @@ public class WaybillInboxProperties implements InitializingBean {
 		this.duplicateDetectionWindow = duplicateDetectionWindow;
 	}
 
+	public Duration getShutdownTimeout() {
+		return this.shutdownTimeout;
+	}
+
+	public void setShutdownTimeout(Duration shutdownTimeout) {
+		this.shutdownTimeout = shutdownTimeout;
+	}
+
 	public Retry getRetry() {
 		return this.retry;
 	}
@@ -105,6 +119,7 @@ public class WaybillInboxProperties implements InitializingBean {
 	 */
 	public void validate() {
 		check("concurrency", this.concurrency, this.concurrency >= 1, "at least 1");
+		positive("shutdown-timeout", this.shutdownTimeout);
 		check("prefetch", this.prefetch, this.prefetch >= 1, "at least 1 (0, unlimited, would let the broker "
 				+ "flood one consumer)");
 		positive("duplicate-detection-window", this.duplicateDetectionWindow);

@@ -10,8 +10,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -21,6 +23,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import dev.waybill.outbox.OutboxAdmin;
 import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.jdbc.OutboxSchemaInitializer;
 import dev.waybill.outbox.jdbc.OutboxTables;
@@ -83,8 +86,9 @@ public final class WaybillAutoConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	PostgresCommitNotifier waybillCommitNotifier(DataSource dataSource, OutboxTables tables) {
-		return new PostgresCommitNotifier(dataSource, tables.notifyChannel());
+	PostgresCommitNotifier waybillCommitNotifier(DataSource dataSource, OutboxTables tables,
+			ObjectProvider<WaybillThreads> threads) {
+		return new PostgresCommitNotifier(dataSource, tables.notifyChannel(), threads.getIfAvailable(WaybillThreads::platform));
 	}
 
 	@Bean
@@ -121,6 +125,28 @@ public final class WaybillAutoConfiguration {
 	MessageSerializer waybillMessageSerializer(ObjectProvider<JsonMapper> applicationMapper) {
 		JsonMapper mapper = applicationMapper.getIfUnique();
 		return (mapper != null) ? new JacksonMessageSerializer(mapper) : new JacksonMessageSerializer();
+	}
+
+	/**
+	 * Waybill's threads: virtual when {@code spring.threads.virtual.enabled=true} on Java 21+.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class ThreadsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnThreading(Threading.VIRTUAL)
+		WaybillThreads waybillVirtualThreads() {
+			return WaybillThreads.virtual();
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnThreading(Threading.PLATFORM)
+		WaybillThreads waybillThreads() {
+			return WaybillThreads.platform();
+		}
+
 	}
 
 	/**

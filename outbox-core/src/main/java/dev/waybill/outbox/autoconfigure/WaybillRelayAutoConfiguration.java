@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 
+import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.jdbc.OutboxTables;
 import dev.waybill.outbox.relay.PostgresNotificationListener;
 import dev.waybill.outbox.relay.Relay;
@@ -37,17 +38,21 @@ public final class WaybillRelayAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	Relay waybillRelay(OutboxStore store, Transport transport, RelayWakeUp wakeUp, WaybillProperties properties,
-			ObjectProvider<RelayListener> listeners, OutboxBacklog backlog) {
+			ObjectProvider<RelayListener> listeners, OutboxBacklog backlog, ObjectProvider<WaybillThreads> threads) {
 		RelayListener listener = listeners.orderedStream().reduce(RelayListener.NONE, RelayListener::andThen);
-		return new Relay(store, transport, wakeUp, properties.getOutbox().toRelaySettings(), listener, backlog);
+		Relay relay = new Relay(store, transport, wakeUp, properties.getOutbox().toRelaySettings(), listener, backlog);
+		relay.setThreads(threads.getIfAvailable(WaybillThreads::platform));
+		return relay;
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnClass(name = "org.postgresql.PGConnection")
 	PostgresNotificationListener waybillNotificationListener(DataSource dataSource, OutboxTables tables,
-			RelayWakeUp wakeUp) {
-		return new PostgresNotificationListener(dataSource, tables.notifyChannel(), wakeUp);
+			RelayWakeUp wakeUp, ObjectProvider<WaybillThreads> threads) {
+		PostgresNotificationListener listener = new PostgresNotificationListener(dataSource, tables.notifyChannel(), wakeUp);
+		listener.setThreads(threads.getIfAvailable(WaybillThreads::platform));
+		return listener;
 	}
 
 }

@@ -67,6 +67,31 @@ final class Leases {
 		});
 	}
 
+	/**
+	 * Gives back every scope still held, due at once and without counting the attempt, so another
+	 * relay takes them over now rather than when their leases expire; called when stopping, once
+	 * the settler recorded what it could.
+	 * @return how many were given back
+	 */
+	int releaseAll() {
+		int released = 0;
+		for (Map.Entry<String, Map<UUID, Long>> entry : this.heldByOwner.entrySet()) {
+			List<UUID> ids = List.copyOf(entry.getValue().keySet());
+			if (ids.isEmpty()) {
+				continue;
+			}
+			try {
+				released += this.store.release(entry.getKey(), ids, Duration.ZERO);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Waybill relay could not give back " + ids.size()
+						+ " scope(s) it holds; they are delivered again once their leases expire: " + ex);
+			}
+		}
+		this.heldByOwner.clear();
+		return released;
+	}
+
 	int held() {
 		return this.heldByOwner.values().stream().mapToInt(Map::size).sum();
 	}

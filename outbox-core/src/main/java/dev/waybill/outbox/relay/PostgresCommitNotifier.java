@@ -11,6 +11,8 @@ import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.waybill.outbox.WaybillThreads;
+
 /**
  * Tells the relays of other instances that outbox rows were committed, with a PostgreSQL
  * {@code NOTIFY} on the outbox's channel (see {@link PostgresNotificationListener}), sent after the
@@ -57,10 +59,19 @@ public final class PostgresCommitNotifier implements Runnable, AutoCloseable {
 	 * @param channel the channel, a validated identifier
 	 */
 	public PostgresCommitNotifier(DataSource dataSource, String channel) {
+		this(dataSource, channel, WaybillThreads.platform());
+	}
+
+	/**
+	 * Creates a notifier and starts its thread.
+	 * @param dataSource where each notification borrows a connection from
+	 * @param channel the channel, a validated identifier
+	 * @param threads where its thread ({@code waybill-notify-<channel>}) comes from
+	 */
+	public PostgresCommitNotifier(DataSource dataSource, String channel, WaybillThreads threads) {
 		this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
 		this.channel = Objects.requireNonNull(channel, "channel must not be null");
-		this.thread = new Thread(this::sendWhileOpen, "waybill-notify-" + channel);
-		this.thread.setDaemon(true);
+		this.thread = threads.newThread("waybill-notify-" + channel, this::sendWhileOpen);
 		this.thread.start();
 	}
 

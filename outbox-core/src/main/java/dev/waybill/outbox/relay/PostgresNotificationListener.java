@@ -14,6 +14,9 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.springframework.context.SmartLifecycle;
 
+import dev.waybill.outbox.WaybillPhases;
+import dev.waybill.outbox.WaybillThreads;
+
 import dev.waybill.outbox.support.RelayWakeUp;
 
 /**
@@ -45,6 +48,8 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 
 	private Thread thread;
 
+	private volatile WaybillThreads threads = WaybillThreads.platform();
+
 	/**
 	 * Creates a listener.
 	 * @param dataSource where to take the listening connection from
@@ -57,15 +62,30 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 		this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp must not be null");
 	}
 
+	/**
+	 * Sets where the listener's threads come from; {@link WaybillThreads#platform()} by default.
+	 * @param threads the thread source
+	 */
+	public void setThreads(WaybillThreads threads) {
+		this.threads = Objects.requireNonNull(threads, "threads must not be null");
+	}
+
 	@Override
 	public synchronized void start() {
 		if (this.running) {
 			return;
 		}
 		this.running = true;
-		this.thread = new Thread(this::listen, "waybill-outbox-listener");
-		this.thread.setDaemon(true);
+		this.thread = this.threads.newThread("waybill-outbox-listener", this::listen);
 		this.thread.start();
+	}
+
+	/**
+	 * Returns {@link WaybillPhases#LISTENER}.
+	 */
+	@Override
+	public int getPhase() {
+		return WaybillPhases.LISTENER;
 	}
 
 	@Override

@@ -14,6 +14,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 
+import dev.waybill.outbox.WaybillPhases;
+import dev.waybill.outbox.WaybillThreads;
+
 import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.Transport;
@@ -73,6 +76,8 @@ public final class Relay implements SmartLifecycle {
 
 	private final List<Thread> threads = new ArrayList<>();
 
+	private volatile WaybillThreads threadSource = WaybillThreads.platform();
+
 	private volatile boolean running;
 
 	private volatile long statsRefreshedAt;
@@ -122,6 +127,14 @@ public final class Relay implements SmartLifecycle {
 		return this.breaker.state();
 	}
 
+	/**
+	 * Sets where the relay's threads come from; {@link WaybillThreads#platform()} by default.
+	 * @param threads the thread source
+	 */
+	public void setThreads(WaybillThreads threads) {
+		this.threadSource = Objects.requireNonNull(threads, "threads must not be null");
+	}
+
 	@Override
 	public synchronized void start() {
 		if (this.running) {
@@ -140,8 +153,9 @@ public final class Relay implements SmartLifecycle {
 	}
 
 	/**
-	 * Stops claiming, waits up to the shutdown timeout for outstanding confirms, gives back what
-	 * is still unsettled without counting an attempt, and closes the channels.
+	 * Stops claiming, waits up to the shutdown timeout for outstanding confirms, records their
+	 * outcomes, closes the channels, and gives back every scope it still holds (due at once, without
+	 * counting an attempt) so another instance takes them over without waiting for the leases.
 	 */
 	@Override
 	public synchronized void stop() {
@@ -157,7 +171,18 @@ public final class Relay implements SmartLifecycle {
 		}
 		this.settler.stop();
 		join(this.threads.get(0), deadline);
-		logger.info("Waybill relay " + this.id + " stopped");
+		join(this.threads.get(1), deadline);
+		int released = this.leases.releaseAll();
+		logger.info("Waybill relay " + this.id + " stopped" + ((released > 0) ? ", giving back " + released
+				+ " scope(s) it had claimed without an outcome" : ""));
+	}
+
+	/**
+	 * Returns {@link WaybillPhases#RELAY}.
+	 */
+	@Override
+	public int getPhase() {
+		return WaybillPhases.RELAY;
 	}
 
 	@Override
@@ -300,9 +325,8 @@ public final class Relay implements SmartLifecycle {
 		this.listener.circuitChanged(state);
 	}
 
-	private static Thread startThread(String name, Runnable task) {
-		Thread thread = new Thread(task, name);
-		thread.setDaemon(true);
+	private Thread startThread(String name, Runnable task) {
+		Thread thread = this.threadSource.newThread(name, task);
 		thread.start();
 		return thread;
 	}

@@ -1,10 +1,15 @@
 package dev.waybill.outbox.rabbit;
 
 import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -12,7 +17,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -31,6 +35,8 @@ import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxProcessor;
 import dev.waybill.inbox.UnrecordableDeliveryException;
+import dev.waybill.outbox.WaybillPhases;
+import dev.waybill.outbox.WaybillThreads;
 
 /**
  * Feeds RabbitMQ deliveries to the inbox. For every consumer it declares the queue (durable,
@@ -67,6 +73,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 	private static final long FIRST_RETRY_MILLIS = 500;
 
+	private static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
+
 	private final RabbitTransport transport;
 
 	private final InboxProcessor processor;
@@ -84,6 +92,13 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	private volatile @Nullable ScheduledExecutorService connector;
 
 	private volatile boolean running;
+
+	private volatile WaybillThreads threads = WaybillThreads.platform();
+
+	private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+
+	/** The consumers of the current and earlier connections, for cancelling them at stop. */
+	private final Queue<InboxConsumer> inboxConsumers = new ConcurrentLinkedQueue<>();
 
 	// Confined to the connector thread:
 
@@ -106,6 +121,14 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	}
 
 	/**
+	 * Sets where the consumers' and the connecting threads come from; {@link WaybillThreads#platform()} by default.
+	 * @param threads the thread source
+	 */
+	public void setThreads(WaybillThreads threads) {
+		this.threads = Objects.requireNonNull(threads, "threads must not be null");
+	}
+
+	/**
 	 * Connects, declares the topology and starts consuming. When the broker cannot be reached
 	 * (within the connection timeout) it logs a warning and returns, and the consumers start in
 	 * the background once the broker is back.
@@ -118,17 +141,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			return;
 		}
 		int threads = this.consumers.stream().mapToInt(ConsumerRegistration::concurrency).sum();
-		AtomicInteger counter = new AtomicInteger();
-		this.executor = Executors.newFixedThreadPool(Math.max(1, threads), (task) -> {
-			Thread thread = new Thread(task, "waybill-consumer-" + counter.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		});
-		ScheduledExecutorService connector = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "waybill-consumer-connect");
-			thread.setDaemon(true);
-			return thread;
-		});
+		this.executor = Executors.newFixedThreadPool(Math.max(1, threads), this.threads.factory("waybill-consumer-"));
+		ScheduledExecutorService connector = Executors
+			.newSingleThreadScheduledExecutor(this.threads.named("waybill-consumer-connect"));
 		this.connector = connector;
 		this.running = true;
 		Exception failure;
@@ -159,8 +174,16 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		schedule(this::reconnect, backoff());
 	}
 
+	/**
+	 * Stops gracefully, within the {@linkplain #setShutdownTimeout shutdown timeout}: cancels every
+	 * consumer so the broker sends no more deliveries, lets the handlers finish and acknowledge the
+	 * deliveries they are running, returns the deliveries received ahead (prefetched, not yet
+	 * handled) to the queue, and only then closes the connection. So no delivery whose handler ran
+	 * is delivered again.
+	 */
 	@Override
 	public synchronized void stop() {
+		long deadline = System.nanoTime() + this.shutdownTimeout.toNanos();
 		this.running = false;
 		ScheduledExecutorService connector = this.connector;
 		if (connector != null) {
@@ -176,6 +199,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		}
 		Connection current = this.connection;
 		if (current != null) {
+			drain(current, deadline);
 			try {
 				current.close(5000);
 			}
@@ -187,13 +211,73 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		if (this.executor != null) {
 			this.executor.shutdown();
 			try {
-				this.executor.awaitTermination(10, TimeUnit.SECONDS);
+				this.executor.awaitTermination(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
 			this.executor = null;
 		}
+	}
+
+	/**
+	 * Cancels the connection's consumers and waits until each has finished what it holds: the
+	 * client dispatches a consumer's cancel-ok after the deliveries received before it, so once it
+	 * arrived every earlier delivery was handled and acknowledged, or returned to the queue.
+	 */
+	private void drain(Connection connection, long deadlineNanos) {
+		List<InboxConsumer> cancelled = new ArrayList<>();
+		for (InboxConsumer consumer : this.inboxConsumers) {
+			if (consumer.connection() != connection) {
+				continue;
+			}
+			consumer.stopping = true;
+			String tag = consumer.getConsumerTag();
+			try {
+				if (tag != null && consumer.getChannel().isOpen()) {
+					consumer.getChannel().basicCancel(tag);
+					cancelled.add(consumer);
+				}
+			}
+			catch (IOException | RuntimeException ex) {
+				logger.debug("Cancelling the consumer of " + consumer.registration.queue() + " failed: " + ex.getMessage());
+			}
+		}
+		for (InboxConsumer consumer : cancelled) {
+			try {
+				if (!consumer.finished.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+					logger.warn("Waybill's consumer of " + consumer.registration.queue() + " did not finish its deliveries within "
+							+ this.shutdownTimeout + "; the broker delivers those again");
+					break;
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				break;
+			}
+		}
+		this.inboxConsumers.removeIf((consumer) -> consumer.connection() == connection);
+	}
+
+	/**
+	 * Sets how long {@link #stop()} waits for the handlers to finish the deliveries they hold.
+	 * @param shutdownTimeout positive; 30 seconds by default
+	 */
+	public void setShutdownTimeout(Duration shutdownTimeout) {
+		Objects.requireNonNull(shutdownTimeout, "shutdownTimeout must not be null");
+		if (shutdownTimeout.isNegative() || shutdownTimeout.isZero()) {
+			throw new IllegalArgumentException("shutdownTimeout must be positive, was " + shutdownTimeout);
+		}
+		this.shutdownTimeout = shutdownTimeout;
+	}
+
+	/**
+	 * Returns {@link WaybillPhases#CONSUMERS}: the endpoint starts after, and stops before, the
+	 * relay, so the outcomes its handlers publish are still relayed while it drains.
+	 */
+	@Override
+	public int getPhase() {
+		return WaybillPhases.CONSUMERS;
 	}
 
 	@Override
@@ -346,7 +430,10 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	private void consume(Connection connection, ConsumerRegistration<?> consumer) throws IOException {
 		Channel channel = connection.createChannel();
 		channel.basicQos(consumer.prefetch());
-		channel.basicConsume(consumer.queue(), false, new InboxConsumer(channel, consumer));
+		InboxConsumer inboxConsumer = new InboxConsumer(channel, consumer);
+		this.inboxConsumers.removeIf((earlier) -> !earlier.getChannel().isOpen());
+		this.inboxConsumers.add(inboxConsumer);
+		channel.basicConsume(consumer.queue(), false, inboxConsumer);
 		// A channel the broker closes alone (e.g. a delivery unacknowledged past its consumer_timeout)
 		channel.addShutdownListener((cause) -> {
 			if (!cause.isHardError() && !cause.isInitiatedByApplication()) {
@@ -387,27 +474,51 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 	private final class InboxConsumer extends DefaultConsumer {
 
-		private final ConsumerRegistration<?> consumer;
+		private final ConsumerRegistration<?> registration;
 
-		InboxConsumer(Channel channel, ConsumerRegistration<?> consumer) {
+		/** Counted down once the consumer's cancel-ok arrived, or its channel closed. */
+		final CountDownLatch finished = new CountDownLatch(1);
+
+		volatile boolean stopping;
+
+		InboxConsumer(Channel channel, ConsumerRegistration<?> registration) {
 			super(channel);
-			this.consumer = consumer;
+			this.registration = registration;
+		}
+
+		Connection connection() {
+			return getChannel().getConnection();
+		}
+
+		@Override
+		public void handleCancelOk(String consumerTag) {
+			this.finished.countDown();
+		}
+
+		@Override
+		public void handleShutdownSignal(String consumerTag, ShutdownSignalException sig) {
+			this.finished.countDown();
 		}
 
 		@Override
 		public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body)
 				throws IOException {
+			if (this.stopping) {
+				// received ahead of the handlers, never handled: back to the queue for the next consumer
+				getChannel().basicReject(envelope.getDeliveryTag(), true);
+				return;
+			}
 			InboundMessage message = inbound(envelope, properties, body);
 			try {
-				RabbitReceiveEndpoint.this.processor.process(this.consumer, message);
+				RabbitReceiveEndpoint.this.processor.process(this.registration, message);
 			}
 			catch (UnrecordableDeliveryException ex) {
 				try {
-					ErrorQueueFallback.publish(getChannel().getConnection(), this.consumer, envelope, properties, body, ex);
+					ErrorQueueFallback.publish(getChannel().getConnection(), this.registration, envelope, properties, body, ex);
 				}
 				catch (IOException | TimeoutException | RuntimeException publishFailure) {
 					logger.warn("Waybill could not move delivery " + properties.getMessageId() + " to "
-							+ this.consumer.errorQueue() + ", returning it to the queue: " + publishFailure.getMessage());
+							+ this.registration.errorQueue() + ", returning it to the queue: " + publishFailure.getMessage());
 					pause();
 					getChannel().basicNack(envelope.getDeliveryTag(), false, true);
 					return;
@@ -415,7 +526,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			}
 			catch (RuntimeException ex) {
 				logger.warn("Waybill could not record delivery " + properties.getMessageId() + " on "
-						+ this.consumer.queue() + ", returning it to the queue: " + ex.getMessage());
+						+ this.registration.queue() + ", returning it to the queue: " + ex.getMessage());
 				pause();
 				getChannel().basicNack(envelope.getDeliveryTag(), false, true);
 				return;
@@ -425,7 +536,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 		@Override
 		public void handleCancel(String consumerTag) {
-			lost(getChannel().getConnection(), "the broker cancelled the consumer of " + this.consumer.queue()
+			lost(getChannel().getConnection(), "the broker cancelled the consumer of " + this.registration.queue()
 					+ " (its queue was deleted, or its node is down)");
 		}
 

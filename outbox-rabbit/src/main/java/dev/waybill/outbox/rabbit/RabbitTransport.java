@@ -34,6 +34,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.spi.TransportChannel;
 import dev.waybill.outbox.spi.TransportException;
@@ -119,11 +120,8 @@ public final class RabbitTransport implements Transport {
 		this.exchangeType = builder.exchangeType;
 		this.topology = new ExchangeTopology(builder.exchangeType, connectionFactory.getUsername(),
 				connectionFactory.getVirtualHost());
-		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "waybill-rabbit-confirm-timeout");
-			thread.setDaemon(true);
-			return thread;
-		});
+		this.scheduler = Executors
+			.newSingleThreadScheduledExecutor(builder.threads.named("waybill-rabbit-confirm-timeout"));
 		long sweep = Math.max(TimeUnit.MILLISECONDS.toNanos(10),
 				Math.min(TimeUnit.SECONDS.toNanos(1), this.confirmTimeout.toNanos() / 10));
 		this.scheduler.scheduleWithFixedDelay(this::expireOverdueConfirms, sweep, sweep, TimeUnit.NANOSECONDS);
@@ -452,6 +450,18 @@ public final class RabbitTransport implements Transport {
 		private @Nullable AddressResolver addressResolver;
 
 		private final List<Consumer<ConnectionFactory>> customizers = new ArrayList<>();
+
+		private WaybillThreads threads = WaybillThreads.platform();
+
+		/**
+		 * Sets where the transport's confirm-timeout thread comes from.
+		 * @param threads the thread source; {@link WaybillThreads#platform()} by default
+		 * @return this builder
+		 */
+		public Builder threads(WaybillThreads threads) {
+			this.threads = Objects.requireNonNull(threads, "threads must not be null");
+			return this;
+		}
 
 		private Builder() {
 		}

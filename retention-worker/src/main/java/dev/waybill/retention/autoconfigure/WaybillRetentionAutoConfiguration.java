@@ -24,6 +24,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
+import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
 import dev.waybill.outbox.jdbc.OutboxTables;
 import dev.waybill.retention.RetentionListener;
@@ -77,9 +78,12 @@ public final class WaybillRetentionAutoConfiguration {
 	@ConditionalOnMissingBean
 	@Conditional(OnRetentionHostCondition.class)
 	RetentionWorker waybillRetentionWorker(DataSource dataSource, OutboxTables tables, RetentionSettings settings,
-			ObjectProvider<RetentionListener> listeners, RetentionHostSelection selection) {
+			ObjectProvider<RetentionListener> listeners, RetentionHostSelection selection,
+			ObjectProvider<WaybillThreads> threads) {
 		RetentionListener listener = listeners.orderedStream().reduce(RetentionListener.NONE, RetentionListener::andThen);
-		return new RetentionWorker(dataSource, tables, settings, listener);
+		RetentionWorker worker = new RetentionWorker(dataSource, tables, settings, listener);
+		worker.setThreads(threads.getIfAvailable(WaybillThreads::platform));
+		return worker;
 	}
 
 	/**

@@ -22,6 +22,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 
+import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.rabbit.RabbitTransport;
 import dev.waybill.outbox.rabbit.autoconfigure.RabbitConnectionSettings.BundleRabbitConnectionFactoryBean;
 import dev.waybill.outbox.spi.Transport;
@@ -54,7 +55,7 @@ public final class WaybillRabbitAutoConfiguration {
 			ObjectProvider<CredentialsProvider> credentialsProvider,
 			ObjectProvider<CredentialsRefreshService> credentialsRefreshService,
 			ObjectProvider<ConnectionFactoryCustomizer> bootCustomizers,
-			ObjectProvider<WaybillRabbitConnectionFactoryCustomizer> customizers) {
+			ObjectProvider<WaybillRabbitConnectionFactoryCustomizer> customizers, ObjectProvider<WaybillThreads> threads) {
 		RabbitTransport.Builder builder = RabbitTransportSettings.builder(properties, rabbitProperties, environment,
 				(transport, binder) -> {
 					RabbitConnectionDetails details = connectionDetails.getIfAvailable(
@@ -73,6 +74,7 @@ public final class WaybillRabbitAutoConfiguration {
 				});
 		bootCustomizers.orderedStream().forEach((customizer) -> builder.customizer(customizer::customize));
 		customizers.orderedStream().forEach((customizer) -> builder.customizer(customizer::customize));
+		builder.threads(threads.getIfAvailable(WaybillThreads::platform));
 		return builder.build();
 	}
 

@@ -1,5 +1,6 @@
 package dev.waybill.outbox.rabbit.autoconfigure;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -8,6 +9,8 @@ import org.springframework.context.annotation.Bean;
 import dev.waybill.inbox.ConsumerRegistry;
 import dev.waybill.inbox.InboxProcessor;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
+import dev.waybill.inbox.autoconfigure.WaybillInboxProperties;
+import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.rabbit.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.RabbitTransport;
 
@@ -24,8 +27,11 @@ public final class WaybillRabbitInboxAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RabbitReceiveEndpoint waybillReceiveEndpoint(RabbitTransport transport, InboxProcessor processor,
-			ConsumerRegistry consumers) {
-		return new RabbitReceiveEndpoint(transport, processor, consumers.registrations());
+			ConsumerRegistry consumers, WaybillInboxProperties properties, ObjectProvider<WaybillThreads> threads) {
+		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, consumers.registrations());
+		endpoint.setShutdownTimeout(properties.getShutdownTimeout());
+		endpoint.setThreads(threads.getIfAvailable(WaybillThreads::platform));
+		return endpoint;
 	}
 
 }

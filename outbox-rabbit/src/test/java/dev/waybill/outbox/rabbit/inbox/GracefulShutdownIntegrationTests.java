@@ -1,0 +1,200 @@
+package dev.waybill.outbox.rabbit.inbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.ConsumerRegistry;
+import dev.waybill.inbox.MessageContext;
+import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
+import dev.waybill.outbox.MessageType;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.rabbit.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
+import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.rabbit.test.TestTopology;
+import dev.waybill.outbox.test.TestSchema;
+import dev.waybill.outbox.test.WaybillContext;
+
+/**
+ * Closing a service's context (what SIGTERM does) while its consumers handle a stream of messages
+ * lets the handlers finish and acknowledge what they hold: no message whose handler ran is
+ * delivered again.
+ */
+class GracefulShutdownIntegrationTests {
+
+	private static final String TYPE = "waybill-test.graceful-shutdown.job";
+
+	private static final int MESSAGES = 120;
+
+	private TestSchema schema;
+
+	private TestTopology topology;
+
+	private String queue;
+
+	private final Jobs jobs = new Jobs();
+
+	@BeforeEach
+	void setUp() {
+		this.topology = TestRabbit.get().topology("graceful-shutdown");
+		this.topology.deleteLater(TYPE);
+		this.queue = this.topology.uniqueName("jobs");
+		this.schema = TestSchema.create("shutdown");
+	}
+
+	@AfterEach
+	void tearDown() {
+		if (this.topology != null) {
+			for (String name : List.of(this.queue, this.queue + "_error")) {
+				try {
+					this.topology.channel().queueDelete(name);
+				}
+				catch (IOException | RuntimeException ex) {
+					// not declared
+				}
+			}
+			this.topology.close();
+		}
+		if (this.schema != null) {
+			this.schema.close();
+		}
+	}
+
+	@Test
+	void closingTheContextMidStreamRedeliversNoHandledMessage() {
+		service().run((context) -> {
+			await().until(context.getBean(RabbitReceiveEndpoint.class)::isConsuming);
+			TransactionTemplate transactions = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+			OutboxPublisher publisher = context.getBean(OutboxPublisher.class);
+			for (int i = 0; i < MESSAGES; i += 10) {
+				int first = i;
+				transactions.executeWithoutResult((status) -> {
+					for (int j = first; j < first + 10; j++) {
+						publisher.publish(new Job(j));
+					}
+				});
+			}
+			// four handlers busy, the next ones prefetched, most still in the queue or the outbox
+			await().until(() -> this.jobs.handled() >= 8 && this.jobs.running.get() == 4);
+			assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName).contains("waybill-consumer-1",
+					"waybill-consumer-2", "waybill-consumer-3", "waybill-consumer-4", "waybill-consumer-connect",
+					"waybill-rabbit-confirm-timeout", "waybill-relay-0", "waybill-outbox-listener");
+
+			long closing = System.nanoTime();
+			context.close();
+			Duration closed = Duration.ofNanos(System.nanoTime() - closing);
+			System.out.println("Graceful shutdown: context closed in " + closed.toMillis() + " ms with "
+					+ this.jobs.handled() + " of " + MESSAGES + " jobs handled");
+			assertThat(closed).as("the close waits for the running handlers, not for the backlog")
+				.isLessThan(Duration.ofSeconds(10));
+		});
+		int handledByFirst = this.jobs.handled();
+		assertThat(handledByFirst).isLessThan(MESSAGES);
+
+		// a second instance finishes the queue and the outbox
+		service().run((context) -> await().until(() -> this.jobs.handled() == MESSAGES && queueMessages() == 0));
+
+		assertThat(this.jobs.committedRuns()).as("committed handler runs per job").allSatisfy((job, runs) -> assertThat(runs)
+			.as("job %d", job).isOne());
+		List<Map<String, Object>> again = jdbc().queryForList("SELECT message_id, receive_count FROM " + this.schema.name()
+				+ ".inbox_state WHERE consumer_id = ? AND receive_count > 1", this.queue);
+		assertThat(again).as("handled messages delivered again (the inbox saw them as duplicates); the first "
+				+ "instance handled %d", handledByFirst).isEmpty();
+	}
+
+	private ApplicationContextRunner service() {
+		TestRabbit rabbit = TestRabbit.get();
+		ConsumerRegistration<Job> registration = ConsumerRegistration.of(this.queue, Job.class, this.jobs)
+			.withConcurrency(4)
+			.withPrefetch(8);
+		return WaybillContext.runner(this.schema.name())
+			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
+					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
+			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.of(List.of(registration)))
+			.withPropertyValues("waybill.rabbit.host=" + rabbit.host(), "waybill.rabbit.port=" + rabbit.port(),
+					"waybill.rabbit.virtual-host=" + rabbit.virtualHost(), "waybill.rabbit.username=" + rabbit.username(),
+					"waybill.rabbit.password=" + rabbit.password(), "waybill.outbox.relay.poll-interval=200ms");
+	}
+
+	private int queueMessages() throws IOException {
+		return this.topology.channel().queueDeclarePassive(this.queue).getMessageCount();
+	}
+
+	private JdbcTemplate jdbc() {
+		return new JdbcTemplate(this.schema.dataSource());
+	}
+
+	private static ConditionFactory await() {
+		return Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20));
+	}
+
+	@MessageType(TYPE)
+	record Job(int number) {
+	}
+
+	/**
+	 * Takes 200 ms a job; counts the runs that committed.
+	 */
+	static final class Jobs implements MessageHandler<Job> {
+
+		final AtomicInteger running = new AtomicInteger();
+
+		private final Map<Integer, AtomicInteger> committed = new ConcurrentHashMap<>();
+
+		@Override
+		public void handle(Job job, MessageContext context) throws Exception {
+			this.running.incrementAndGet();
+			try {
+				Thread.sleep(200);
+			}
+			finally {
+				this.running.decrementAndGet();
+			}
+			AtomicInteger runs = this.committed.computeIfAbsent(job.number(), (number) -> new AtomicInteger());
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public void afterCommit() {
+					runs.incrementAndGet();
+				}
+
+			});
+		}
+
+		int handled() {
+			return (int) this.committed.values().stream().filter((runs) -> runs.get() > 0).count();
+		}
+
+		Map<Integer, Integer> committedRuns() {
+			Set<Map.Entry<Integer, AtomicInteger>> entries = this.committed.entrySet();
+			return entries.stream().collect(Collectors.toMap(Map.Entry::getKey, (entry) -> entry.getValue().get()));
+		}
+
+	}
+
+}
