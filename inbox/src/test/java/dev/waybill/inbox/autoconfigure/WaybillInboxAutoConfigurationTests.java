@@ -143,8 +143,16 @@ class WaybillInboxAutoConfigurationTests {
 			assertThat(properties.getRetry().getImmediate()).isZero();
 			assertThat(properties.toRetryPolicy()).isEqualTo(new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL,
 					Duration.ofSeconds(1), 2, Duration.ofMinutes(5), 5, 0.2));
-			assertThat(context.getBean(ConsumerRegistry.class).registrations()).isEmpty();
 		});
+	}
+
+	@Test
+	void withoutAHandlerThereIsNoConsumerSide() {
+		runner.run((context) -> assertThat(context).hasNotFailed()
+			.doesNotHaveBean(InboxProcessor.class)
+			.doesNotHaveBean(ConsumerRegistry.class)
+			.doesNotHaveBean(InboxStore.class)
+			.doesNotHaveBean(InboxAdmin.class));
 	}
 
 	@Test
