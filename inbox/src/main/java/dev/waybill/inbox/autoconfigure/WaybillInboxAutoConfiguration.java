@@ -36,7 +36,8 @@ import dev.waybill.outbox.support.RelayWakeUp;
  * @since 0.1
  */
 @AutoConfiguration(after = WaybillAutoConfiguration.class)
-@ConditionalOnBean({ OutboxWriter.class, OutboxPublisher.class, OutboxTables.class, PlatformTransactionManager.class })
+@ConditionalOnBean({ OutboxWriter.class, OutboxPublisher.class, ConsumerOutbox.class, OutboxTables.class,
+		PlatformTransactionManager.class })
 @EnableConfigurationProperties(WaybillInboxProperties.class)
 public final class WaybillInboxAutoConfiguration {
 
@@ -59,10 +60,10 @@ public final class WaybillInboxAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		InboxProcessor waybillInboxProcessor(WaybillInboxProperties properties, PlatformTransactionManager transactionManager,
-				InboxStore store, OutboxWriter writer, OutboxPublisher publisher, ObjectProvider<ConsumerOutbox> consumerOutbox,
+				InboxStore store, OutboxWriter writer, OutboxPublisher publisher, ConsumerOutbox consumerOutbox,
 				MessageSerializer serializer, RelayWakeUp wakeUp, ObjectProvider<InboxListener> listeners) {
 			InboxListener listener = listeners.orderedStream().reduce(InboxListener.NONE, InboxListener::andThen);
-			return new InboxProcessor(transactionManager, store, writer, publisher, consumerOutbox(publisher, consumerOutbox),
+			return new InboxProcessor(transactionManager, store, writer, publisher, consumerOutbox,
 					serializer, wakeUp, properties.toRetryPolicy(), properties.getRetry().getImmediate(), listener);
 		}
 
@@ -70,24 +71,6 @@ public final class WaybillInboxAutoConfiguration {
 		@ConditionalOnMissingBean
 		ConsumerRegistry waybillConsumerRegistry(ListableBeanFactory beans, WaybillInboxProperties properties) {
 			return ConsumerDiscovery.discover(beans, properties);
-		}
-
-		/**
-		 * Returns the publisher when it can bind a consumer outbox itself (the default publisher's
-		 * bean is declared as an OutboxPublisher, so a ConsumerOutbox condition cannot see it), else
-		 * the application's ConsumerOutbox bean.
-		 */
-		private static ConsumerOutbox consumerOutbox(OutboxPublisher publisher, ObjectProvider<ConsumerOutbox> beans) {
-			if (publisher instanceof ConsumerOutbox consumerOutbox) {
-				return consumerOutbox;
-			}
-			ConsumerOutbox bean = beans.getIfUnique();
-			if (bean == null) {
-				throw new IllegalStateException("The inbox needs a ConsumerOutbox to tie what handlers publish to the "
-						+ "message they handle, and the OutboxPublisher bean (" + publisher.getClass().getName()
-						+ ") is none. Declare a ConsumerOutbox bean for it, or remove the custom OutboxPublisher.");
-			}
-			return bean;
 		}
 
 	}
