@@ -5,10 +5,12 @@ import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
 
@@ -31,7 +33,8 @@ import dev.waybill.outbox.support.RelayWakeUp;
  * endpoints hand deliveries to, the {@link ConsumerRegistry} of every {@link MessageHandler}
  * bean, whose queues they consume, and the operators' {@link InboxAdmin}. Validates {@code waybill.inbox.*}; every bean backs off when
  * the application defines its own. The consumer side is created only when the application has at
- * least one {@link MessageHandler} bean: a producer-only service gets none of it.
+ * least one {@link MessageHandler} bean, or its own {@link ConsumerRegistry}: a producer-only
+ * service gets none of it.
  *
  * @since 0.1
  */
@@ -42,7 +45,7 @@ import dev.waybill.outbox.support.RelayWakeUp;
 public final class WaybillInboxAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnBean(MessageHandler.class)
+	@Conditional(HasConsumers.class)
 	static class ConsumerSideConfiguration {
 
 		@Bean
@@ -71,6 +74,28 @@ public final class WaybillInboxAutoConfiguration {
 		@ConditionalOnMissingBean
 		ConsumerRegistry waybillConsumerRegistry(ListableBeanFactory beans, WaybillInboxProperties properties) {
 			return ConsumerDiscovery.discover(beans, properties);
+		}
+
+	}
+
+	/**
+	 * The application consumes: it has a MessageHandler bean, or registers its consumers itself
+	 * with a ConsumerRegistry bean.
+	 */
+	static final class HasConsumers extends AnyNestedCondition {
+
+		HasConsumers() {
+			super(ConfigurationPhase.REGISTER_BEAN);
+		}
+
+		@ConditionalOnBean(MessageHandler.class)
+		static final class HandlerBeans {
+
+		}
+
+		@ConditionalOnBean(ConsumerRegistry.class)
+		static final class OwnRegistry {
+
 		}
 
 	}
