@@ -60,7 +60,7 @@ final class InboxThroughput implements Benchmark {
 		queue.alsoDelete(consumer.errorQueue());
 		InboxProcessor processor = new InboxProcessor(wiring.transactionManager(),
 				new InboxStore(wiring.schema().dataSource(), wiring.schema().tables()), wiring.store(),
-				wiring.publisher(), wiring.publisher(), new JacksonMessageSerializer(), wiring.wakeUp(),
+				wiring.publisher(), wiring.publisher().consumerOutbox(), new JacksonMessageSerializer(), wiring.wakeUp(),
 				DEFAULTS.toRetryPolicy(), DEFAULTS.getRetry().getImmediate());
 		List<Double> bare = new ArrayList<>();
 		List<Double> inbox = new ArrayList<>();

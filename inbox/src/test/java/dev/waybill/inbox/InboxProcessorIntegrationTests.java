@@ -113,7 +113,7 @@ class InboxProcessorIntegrationTests {
 			throw new IllegalStateException("a listener that fails");
 		};
 		InboxProcessor processor = new InboxProcessor(inbox.transactions().getTransactionManager(), inbox.store(),
-				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(), inbox.publisher(),
+				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(), inbox.publisher().consumerOutbox(),
 				new JacksonMessageSerializer(), inbox.wakeUp(), RetryPolicy.defaults(), 0, listener);
 
 		assertThat(List.of(processor.process(consumer, message), processor.process(consumer, message)))
@@ -440,7 +440,7 @@ class InboxProcessorIntegrationTests {
 		DriverManagerDataSource unreachable = new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:1/test");
 		JdbcOutboxStore outbox = new JdbcOutboxStore(schema.dataSource(), schema.tables());
 		InboxProcessor cutOff = new InboxProcessor(new DataSourceTransactionManager(unreachable), inbox.store(), outbox,
-				inbox.publisher(), inbox.publisher(), new JacksonMessageSerializer(), inbox.wakeUp(),
+				inbox.publisher(), inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp(),
 				RetryPolicy.defaults(), 0);
 		assertThatExceptionOfType(CannotCreateTransactionException.class)
 			.isThrownBy(() -> cutOff.process(consumer, message));

@@ -315,7 +315,7 @@ class OutboxPublisherIntegrationTests {
 		run((context) -> {
 			UUID inbound = UUID.randomUUID();
 			inTransaction(context, (publisher) -> {
-				((dev.waybill.outbox.spi.ConsumerOutbox) publisher).bindInbound(inbound, "billing");
+				context.getBean(dev.waybill.outbox.spi.ConsumerOutbox.class).bindInbound(inbound, "billing");
 				publisher.publish(new CheckoutCompleted("kim", 1));
 			});
 			assertThat(latestScope()).containsEntry("inbound_message_id", inbound).containsEntry("consumer_id", "billing");

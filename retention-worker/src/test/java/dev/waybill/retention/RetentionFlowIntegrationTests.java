@@ -79,7 +79,7 @@ class RetentionFlowIntegrationTests {
 		RetryPolicy policy = new RetryPolicy(RetryPolicy.Strategy.FIXED, Duration.ofMillis(1), 1, Duration.ofMillis(1),
 				2, 0);
 		processor = new InboxProcessor(transactionManager, new InboxStore(schema.dataSource(), schema.tables()), outbox,
-				publisher, publisher, new JacksonMessageSerializer(), wakeUp, policy, 0);
+				publisher, publisher.consumerOutbox(), new JacksonMessageSerializer(), wakeUp, policy, 0);
 	}
 
 	@AfterAll

@@ -5,10 +5,13 @@ import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
 
 import dev.waybill.inbox.ConsumerRegistry;
@@ -29,59 +32,72 @@ import dev.waybill.outbox.support.RelayWakeUp;
  * Auto-configures the inbox on top of the outbox: the {@link InboxProcessor} that transport
  * endpoints hand deliveries to, the {@link ConsumerRegistry} of every {@link MessageHandler}
  * bean, whose queues they consume, and the operators' {@link InboxAdmin}. Validates {@code waybill.inbox.*}; every bean backs off when
- * the application defines its own.
+ * the application defines its own. The consumer side is created only when the application has at
+ * least one {@link MessageHandler} bean, or its own {@link ConsumerRegistry}: a producer-only
+ * service gets none of it.
  *
  * @since 0.1
  */
 @AutoConfiguration(after = WaybillAutoConfiguration.class)
-@ConditionalOnBean({ OutboxWriter.class, OutboxPublisher.class, OutboxTables.class, PlatformTransactionManager.class })
+@ConditionalOnBean({ OutboxWriter.class, OutboxPublisher.class, ConsumerOutbox.class, OutboxTables.class,
+		PlatformTransactionManager.class })
 @EnableConfigurationProperties(WaybillInboxProperties.class)
 public final class WaybillInboxAutoConfiguration {
 
-	@Bean
-	@ConditionalOnMissingBean
-	InboxStore waybillInboxStore(DataSource dataSource, OutboxTables tables) {
-		return new InboxStore(dataSource, tables);
-	}
+	@Configuration(proxyBeanMethods = false)
+	@Conditional(HasConsumers.class)
+	static class ConsumerSideConfiguration {
 
-	@Bean
-	@ConditionalOnMissingBean
-	InboxAdmin waybillInboxAdmin(PlatformTransactionManager transactionManager, InboxStore store) {
-		return new InboxAdmin(transactionManager, store);
-	}
+		@Bean
+		@ConditionalOnMissingBean
+		InboxStore waybillInboxStore(DataSource dataSource, OutboxTables tables) {
+			return new InboxStore(dataSource, tables);
+		}
 
-	@Bean
-	@ConditionalOnMissingBean
-	InboxProcessor waybillInboxProcessor(WaybillInboxProperties properties, PlatformTransactionManager transactionManager,
-			InboxStore store, OutboxWriter writer, OutboxPublisher publisher, ObjectProvider<ConsumerOutbox> consumerOutbox,
-			MessageSerializer serializer, RelayWakeUp wakeUp, ObjectProvider<InboxListener> listeners) {
-		InboxListener listener = listeners.orderedStream().reduce(InboxListener.NONE, InboxListener::andThen);
-		return new InboxProcessor(transactionManager, store, writer, publisher, consumerOutbox(publisher, consumerOutbox),
-				serializer, wakeUp, properties.toRetryPolicy(), properties.getRetry().getImmediate(), listener);
-	}
+		@Bean
+		@ConditionalOnMissingBean
+		InboxAdmin waybillInboxAdmin(PlatformTransactionManager transactionManager, InboxStore store) {
+			return new InboxAdmin(transactionManager, store);
+		}
 
-	@Bean
-	@ConditionalOnMissingBean
-	ConsumerRegistry waybillConsumerRegistry(ListableBeanFactory beans, WaybillInboxProperties properties) {
-		return ConsumerDiscovery.discover(beans, properties);
+		@Bean
+		@ConditionalOnMissingBean
+		InboxProcessor waybillInboxProcessor(WaybillInboxProperties properties, PlatformTransactionManager transactionManager,
+				InboxStore store, OutboxWriter writer, OutboxPublisher publisher, ConsumerOutbox consumerOutbox,
+				MessageSerializer serializer, RelayWakeUp wakeUp, ObjectProvider<InboxListener> listeners) {
+			InboxListener listener = listeners.orderedStream().reduce(InboxListener.NONE, InboxListener::andThen);
+			return new InboxProcessor(transactionManager, store, writer, publisher, consumerOutbox,
+					serializer, wakeUp, properties.toRetryPolicy(), properties.getRetry().getImmediate(), listener);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		ConsumerRegistry waybillConsumerRegistry(ListableBeanFactory beans, WaybillInboxProperties properties) {
+			return ConsumerDiscovery.discover(beans, properties);
+		}
+
 	}
 
 	/**
-	 * Returns the publisher when it can bind a consumer outbox itself (the default publisher's
-	 * bean is declared as an OutboxPublisher, so a ConsumerOutbox condition cannot see it), else
-	 * the application's ConsumerOutbox bean.
+	 * The application consumes: it has a MessageHandler bean, or registers its consumers itself
+	 * with a ConsumerRegistry bean.
 	 */
-	private static ConsumerOutbox consumerOutbox(OutboxPublisher publisher, ObjectProvider<ConsumerOutbox> beans) {
-		if (publisher instanceof ConsumerOutbox consumerOutbox) {
-			return consumerOutbox;
+	static final class HasConsumers extends AnyNestedCondition {
+
+		HasConsumers() {
+			super(ConfigurationPhase.REGISTER_BEAN);
 		}
-		ConsumerOutbox bean = beans.getIfUnique();
-		if (bean == null) {
-			throw new IllegalStateException("The inbox needs a ConsumerOutbox to tie what handlers publish to the "
-					+ "message they handle, and the OutboxPublisher bean (" + publisher.getClass().getName()
-					+ ") is none. Declare a ConsumerOutbox bean for it, or remove the custom OutboxPublisher.");
+
+		@ConditionalOnBean(MessageHandler.class)
+		static final class HandlerBeans {
+
 		}
-		return bean;
+
+		@ConditionalOnBean(ConsumerRegistry.class)
+		static final class OwnRegistry {
+
+		}
+
 	}
 
 }

@@ -11,7 +11,7 @@ import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
-import dev.waybill.outbox.autoconfigure.WaybillProperties;
+import dev.waybill.outbox.autoconfigure.RetrySettings;
 import dev.waybill.outbox.relay.RetryPolicy;
 
 /**
@@ -134,8 +134,7 @@ public class WaybillInboxProperties implements InitializingBean {
 	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property
 	 */
 	public RetryPolicy toRetryPolicy() {
-		return WaybillProperties.retryPolicy(PREFIX + ".retry", this.retry.strategy, this.retry.interval,
-				this.retry.rate, this.retry.maxDelay, this.retry.maxAttempts, this.retry.jitter);
+		return this.retry.toRetryPolicy(PREFIX + ".retry");
 	}
 
 	/**
@@ -174,9 +173,11 @@ public class WaybillInboxProperties implements InitializingBean {
 	}
 
 	/**
-	 * Retries of a message whose handler failed.
+	 * Retries of a message whose handler failed: the shared backoff settings, where after
+	 * {@code max-attempts} (default 5) failed deliveries the message goes to the consumer's error
+	 * queue, plus in-process {@code immediate} retries.
 	 */
-	public static class Retry {
+	public static class Retry extends RetrySettings {
 
 		/**
 		 * In-process retries of a failed handler, each in a fresh transaction, before a redelivery
@@ -184,37 +185,9 @@ public class WaybillInboxProperties implements InitializingBean {
 		 */
 		private int immediate = 0;
 
-		/**
-		 * How the wait between redeliveries grows: exponential (interval * rate^n), linear
-		 * (interval * (n + 1)) or fixed.
-		 */
-		private RetryPolicy.Strategy strategy = RetryPolicy.Strategy.EXPONENTIAL;
-
-		/**
-		 * Wait before the first redelivery.
-		 */
-		private Duration interval = Duration.ofSeconds(1);
-
-		/**
-		 * Growth factor of the exponential strategy.
-		 */
-		private double rate = 2;
-
-		/**
-		 * Longest wait between redeliveries.
-		 */
-		private Duration maxDelay = Duration.ofMinutes(5);
-
-		/**
-		 * Failed deliveries after which the message goes to the consumer's error queue
-		 * (<queue>_error) instead of being redelivered.
-		 */
-		private int maxAttempts = 5;
-
-		/**
-		 * Fraction of each wait that is randomized (0.2 spreads it over plus or minus 20%).
-		 */
-		private double jitter = 0.2;
+		public Retry() {
+			super(5);
+		}
 
 		public int getImmediate() {
 			return this.immediate;
@@ -222,54 +195,6 @@ public class WaybillInboxProperties implements InitializingBean {
 
 		public void setImmediate(int immediate) {
 			this.immediate = immediate;
-		}
-
-		public RetryPolicy.Strategy getStrategy() {
-			return this.strategy;
-		}
-
-		public void setStrategy(RetryPolicy.Strategy strategy) {
-			this.strategy = strategy;
-		}
-
-		public Duration getInterval() {
-			return this.interval;
-		}
-
-		public void setInterval(Duration interval) {
-			this.interval = interval;
-		}
-
-		public double getRate() {
-			return this.rate;
-		}
-
-		public void setRate(double rate) {
-			this.rate = rate;
-		}
-
-		public Duration getMaxDelay() {
-			return this.maxDelay;
-		}
-
-		public void setMaxDelay(Duration maxDelay) {
-			this.maxDelay = maxDelay;
-		}
-
-		public int getMaxAttempts() {
-			return this.maxAttempts;
-		}
-
-		public void setMaxAttempts(int maxAttempts) {
-			this.maxAttempts = maxAttempts;
-		}
-
-		public double getJitter() {
-			return this.jitter;
-		}
-
-		public void setJitter(double jitter) {
-			this.jitter = jitter;
 		}
 
 	}

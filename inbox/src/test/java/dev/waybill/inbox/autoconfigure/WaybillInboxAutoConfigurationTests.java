@@ -32,7 +32,13 @@ import dev.waybill.inbox.jdbc.InboxStore;
 import dev.waybill.inbox.test.InboxContext;
 import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.outbox.MessageType;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.relay.RetryPolicy;
+import dev.waybill.outbox.spi.OutboxMessageFactory;
+import dev.waybill.outbox.spi.OutboxWriter;
+import dev.waybill.outbox.support.DefaultOutboxPublisher;
+import dev.waybill.outbox.support.RelayWakeUp;
 import dev.waybill.outbox.test.TestSchema;
 
 class WaybillInboxAutoConfigurationTests {
@@ -122,6 +128,25 @@ class WaybillInboxAutoConfigurationTests {
 	}
 
 	@Test
+	void aCustomOutboxPublisherNeedsNoDowncastToTieAHandlersMessagesToTheInboundOne() {
+		runner.withUserConfiguration(CustomPublisherConfiguration.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			ConsumerRegistration<?> consumer = context.getBean(ConsumerRegistry.class)
+				.find("refunding-handler")
+				.orElseThrow();
+			InboundMessage message = TestInbox.inbound(new ChargeCard("o-custom"));
+
+			assertThat(context.getBean(InboxProcessor.class).process(consumer, message))
+				.isEqualTo(InboxOutcome.PROCESSED);
+
+			assertThat(context.getBean(CountingPublisher.class).published).hasValue(1);
+			assertThat(new JdbcTemplate(schema.dataSource()).queryForObject("SELECT consumer_id FROM "
+					+ schema.tables().qualifiedOutboxState() + " WHERE inbound_message_id = ?", String.class,
+					UUID.fromString(message.messageId()))).isEqualTo("refunding-handler");
+		});
+	}
+
+	@Test
 	void theMessageTypeOfAProxiedHandlerComesFromItsTargetClass() {
 		runner.withUserConfiguration(ProxiedHandlerConfiguration.class).run((context) -> {
 			ConsumerRegistration<?> consumer = context.getBean(ConsumerRegistry.class)
@@ -143,8 +168,16 @@ class WaybillInboxAutoConfigurationTests {
 			assertThat(properties.getRetry().getImmediate()).isZero();
 			assertThat(properties.toRetryPolicy()).isEqualTo(new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL,
 					Duration.ofSeconds(1), 2, Duration.ofMinutes(5), 5, 0.2));
-			assertThat(context.getBean(ConsumerRegistry.class).registrations()).isEmpty();
 		});
+	}
+
+	@Test
+	void withoutAHandlerThereIsNoConsumerSide() {
+		runner.run((context) -> assertThat(context).hasNotFailed()
+			.doesNotHaveBean(InboxProcessor.class)
+			.doesNotHaveBean(ConsumerRegistry.class)
+			.doesNotHaveBean(InboxStore.class)
+			.doesNotHaveBean(InboxAdmin.class));
 	}
 
 	@Test
@@ -188,6 +221,55 @@ class WaybillInboxAutoConfigurationTests {
 
 		@Override
 		public void handle(Refund message, MessageContext context) {
+		}
+
+	}
+
+	static class RefundingHandler implements MessageHandler<ChargeCard> {
+
+		@Override
+		public void handle(ChargeCard message, MessageContext context) {
+			context.publish(new Refund(message.order()));
+		}
+
+	}
+
+	/** An application's own publisher: not Waybill's class, so nothing may downcast it. */
+	static final class CountingPublisher implements OutboxPublisher {
+
+		final AtomicInteger published = new AtomicInteger();
+
+		private final OutboxPublisher delegate;
+
+		CountingPublisher(OutboxPublisher delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public UUID publish(Object message, java.util.function.Consumer<PublishOptions> options) {
+			this.published.incrementAndGet();
+			return this.delegate.publish(message, options);
+		}
+
+		@Override
+		public UUID send(String destination, Object message, java.util.function.Consumer<PublishOptions> options) {
+			this.published.incrementAndGet();
+			return this.delegate.send(destination, message, options);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CustomPublisherConfiguration {
+
+		@Bean
+		RefundingHandler refundingHandler() {
+			return new RefundingHandler();
+		}
+
+		@Bean
+		CountingPublisher countingPublisher(OutboxMessageFactory messages, OutboxWriter writer, RelayWakeUp wakeUp) {
+			return new CountingPublisher(new DefaultOutboxPublisher(messages, writer, wakeUp));
 		}
 
 	}

@@ -73,7 +73,7 @@ public final class TestInbox {
 	public InboxProcessor processor(Duration interval, int maxAttempts, int immediateRetries) {
 		RetryPolicy policy = new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, interval, 2, interval.multipliedBy(100),
 				maxAttempts, 0);
-		return new InboxProcessor(this.transactionManager, this.store, this.outbox, this.publisher, this.publisher,
+		return new InboxProcessor(this.transactionManager, this.store, this.outbox, this.publisher, this.publisher.consumerOutbox(),
 				new JacksonMessageSerializer(), this.wakeUp, policy, immediateRetries);
 	}
 

@@ -28,11 +28,15 @@ import dev.waybill.outbox.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.jdbc.OutboxSchemaInitializer;
 import dev.waybill.outbox.jdbc.OutboxTables;
 import dev.waybill.outbox.relay.PostgresCommitNotifier;
+import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
+import dev.waybill.outbox.spi.OutboxMessageFactory;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.spi.Transport;
+import dev.waybill.outbox.support.DefaultConsumerOutbox;
 import dev.waybill.outbox.support.DefaultOutboxAdmin;
+import dev.waybill.outbox.support.DefaultOutboxMessageFactory;
 import dev.waybill.outbox.support.DefaultOutboxPublisher;
 import dev.waybill.outbox.support.HostNames;
 import dev.waybill.outbox.support.JacksonMessageSerializer;
@@ -99,13 +103,24 @@ public final class WaybillAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	OutboxPublisher waybillOutboxPublisher(WaybillProperties properties, OutboxWriter writer,
-			MessageSerializer serializer, RelayWakeUp wakeUp, OutboxBacklog backlog,
-			ObjectProvider<Transport> transport) {
+	OutboxMessageFactory waybillOutboxMessageFactory(WaybillProperties properties, MessageSerializer serializer,
+			OutboxBacklog backlog, ObjectProvider<Transport> transport) {
 		Transport headerLimit = transport.getIfUnique();
-		return new DefaultOutboxPublisher(writer, serializer, wakeUp, properties.getOutbox().maxMessageBytesChecked(),
+		return new DefaultOutboxMessageFactory(serializer, properties.getOutbox().maxMessageBytesChecked(),
 				Clock.systemUTC(), HostNames.local(), backlog, properties.getOutbox().maxPendingChecked(),
 				(headerLimit != null) ? headerLimit::maxHeaderBytes : () -> Transport.DEFAULT_MAX_HEADER_BYTES);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	OutboxPublisher waybillOutboxPublisher(OutboxMessageFactory messages, OutboxWriter writer, RelayWakeUp wakeUp) {
+		return new DefaultOutboxPublisher(messages, writer, wakeUp);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ConsumerOutbox waybillConsumerOutbox(OutboxWriter writer, RelayWakeUp wakeUp) {
+		return new DefaultConsumerOutbox(writer, wakeUp);
 	}
 
 	@Bean

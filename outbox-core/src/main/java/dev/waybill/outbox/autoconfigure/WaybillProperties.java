@@ -298,8 +298,7 @@ public class WaybillProperties implements InitializingBean {
 			positive(relay + "lease-duration", this.relay.leaseDuration);
 			positive(relay + "poll-interval", this.relay.pollInterval);
 			positive(relay + "shutdown-timeout", this.relay.shutdownTimeout);
-			RetryPolicy policy = retryPolicy("waybill.outbox.retry", this.retry.strategy, this.retry.interval,
-					this.retry.rate, this.retry.maxDelay, this.retry.maxAttempts, this.retry.jitter);
+			RetryPolicy policy = this.retry.toRetryPolicy("waybill.outbox.retry");
 			String breaker = "waybill.outbox.circuit-breaker.";
 			check(breaker + "failure-threshold", this.circuitBreaker.failureThreshold,
 					this.circuitBreaker.failureThreshold >= 1, "at least 1");
@@ -410,86 +409,13 @@ public class WaybillProperties implements InitializingBean {
 	}
 
 	/**
-	 * Backoff between delivery attempts that failed because of the message.
+	 * Backoff between delivery attempts that failed because of the message; after
+	 * {@code max-attempts} (default 10) a scope is dead, kept with its last error until redriven.
 	 */
-	public static class Retry {
+	public static class Retry extends RetrySettings {
 
-		/**
-		 * How the wait grows: exponential (interval * rate^n), linear (interval * (n + 1)) or fixed.
-		 */
-		private RetryPolicy.Strategy strategy = RetryPolicy.Strategy.EXPONENTIAL;
-
-		/**
-		 * Wait before the first retry.
-		 */
-		private Duration interval = Duration.ofSeconds(1);
-
-		/**
-		 * Growth factor of the exponential strategy.
-		 */
-		private double rate = 2;
-
-		/**
-		 * Longest wait between attempts.
-		 */
-		private Duration maxDelay = Duration.ofMinutes(5);
-
-		/**
-		 * Delivery attempts before a scope is dead (kept with its last error until redriven).
-		 */
-		private int maxAttempts = 10;
-
-		/**
-		 * Fraction of each wait that is randomized (0.2 spreads it over plus or minus 20%).
-		 */
-		private double jitter = 0.2;
-
-		public RetryPolicy.Strategy getStrategy() {
-			return this.strategy;
-		}
-
-		public void setStrategy(RetryPolicy.Strategy strategy) {
-			this.strategy = strategy;
-		}
-
-		public Duration getInterval() {
-			return this.interval;
-		}
-
-		public void setInterval(Duration interval) {
-			this.interval = interval;
-		}
-
-		public double getRate() {
-			return this.rate;
-		}
-
-		public void setRate(double rate) {
-			this.rate = rate;
-		}
-
-		public Duration getMaxDelay() {
-			return this.maxDelay;
-		}
-
-		public void setMaxDelay(Duration maxDelay) {
-			this.maxDelay = maxDelay;
-		}
-
-		public int getMaxAttempts() {
-			return this.maxAttempts;
-		}
-
-		public void setMaxAttempts(int maxAttempts) {
-			this.maxAttempts = maxAttempts;
-		}
-
-		public double getJitter() {
-			return this.jitter;
-		}
-
-		public void setJitter(double jitter) {
-			this.jitter = jitter;
+		public Retry() {
+			super(10);
 		}
 
 	}

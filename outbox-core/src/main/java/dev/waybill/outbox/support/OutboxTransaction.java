@@ -40,7 +40,26 @@ final class OutboxTransaction implements TransactionSynchronization {
 		this.wakeUp = wakeUp;
 	}
 
-	static OutboxTransaction current(Object key, OutboxWriter writer, RelayWakeUp wakeUp) {
+	/**
+	 * Returns the outbox transaction of the writer in the current Spring transaction, checking
+	 * that one is active and read-write.
+	 * @param what names what is published, in errors
+	 */
+	static OutboxTransaction current(String what, OutboxWriter writer, RelayWakeUp wakeUp) {
+		if (!TransactionSynchronizationManager.isSynchronizationActive()
+				|| !TransactionSynchronizationManager.isActualTransactionActive()) {
+			throw new IllegalStateException("Cannot publish '" + what + "': no transaction is active. "
+					+ "Waybill writes messages in the business transaction and never sends directly; "
+					+ "annotate the calling method with @Outbox (or @Transactional), or publish inside "
+					+ "TransactionTemplate.execute(...).");
+		}
+		if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
+			throw new IllegalStateException("Cannot publish '" + what + "': the current transaction is read-only. "
+					+ "Remove readOnly = true from the @Transactional that starts it, or publish from a "
+					+ "read-write @Outbox method.");
+		}
+		writer.checkTransaction();
+		Key key = new Key(writer);
 		OutboxTransaction transaction = (OutboxTransaction) TransactionSynchronizationManager.getResource(key);
 		if (transaction == null) {
 			transaction = new OutboxTransaction(key, writer, wakeUp);
@@ -48,6 +67,10 @@ final class OutboxTransaction implements TransactionSynchronization {
 			TransactionSynchronizationManager.registerSynchronization(transaction);
 		}
 		return transaction;
+	}
+
+	/** The resource key: one outbox transaction per writer, shared by publisher and consumer outbox. */
+	private record Key(OutboxWriter writer) {
 	}
 
 	void add(OutboxMessage message) {

@@ -14,9 +14,9 @@ import org.springframework.orm.jpa.EntityManagerHolder;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.waybill.outbox.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.spi.OutboxMessageFactory;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxWriter;
-import dev.waybill.outbox.support.DefaultOutboxPublisher;
 import dev.waybill.outbox.support.RelayWakeUp;
 
 /**
@@ -42,7 +42,7 @@ public final class HibernateOutbox implements OutboxWriter {
 
 	private final JdbcOutboxStore store;
 
-	private final Supplier<DefaultOutboxPublisher> messages;
+	private final Supplier<OutboxMessageFactory> messages;
 
 	private final RelayWakeUp wakeUp;
 
@@ -56,7 +56,7 @@ public final class HibernateOutbox implements OutboxWriter {
 	 * @param wakeUp signalled after a commit that wrote messages
 	 */
 	public HibernateOutbox(EntityManagerFactory entityManagerFactory, JdbcOutboxStore store,
-			Supplier<DefaultOutboxPublisher> messages, RelayWakeUp wakeUp) {
+			Supplier<OutboxMessageFactory> messages, RelayWakeUp wakeUp) {
 		this.entityManagerFactory = Objects.requireNonNull(entityManagerFactory, "entityManagerFactory must not be null");
 		this.store = Objects.requireNonNull(store, "store must not be null");
 		this.messages = Objects.requireNonNull(messages, "messages must not be null");
@@ -98,11 +98,11 @@ public final class HibernateOutbox implements OutboxWriter {
 					+ " outbox event(s) but is flushed outside a transaction, so they could not be written "
 					+ "atomically with it. Change the entity inside a transaction (@Outbox or @Transactional).");
 		}
-		DefaultOutboxPublisher publisher = this.messages.get();
+		OutboxMessageFactory messages = this.messages.get();
 		SessionOutbox outbox = outboxOf(session);
 		outbox.requireOpen(entity);
 		for (Object event : source.pendingOutboxEvents()) {
-			outbox.add(publisher.toMessage(event));
+			outbox.add(messages.create(event));
 		}
 		source.clearOutboxEvents();
 	}

@@ -33,7 +33,7 @@ import dev.waybill.outbox.hibernate.OutboxEventsIntegrator;
 import dev.waybill.outbox.hibernate.jpa.WaybillNamingStrategy;
 import dev.waybill.outbox.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.jdbc.OutboxTables;
-import dev.waybill.outbox.support.DefaultOutboxPublisher;
+import dev.waybill.outbox.spi.OutboxMessageFactory;
 import dev.waybill.outbox.support.RelayWakeUp;
 
 /**
@@ -55,8 +55,8 @@ public final class WaybillHibernateAutoConfiguration {
 	@Primary
 	@ConditionalOnMissingBean
 	HibernateOutbox waybillHibernateOutbox(EntityManagerFactory entityManagerFactory, JdbcOutboxStore store,
-			ObjectProvider<OutboxPublisher> publisher, RelayWakeUp wakeUp) {
-		return new HibernateOutbox(entityManagerFactory, store, () -> defaultPublisher(publisher.getObject()), wakeUp);
+			ObjectProvider<OutboxMessageFactory> messages, RelayWakeUp wakeUp) {
+		return new HibernateOutbox(entityManagerFactory, store, messages::getObject, wakeUp);
 	}
 
 	@Bean
@@ -68,16 +68,6 @@ public final class WaybillHibernateAutoConfiguration {
 					new WaybillNamingStrategy(physicalNamingStrategy(properties.get(MappingSettings.PHYSICAL_NAMING_STRATEGY)),
 							tables));
 		};
-	}
-
-	static DefaultOutboxPublisher defaultPublisher(OutboxPublisher publisher) {
-		if (publisher instanceof DefaultOutboxPublisher defaultPublisher) {
-			return defaultPublisher;
-		}
-		throw new IllegalStateException("Waybill's Hibernate integration builds the messages of entity events with "
-				+ DefaultOutboxPublisher.class.getName() + ", but the OutboxPublisher bean is a "
-				+ publisher.getClass().getName() + ". Remove the custom OutboxPublisher bean, or declare your own "
-				+ HibernateOutbox.class.getSimpleName() + " bean.");
 	}
 
 	private static void addIntegrator(Map<String, Object> properties, Integrator integrator) {

@@ -3,6 +3,7 @@ package dev.waybill.outbox.rabbit.autoconfigure;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
@@ -16,11 +17,13 @@ import dev.waybill.outbox.rabbit.RabbitTransport;
 
 /**
  * Consumes every discovered {@link dev.waybill.inbox.MessageHandler} from RabbitMQ through the
- * inbox.
+ * inbox. The inbox is an optional dependency of this module: without the {@code inbox} module on
+ * the classpath, or without a handler bean, no receive endpoint is created.
  *
  * @since 0.1
  */
 @AutoConfiguration(after = { WaybillRabbitAutoConfiguration.class, WaybillInboxAutoConfiguration.class })
+@ConditionalOnClass(InboxProcessor.class)
 @ConditionalOnBean({ RabbitTransport.class, InboxProcessor.class, ConsumerRegistry.class })
 public final class WaybillRabbitInboxAutoConfiguration {
 

@@ -1,0 +1,120 @@
+package dev.waybill.outbox.rabbit.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import dev.waybill.inbox.Consumer;
+import dev.waybill.inbox.ConsumerRegistry;
+import dev.waybill.inbox.InboxAdmin;
+import dev.waybill.inbox.InboxProcessor;
+import dev.waybill.inbox.MessageContext;
+import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
+import dev.waybill.inbox.jdbc.InboxStore;
+import dev.waybill.outbox.MessageType;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.rabbit.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.spi.Transport;
+import dev.waybill.outbox.test.TestSchema;
+import dev.waybill.outbox.test.WaybillContext;
+
+/**
+ * The consumer side (inbox processor, registry, store, admin, receive endpoint) exists only in an
+ * application that has {@link MessageHandler} beans, and the transport starts without the inbox
+ * module on the classpath.
+ */
+class ConsumerSideAutoConfigurationTests {
+
+	private static final String QUEUE = "waybill-test.consumer-side";
+
+	private static final String TYPE = "waybill-test.consumer-side-ping";
+
+	private static TestSchema schema;
+
+	@BeforeAll
+	static void createSchema() {
+		schema = TestSchema.create("consumer_side");
+	}
+
+	@AfterAll
+	static void dropSchema() throws Exception {
+		try (Connection connection = TestRabbit.get().connect()) {
+			Channel channel = connection.createChannel();
+			channel.queueDelete(QUEUE);
+			channel.queueDelete(QUEUE + "_error");
+			channel.exchangeDelete(TYPE);
+		}
+		schema.close();
+	}
+
+	@Test
+	void aProducerOnlyServiceHasNoConsumerSide() {
+		service().run((context) -> assertThat(context).hasNotFailed()
+			.hasSingleBean(OutboxPublisher.class)
+			.hasSingleBean(Transport.class)
+			.doesNotHaveBean(InboxProcessor.class)
+			.doesNotHaveBean(ConsumerRegistry.class)
+			.doesNotHaveBean(InboxStore.class)
+			.doesNotHaveBean(InboxAdmin.class)
+			.doesNotHaveBean(RabbitReceiveEndpoint.class));
+	}
+
+	@Test
+	void aServiceWithAHandlerHasTheConsumerSide() {
+		service().withUserConfiguration(PingHandler.class)
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(InboxProcessor.class)
+				.hasSingleBean(ConsumerRegistry.class)
+				.hasSingleBean(InboxStore.class)
+				.hasSingleBean(InboxAdmin.class)
+				.hasSingleBean(RabbitReceiveEndpoint.class));
+	}
+
+	@Test
+	void theTransportStartsWithoutTheInboxModule() {
+		WaybillContext.runner(schema.name())
+			.withClassLoader(new FilteredClassLoader("dev.waybill.inbox"))
+			.withConfiguration(
+					AutoConfigurations.of(WaybillRabbitAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
+			.withPropertyValues(rabbitProperties())
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(Transport.class)
+				.doesNotHaveBean(RabbitReceiveEndpoint.class));
+	}
+
+	private static ApplicationContextRunner service() {
+		return WaybillContext.runner(schema.name())
+			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
+					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
+			.withPropertyValues(rabbitProperties());
+	}
+
+	private static String[] rabbitProperties() {
+		TestRabbit rabbit = TestRabbit.get();
+		return new String[] { "waybill.rabbit.host=" + rabbit.host(), "waybill.rabbit.port=" + rabbit.port(),
+				"waybill.rabbit.username=" + rabbit.username(), "waybill.rabbit.password=" + rabbit.password() };
+	}
+
+	@MessageType(TYPE)
+	record Ping(String id) {
+	}
+
+	@Consumer(queue = QUEUE)
+	static class PingHandler implements MessageHandler<Ping> {
+
+		@Override
+		public void handle(Ping message, MessageContext context) {
+		}
+
+	}
+
+}
