@@ -91,6 +91,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 	private @Nullable String lastFailure;
 
+	/** Why it is not consuming, for health checks; any thread reads it. */
+	private volatile @Nullable String notConsumingReason;
+
 	/**
 	 * Creates an endpoint.
 	 * @param transport the transport whose connection settings and exchange type to use
@@ -154,6 +157,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		}
 		this.failedAttempts = 1;
 		this.lastFailure = BrokerErrors.describe(failure);
+		this.notConsumingReason = this.lastFailure;
 		logger.warn("RabbitMQ at " + this.transport + " is unreachable (" + this.lastFailure + "); Waybill's consumers of "
 				+ queues() + " will start when it is, trying again in the background");
 		schedule(this::reconnect, backoff());
@@ -209,6 +213,16 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	public boolean isConsuming() {
 		Connection current = this.connection;
 		return this.running && current != null && current.isOpen();
+	}
+
+	/**
+	 * Returns why the endpoint is not consuming: the last failure to connect or the loss of its
+	 * connection, as the broker described it (no credentials).
+	 * @return the reason, or {@literal null} while consuming or before any failure
+	 * @since 0.2
+	 */
+	public @Nullable String notConsumingReason() {
+		return isConsuming() ? null : this.notConsumingReason;
 	}
 
 	/**
@@ -281,6 +295,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			logger.warn(text);
 		}
 		this.lastFailure = reason;
+		this.notConsumingReason = reason;
 		schedule(this::reconnect, delay);
 	}
 
@@ -294,6 +309,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				return;
 			}
 			this.connection = null;
+			this.notConsumingReason = what;
 			logger.warn("Waybill stopped consuming " + queues() + " from RabbitMQ at " + this.transport + " (" + what
 					+ "); it declares its topology again and resumes once the broker can be reached");
 			session.abort(this.connectionFactory.getConnectionTimeout());
@@ -323,7 +339,12 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		return Math.min(cap, first << doublings);
 	}
 
-	private List<String> queues() {
+	/**
+	 * Returns the queues this endpoint consumes, one per consumer.
+	 * @return the queue names
+	 * @since 0.2
+	 */
+	public List<String> queues() {
 		return this.consumers.stream().map(ConsumerRegistration::queue).toList();
 	}
 

@@ -1,0 +1,69 @@
+package dev.waybill.outbox.health;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+
+import dev.waybill.outbox.OutboxStats;
+import dev.waybill.outbox.spi.OutboxStore;
+
+/**
+ * The {@code backlog} component: the pending, due and dead scopes, the pending messages and the age
+ * of the oldest pending scope, read from the database at each check (so it is true also when no
+ * relay runs in this process). {@link Status#OUT_OF_SERVICE} when that age exceeds the maximum:
+ * the application runs but its messages do not leave; DOWN when the database cannot be read.
+ *
+ * @since 0.2
+ */
+public final class BacklogHealthIndicator implements WaybillHealthComponent {
+
+	private final OutboxStore store;
+
+	private final Duration maxAge;
+
+	private final Clock clock;
+
+	/**
+	 * Creates the component.
+	 * @param store the outbox store
+	 * @param maxAge the age of the oldest pending scope above which the backlog is stale
+	 * @param clock the clock to compare creation times with
+	 */
+	public BacklogHealthIndicator(OutboxStore store, Duration maxAge, Clock clock) {
+		this.store = Objects.requireNonNull(store, "store must not be null");
+		this.maxAge = Objects.requireNonNull(maxAge, "maxAge must not be null");
+		this.clock = Objects.requireNonNull(clock, "clock must not be null");
+		if (maxAge.isNegative() || maxAge.isZero()) {
+			throw new IllegalArgumentException("maxAge must be positive, was " + maxAge);
+		}
+	}
+
+	@Override
+	public String name() {
+		return "backlog";
+	}
+
+	@Override
+	public Health health() {
+		OutboxStats stats;
+		try {
+			stats = this.store.stats();
+		}
+		catch (RuntimeException ex) {
+			return Health.down().withDetail("error", "cannot read the outbox: " + ex.getClass().getSimpleName()).build();
+		}
+		Duration age = stats.lag(this.clock.instant());
+		Health.Builder health = (age.compareTo(this.maxAge) > 0) ? Health.outOfService() : Health.up();
+		return health.withDetail("pendingScopes", stats.pendingScopes())
+			.withDetail("pendingMessages", stats.pendingMessages())
+			.withDetail("dueScopes", stats.dueScopes())
+			.withDetail("deadScopes", stats.deadScopes())
+			.withDetail("oldestPendingAge", age.toString())
+			.withDetail("maxAge", this.maxAge.toString())
+			.build();
+	}
+
+}
