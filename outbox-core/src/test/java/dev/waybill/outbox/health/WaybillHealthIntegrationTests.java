@@ -3,6 +3,7 @@ package dev.waybill.outbox.health;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.time.Instant;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -26,8 +27,8 @@ import dev.waybill.outbox.test.WaybillContext;
 
 /**
  * The {@code waybill} health contributor on PostgreSQL in a service without a relay (no transport):
- * the {@code backlog} component turns OUT_OF_SERVICE once the oldest pending scope is older than
- * {@code waybill.health.backlog.max-age}.
+ * the {@code backlog} component turns OUT_OF_SERVICE once a scope has been due for longer than
+ * {@code waybill.health.backlog.max-age}, and not for a scope published for later.
  */
 class WaybillHealthIntegrationTests {
 
@@ -61,8 +62,29 @@ class WaybillHealthIntegrationTests {
 			Awaitility.await()
 				.atMost(Duration.ofSeconds(10))
 				.until(() -> component(context, "backlog").getStatus().equals(Status.OUT_OF_SERVICE));
-			assertThat(component(context, "backlog").getDetails()).containsKeys("oldestPendingAge", "dueScopes",
-					"deadScopes");
+			assertThat(component(context, "backlog").getDetails()).containsKeys("oldestDueFor", "oldestPendingAge",
+					"dueScopes", "deadScopes");
+		});
+	}
+
+	@Test
+	void aScopePublishedForLaterDoesNotMakeTheBacklogStale() {
+		runner().withPropertyValues("waybill.health.backlog.max-age=300ms").run((context) -> {
+			OutboxPublisher publisher = context.getBean(OutboxPublisher.class);
+			new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
+				.executeWithoutResult((status) -> publisher.publish(new Note("later"),
+						(options) -> options.notBefore(Instant.now().plus(Duration.ofHours(1)))));
+			// stays UP well past max-age
+			Awaitility.await()
+				.during(Duration.ofMillis(800))
+				.atMost(Duration.ofSeconds(5))
+				.until(() -> component(context, "backlog").getStatus().equals(Status.UP));
+
+			Health backlog = component(context, "backlog");
+			assertThat(backlog.getStatus()).isEqualTo(Status.UP);
+			assertThat(backlog.getDetails()).containsEntry("pendingScopes", 1L)
+				.containsEntry("dueScopes", 0L)
+				.containsEntry("oldestDueFor", "PT0S");
 		});
 	}
 

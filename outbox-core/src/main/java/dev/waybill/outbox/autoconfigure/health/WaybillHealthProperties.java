@@ -28,13 +28,13 @@ public class WaybillHealthProperties {
 	public static class Backlog {
 
 		/**
-		 * Age of the oldest pending outbox scope above which the backlog component reports
-		 * OUT_OF_SERVICE.
+		 * How long an outbox scope may have been due for delivery (its not-before time and retry
+		 * backoff passed) before the backlog component reports OUT_OF_SERVICE.
 		 */
 		private Duration maxAge = Duration.ofMinutes(5);
 
 		/**
-		 * Returns the age of the oldest pending scope above which the backlog is stale.
+		 * Returns how long a scope may have been due before the backlog is stale.
 		 * @return the maximum age
 		 */
 		public Duration getMaxAge() {
@@ -42,7 +42,7 @@ public class WaybillHealthProperties {
 		}
 
 		/**
-		 * Sets the age of the oldest pending scope above which the backlog is stale.
+		 * Sets how long a scope may have been due before the backlog is stale.
 		 * @param maxAge the maximum age, positive
 		 */
 		public void setMaxAge(Duration maxAge) {
