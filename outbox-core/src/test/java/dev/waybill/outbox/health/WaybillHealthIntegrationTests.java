@@ -15,6 +15,7 @@ import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -91,6 +92,14 @@ class WaybillHealthIntegrationTests {
 	@Test
 	void isOffWhenManagementHealthWaybillIsDisabled() {
 		runner().withPropertyValues("management.health.waybill.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean("waybillHealthContributor")
+				.doesNotHaveBean(BacklogHealthIndicator.class));
+	}
+
+	@Test
+	void isOffWithoutSpringBootsHealthSupport() {
+		runner().withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean("waybillHealthContributor")
 				.doesNotHaveBean(BacklogHealthIndicator.class));

@@ -16,6 +16,7 @@ import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
 import dev.waybill.outbox.autoconfigure.WaybillRelayAutoConfiguration;
@@ -37,37 +38,43 @@ import dev.waybill.outbox.spi.OutboxStore;
 @AutoConfiguration(after = { WaybillAutoConfiguration.class, WaybillRelayAutoConfiguration.class })
 @ConditionalOnClass(HealthIndicator.class)
 @ConditionalOnBean(OutboxStore.class)
-@ConditionalOnEnabledHealthIndicator("waybill")
-@EnableConfigurationProperties(WaybillHealthProperties.class)
 public final class WaybillHealthContributorAutoConfiguration {
 
-	@Bean
-	@ConditionalOnMissingBean(name = "waybillBacklogHealth")
-	BacklogHealthIndicator waybillBacklogHealth(OutboxStore store, WaybillHealthProperties properties) {
-		if (properties.getBacklog().getMaxAge() == null || properties.getBacklog().getMaxAge().isNegative()
-				|| properties.getBacklog().getMaxAge().isZero()) {
-			throw new InvalidConfigurationPropertyValueException("waybill.health.backlog.max-age",
-					properties.getBacklog().getMaxAge(), "It must be positive, e.g. 5m.");
+	// Nested: its condition's class is only read once the outer condition found Boot's health support.
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnEnabledHealthIndicator("waybill")
+	@EnableConfigurationProperties(WaybillHealthProperties.class)
+	static class WaybillHealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "waybillBacklogHealth")
+		BacklogHealthIndicator waybillBacklogHealth(OutboxStore store, WaybillHealthProperties properties) {
+			if (properties.getBacklog().getMaxAge() == null || properties.getBacklog().getMaxAge().isNegative()
+					|| properties.getBacklog().getMaxAge().isZero()) {
+				throw new InvalidConfigurationPropertyValueException("waybill.health.backlog.max-age",
+						properties.getBacklog().getMaxAge(), "It must be positive, e.g. 5m.");
+			}
+			return new BacklogHealthIndicator(store, properties.getBacklog().getMaxAge(), Clock.systemUTC());
 		}
-		return new BacklogHealthIndicator(store, properties.getBacklog().getMaxAge(), Clock.systemUTC());
-	}
 
-	@Bean
-	@ConditionalOnBean(Relay.class)
-	@ConditionalOnMissingBean(name = "waybillRelayHealth")
-	RelayHealthIndicator waybillRelayHealth(Relay relay, ObjectProvider<PostgresNotificationListener> notifications) {
-		return new RelayHealthIndicator(relay, notifications.getIfAvailable());
-	}
+		@Bean
+		@ConditionalOnBean(Relay.class)
+		@ConditionalOnMissingBean(name = "waybillRelayHealth")
+		RelayHealthIndicator waybillRelayHealth(Relay relay, ObjectProvider<PostgresNotificationListener> notifications) {
+			return new RelayHealthIndicator(relay, notifications.getIfAvailable());
+		}
 
-	@Bean
-	@ConditionalOnMissingBean(name = "waybillHealthContributor")
-	CompositeHealthContributor waybillHealthContributor(ObjectProvider<WaybillHealthComponent> components) {
-		Map<String, HealthContributor> contributors = new LinkedHashMap<>();
-		components.orderedStream().forEach((component) -> {
-			HealthIndicator indicator = component::health;
-			contributors.put(component.name(), indicator);
-		});
-		return CompositeHealthContributor.fromMap(contributors);
+		@Bean
+		@ConditionalOnMissingBean(name = "waybillHealthContributor")
+		CompositeHealthContributor waybillHealthContributor(ObjectProvider<WaybillHealthComponent> components) {
+			Map<String, HealthContributor> contributors = new LinkedHashMap<>();
+			components.orderedStream().forEach((component) -> {
+				HealthIndicator indicator = component::health;
+				contributors.put(component.name(), indicator);
+			});
+			return CompositeHealthContributor.fromMap(contributors);
+		}
+
 	}
 
 }

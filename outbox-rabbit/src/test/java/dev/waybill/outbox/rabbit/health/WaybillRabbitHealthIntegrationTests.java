@@ -19,6 +19,7 @@ import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -124,6 +125,14 @@ class WaybillRabbitHealthIntegrationTests {
 			assertThat(stopped.getStatus()).isEqualTo(Status.DOWN);
 			assertThat(stopped.getDetails()).containsEntry("running", false);
 		});
+	}
+
+	@Test
+	void isOffWithoutSpringBootsHealthSupport() {
+		service().withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(ConsumersHealthIndicator.class)
+				.doesNotHaveBean("waybillHealthContributor"));
 	}
 
 	private ApplicationContextRunner service() {

@@ -7,6 +7,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import dev.waybill.outbox.autoconfigure.health.WaybillHealthContributorAutoConfiguration;
 import dev.waybill.outbox.rabbit.RabbitReceiveEndpoint;
@@ -23,13 +24,19 @@ import dev.waybill.outbox.rabbit.health.ConsumersHealthIndicator;
 		before = WaybillHealthContributorAutoConfiguration.class)
 @ConditionalOnClass(HealthIndicator.class)
 @ConditionalOnBean(RabbitReceiveEndpoint.class)
-@ConditionalOnEnabledHealthIndicator("waybill")
 public final class WaybillRabbitHealthContributorAutoConfiguration {
 
-	@Bean
-	@ConditionalOnMissingBean(name = "waybillConsumersHealth")
-	ConsumersHealthIndicator waybillConsumersHealth(RabbitReceiveEndpoint endpoint) {
-		return new ConsumersHealthIndicator(endpoint);
+	// Nested: its condition's class is only read once the outer condition found Boot's health support.
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnEnabledHealthIndicator("waybill")
+	static class WaybillRabbitHealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "waybillConsumersHealth")
+		ConsumersHealthIndicator waybillConsumersHealth(RabbitReceiveEndpoint endpoint) {
+			return new ConsumersHealthIndicator(endpoint);
+		}
+
 	}
 
 }
