@@ -2,6 +2,8 @@ package dev.waybill.inbox;
 
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Hears the outcome of every delivery the {@link InboxProcessor} handled, for metrics, progress and
  * logging: how many messages were processed, suppressed as duplicates, scheduled for redelivery or
@@ -32,15 +34,56 @@ public interface InboxListener {
 	void delivered(ConsumerRegistration<?> consumer, InboundMessage message, InboxOutcome outcome);
 
 	/**
+	 * The processor began to work on a delivery; {@link #finished} follows, whatever happens.
+	 * @param consumer the consumer the message arrived for
+	 * @param message the delivery
+	 * @since 0.2
+	 */
+	default void started(ConsumerRegistration<?> consumer, InboundMessage message) {
+	}
+
+	/**
+	 * The processor is done with a delivery, after {@link #delivered} or after it threw (then
+	 * {@code outcome} is {@literal null}: nothing was recorded).
+	 * @param consumer the consumer the message arrived for
+	 * @param message the delivery
+	 * @param outcome what was committed, or {@literal null} when the processor threw
+	 * @param nanos how long the processor worked on the delivery
+	 * @since 0.2
+	 */
+	default void finished(ConsumerRegistration<?> consumer, InboundMessage message, @Nullable InboxOutcome outcome,
+			long nanos) {
+	}
+
+	/**
 	 * Returns a listener that calls this one, then {@code next}.
 	 * @param next the listener to call second
 	 * @return the combined listener
 	 */
 	default InboxListener andThen(InboxListener next) {
 		Objects.requireNonNull(next, "next must not be null");
-		return (consumer, message, outcome) -> {
-			delivered(consumer, message, outcome);
-			next.delivered(consumer, message, outcome);
+		InboxListener first = this;
+		return new InboxListener() {
+
+			@Override
+			public void delivered(ConsumerRegistration<?> consumer, InboundMessage message, InboxOutcome outcome) {
+				first.delivered(consumer, message, outcome);
+				next.delivered(consumer, message, outcome);
+			}
+
+			@Override
+			public void started(ConsumerRegistration<?> consumer, InboundMessage message) {
+				first.started(consumer, message);
+				next.started(consumer, message);
+			}
+
+			@Override
+			public void finished(ConsumerRegistration<?> consumer, InboundMessage message,
+					@Nullable InboxOutcome outcome, long nanos) {
+				first.finished(consumer, message, outcome, nanos);
+				next.finished(consumer, message, outcome, nanos);
+			}
+
 		};
 	}
 

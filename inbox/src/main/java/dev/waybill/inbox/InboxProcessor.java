@@ -185,14 +185,32 @@ public final class InboxProcessor {
 	public InboxOutcome process(ConsumerRegistration<?> consumer, InboundMessage message) {
 		Objects.requireNonNull(consumer, "consumer must not be null");
 		Objects.requireNonNull(message, "message must not be null");
-		InboxOutcome outcome = processTyped(consumer, message);
+		long started = System.nanoTime();
+		InboxOutcome outcome = null;
 		try {
-			this.listener.delivered(consumer, message, outcome);
+			this.listener.started(consumer, message);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("InboxListener failed on message " + message.messageId() + " (" + outcome + "): " + ex, ex);
+			logger.warn("InboxListener failed on message " + message.messageId() + " (started): " + ex, ex);
 		}
-		return outcome;
+		try {
+			outcome = processTyped(consumer, message);
+			try {
+				this.listener.delivered(consumer, message, outcome);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("InboxListener failed on message " + message.messageId() + " (" + outcome + "): " + ex, ex);
+			}
+			return outcome;
+		}
+		finally {
+			try {
+				this.listener.finished(consumer, message, outcome, System.nanoTime() - started);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("InboxListener failed on message " + message.messageId() + " (finished): " + ex, ex);
+			}
+		}
 	}
 
 	private <T> InboxOutcome processTyped(ConsumerRegistration<T> consumer, InboundMessage message) {

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,6 +30,7 @@ import dev.waybill.inbox.InboxProcessor;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.jdbc.InboxStore;
+import dev.waybill.inbox.metrics.InboxMetrics;
 import dev.waybill.inbox.test.InboxContext;
 import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.outbox.MessageType;
@@ -84,6 +86,26 @@ class WaybillInboxAutoConfigurationTests {
 				assertThat(refund.messageType()).isEqualTo("test.refund");
 				assertThat(refund.concurrency()).isEqualTo(3);
 				assertThat(refund.prefetch()).isEqualTo(5);
+			});
+	}
+
+	@Test
+	void theInboxMetersHearTheAutoConfiguredProcessor() {
+		runner.withConfiguration(AutoConfigurations.of(WaybillInboxMetricsAutoConfiguration.class))
+			.withUserConfiguration(ChargeCardHandler.class)
+			.run((context) -> {
+				SimpleMeterRegistry registry = new SimpleMeterRegistry();
+				context.getBean(InboxMetrics.class).bindTo(registry); // as Spring Boot's metrics support does
+				ConsumerRegistration<?> consumer = context.getBean(ConsumerRegistry.class)
+					.find("charge-card-handler")
+					.orElseThrow();
+
+				context.getBean(InboxProcessor.class).process(consumer, TestInbox.inbound(new ChargeCard("o-m")));
+
+				assertThat(registry.get(InboxMetrics.DELIVERIES)
+					.tags("queue", "charge-card-handler", "outcome", "processed")
+					.counter()
+					.count()).isOne();
 			});
 	}
 

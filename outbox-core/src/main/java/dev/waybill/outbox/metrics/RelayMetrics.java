@@ -44,6 +44,12 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 	/** Time from a scope's commit to the broker's confirm of its last message. */
 	public static final String LATENCY = "waybill.outbox.publish.latency";
 
+	/** Scopes given up (status dead) and not yet requeued or removed. */
+	public static final String DEAD_SCOPES = "waybill.outbox.scopes.dead";
+
+	/** Pending scopes whose not-before time has come. */
+	public static final String DUE_SCOPES = "waybill.outbox.scopes.due";
+
 	/** Circuit breaker state: 0 closed, 1 half-open, 2 open. */
 	public static final String CIRCUIT = "waybill.outbox.circuit.state";
 
@@ -69,6 +75,14 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 			.register(registry);
 		TimeGauge.builder(LAG, this.backlog, TimeUnit.MILLISECONDS, (b) -> b.current().lag(Instant.now()).toMillis())
 			.description("Age of the oldest pending outbox scope")
+			.register(registry);
+		Gauge.builder(DEAD_SCOPES, this.backlog, (b) -> b.current().deadScopes())
+			.description("Outbox scopes given up and waiting for an operator")
+			.baseUnit("scopes")
+			.register(registry);
+		Gauge.builder(DUE_SCOPES, this.backlog, (b) -> b.current().dueScopes())
+			.description("Pending outbox scopes due for delivery")
+			.baseUnit("scopes")
 			.register(registry);
 		Gauge.builder(CIRCUIT, this, (m) -> m.circuit.ordinal()) // CLOSED, HALF_OPEN, OPEN
 			.description("Relay circuit breaker: 0 closed, 1 half-open, 2 open")

@@ -84,6 +84,9 @@ public final class Relay implements SmartLifecycle {
 
 	private volatile String lastBrokerFailure = "unknown reason";
 
+	/** The threads of the last start, for health checks that must not wait for the lock. */
+	private volatile List<Thread> startedThreads = List.of();
+
 	// System.nanoTime() values at which known pending scopes (retries, leases, not-before times)
 	// fall due; each is consumed once it has passed, so a later one is never lost to an earlier.
 	private final ConcurrentSkipListSet<Long> dueTimes = new ConcurrentSkipListSet<>();
@@ -135,6 +138,39 @@ public final class Relay implements SmartLifecycle {
 		this.threadSource = Objects.requireNonNull(threads, "threads must not be null");
 	}
 
+	/**
+	 * Returns how many of the threads the relay started (workers, settler, lease renewer) are
+	 * alive; all of them while it runs, unless one died.
+	 * @return the live threads
+	 * @since 0.2
+	 */
+	public int liveThreads() {
+		int live = 0;
+		for (Thread thread : this.startedThreads) {
+			live += thread.isAlive() ? 1 : 0;
+		}
+		return live;
+	}
+
+	/**
+	 * Returns how many threads the relay starts: its workers, the settler and the lease renewer.
+	 * @return the threads of a running relay
+	 * @since 0.2
+	 */
+	public int expectedThreads() {
+		return this.settings.workers() + 2;
+	}
+
+	/**
+	 * Returns why the broker could not be used the last time it failed, as the transport described
+	 * it (no credentials).
+	 * @return the description, or {@code "unknown reason"} before any failure
+	 * @since 0.2
+	 */
+	public String lastBrokerFailure() {
+		return this.lastBrokerFailure;
+	}
+
 	@Override
 	public synchronized void start() {
 		if (this.running) {
@@ -149,6 +185,7 @@ public final class Relay implements SmartLifecycle {
 			RelayWorker worker = new RelayWorker(this, i);
 			this.threads.add(startThread("waybill-relay-" + i, worker::run));
 		}
+		this.startedThreads = List.copyOf(this.threads);
 		logger.info("Waybill relay " + this.id + " started with " + this.settings.workers() + " workers");
 	}
 

@@ -306,6 +306,9 @@ class RelayIntegrationTests {
 		assertThat(registry.get(RelayMetrics.FAILED).tag("cause", "message").counter().count()).isOne();
 		assertThat(registry.get(RelayMetrics.CIRCUIT).gauge().value()).isZero();
 		assertThat(registry.get(RelayMetrics.PENDING).gauge().value()).isGreaterThanOrEqualTo(0);
+		backlog.update(this.store.stats()); // as the relay does every poll interval (30 s here)
+		assertThat(registry.get(RelayMetrics.DEAD_SCOPES).gauge().value()).isOne();
+		assertThat(registry.get(RelayMetrics.DUE_SCOPES).gauge().value()).isZero();
 	}
 
 	private Relay start(RelaySettings settings, OutboxBacklog backlog, RelayListener listener) {

@@ -106,6 +106,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 	private @Nullable String lastFailure;
 
+	/** Why it is not consuming, for health checks; any thread reads it. */
+	private volatile @Nullable String notConsumingReason;
+
 	/**
 	 * Creates an endpoint.
 	 * @param transport the transport whose connection settings and exchange type to use
@@ -169,6 +172,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		}
 		this.failedAttempts = 1;
 		this.lastFailure = BrokerErrors.describe(failure);
+		this.notConsumingReason = this.lastFailure;
 		logger.warn("RabbitMQ at " + this.transport + " is unreachable (" + this.lastFailure + "); Waybill's consumers of "
 				+ queues() + " will start when it is, trying again in the background");
 		schedule(this::reconnect, backoff());
@@ -296,6 +300,16 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	}
 
 	/**
+	 * Returns why the endpoint is not consuming: the last failure to connect or the loss of its
+	 * connection, as the broker described it (no credentials).
+	 * @return the reason, or {@literal null} while consuming or before any failure
+	 * @since 0.2
+	 */
+	public @Nullable String notConsumingReason() {
+		return isConsuming() ? null : this.notConsumingReason;
+	}
+
+	/**
 	 * One attempt, on the connector thread: connects, declares every consumer's topology and
 	 * consumes; on any failure closes what it opened.
 	 * @return the failure, or {@literal null} when consuming
@@ -365,6 +379,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			logger.warn(text);
 		}
 		this.lastFailure = reason;
+		this.notConsumingReason = reason;
 		schedule(this::reconnect, delay);
 	}
 
@@ -378,6 +393,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				return;
 			}
 			this.connection = null;
+			this.notConsumingReason = what;
 			logger.warn("Waybill stopped consuming " + queues() + " from RabbitMQ at " + this.transport + " (" + what
 					+ "); it declares its topology again and resumes once the broker can be reached");
 			session.abort(this.connectionFactory.getConnectionTimeout());
@@ -407,7 +423,12 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		return Math.min(cap, first << doublings);
 	}
 
-	private List<String> queues() {
+	/**
+	 * Returns the queues this endpoint consumes, one per consumer.
+	 * @return the queue names
+	 * @since 0.2
+	 */
+	public List<String> queues() {
 		return this.consumers.stream().map(ConsumerRegistration::queue).toList();
 	}
 

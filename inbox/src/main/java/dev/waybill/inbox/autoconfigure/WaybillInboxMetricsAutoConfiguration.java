@@ -1,0 +1,27 @@
+package dev.waybill.inbox.autoconfigure;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+import dev.waybill.inbox.metrics.InboxMetrics;
+
+/**
+ * Provides the inbox's Micrometer meters when Micrometer is on the class path; Spring Boot binds
+ * them to every meter registry and the inbox auto-configuration adds them as an
+ * {@link dev.waybill.inbox.InboxListener}.
+ *
+ * @since 0.2
+ */
+@AutoConfiguration(before = WaybillInboxAutoConfiguration.class)
+@ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+public final class WaybillInboxMetricsAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	InboxMetrics waybillInboxMetrics() {
+		return new InboxMetrics();
+	}
+
+}

@@ -1,0 +1,80 @@
+package dev.waybill.outbox.autoconfigure.health;
+
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.HealthContributor;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
+import dev.waybill.outbox.autoconfigure.WaybillRelayAutoConfiguration;
+import dev.waybill.outbox.health.BacklogHealthIndicator;
+import dev.waybill.outbox.health.RelayHealthIndicator;
+import dev.waybill.outbox.health.WaybillHealthComponent;
+import dev.waybill.outbox.relay.PostgresNotificationListener;
+import dev.waybill.outbox.relay.Relay;
+import dev.waybill.outbox.spi.OutboxStore;
+
+/**
+ * Provides the {@code waybill} health contributor when Spring Boot's health support is on the
+ * class path and {@code management.health.waybill.enabled} is not {@code false}: a composite of
+ * every {@link WaybillHealthComponent} bean ({@code relay} and {@code backlog} from here,
+ * {@code consumers} from the RabbitMQ module).
+ *
+ * @since 0.2
+ */
+@AutoConfiguration(after = { WaybillAutoConfiguration.class, WaybillRelayAutoConfiguration.class })
+@ConditionalOnClass(HealthIndicator.class)
+@ConditionalOnBean(OutboxStore.class)
+public final class WaybillHealthContributorAutoConfiguration {
+
+	// Nested: its condition's class is only read once the outer condition found Boot's health support.
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnEnabledHealthIndicator("waybill")
+	@EnableConfigurationProperties(WaybillHealthProperties.class)
+	static class WaybillHealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "waybillBacklogHealth")
+		BacklogHealthIndicator waybillBacklogHealth(OutboxStore store, WaybillHealthProperties properties) {
+			if (properties.getBacklog().getMaxAge() == null || properties.getBacklog().getMaxAge().isNegative()
+					|| properties.getBacklog().getMaxAge().isZero()) {
+				throw new InvalidConfigurationPropertyValueException("waybill.health.backlog.max-age",
+						properties.getBacklog().getMaxAge(), "It must be positive, e.g. 5m.");
+			}
+			return new BacklogHealthIndicator(store, properties.getBacklog().getMaxAge(), Clock.systemUTC());
+		}
+
+		@Bean
+		@ConditionalOnBean(Relay.class)
+		@ConditionalOnMissingBean(name = "waybillRelayHealth")
+		RelayHealthIndicator waybillRelayHealth(Relay relay, ObjectProvider<PostgresNotificationListener> notifications) {
+			return new RelayHealthIndicator(relay, notifications.getIfAvailable());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean(name = "waybillHealthContributor")
+		CompositeHealthContributor waybillHealthContributor(ObjectProvider<WaybillHealthComponent> components) {
+			Map<String, HealthContributor> contributors = new LinkedHashMap<>();
+			components.orderedStream().forEach((component) -> {
+				HealthIndicator indicator = component::health;
+				contributors.put(component.name(), indicator);
+			});
+			return CompositeHealthContributor.fromMap(contributors);
+		}
+
+	}
+
+}
