@@ -116,7 +116,7 @@ class InboxMetricsIntegrationTests {
 		RetryPolicy policy = new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMinutes(1), 2,
 				Duration.ofMinutes(10), 2, 0);
 		return new InboxProcessor(inbox.transactions().getTransactionManager(), inbox.store(),
-				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(), inbox.publisher(),
+				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(), inbox.publisher().consumerOutbox(),
 				new JacksonMessageSerializer(), inbox.wakeUp(), policy, 0, metrics);
 	}
 
