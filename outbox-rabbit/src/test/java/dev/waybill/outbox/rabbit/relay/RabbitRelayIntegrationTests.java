@@ -437,6 +437,61 @@ class RabbitRelayIntegrationTests {
 		await().until(() -> this.store.stats().pendingScopes() == 0);
 	}
 
+	@Test
+	void aRelayStoppedWhileItCannotPublishGivesBackTheScopesItClaimedDueAtOnce() throws Exception {
+		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
+		TcpProxy proxy = TestRabbit.get().proxy();
+		RabbitTransport transport = TestRabbit.get().transport(proxy).build();
+		this.resources.add(transport);
+		this.resources.add(proxy); // closed first, so the blocked writes fail and the transport can close
+		// The broker stops answering: the worker's publishes fill the socket and block, so the
+		// scopes it claimed are neither published nor failed when the relay stops.
+		RetryPolicy retry = new RetryPolicy(RetryPolicy.Strategy.FIXED, Duration.ofSeconds(1), 1, Duration.ofSeconds(1), 5, 0);
+		RelaySettings settings = new RelaySettings(1, 40, Duration.ofSeconds(60), Duration.ofMillis(200), Duration.ofMillis(500), retry, 3,
+				Duration.ofSeconds(1));
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		Relay relay = new Relay(this.store, transport, wakeUp, settings, RelayListener.NONE, new OutboxBacklog());
+		Set<Thread> relayThreads = ConcurrentHashMap.newKeySet();
+		relay.start();
+		this.resources.add(relay::stop);
+		Thread.getAllStackTraces().keySet().stream().filter((t) -> t.getName().startsWith("waybill-relay")).forEach(relayThreads::add);
+		assertThat(relayThreads).extracting(Thread::getName)
+			.contains("waybill-relay-settler", "waybill-relay-leases", "waybill-relay-0");
+
+		// the worker's channel is open before the broker stops answering
+		this.store.write(TestMessages.scope(queue.exchange(), "\"first\""));
+		wakeUp.signal();
+		queue.next();
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> this.store.stats().pendingScopes() == 0);
+
+		proxy.pause();
+		String body = "\"" + "x".repeat(1024 * 1024) + "\"";
+		for (int i = 0; i < 40; i++) {
+			this.store.write(TestMessages.scope(queue.exchange(), body));
+		}
+		wakeUp.signal();
+		// 40 MB: more than the socket buffers hold, so the batch's publishing blocks
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> leased() > 0);
+
+		relay.stop();
+
+		assertThat(leased()).as("scopes still under the stopped relay's lease").isZero();
+		assertThat(due()).as("pending scopes due at once").isEqualTo(40);
+		assertThat(jdbc().queryForObject("SELECT max(attempts) FROM " + this.schema.tables().qualifiedOutboxState()
+				+ " WHERE status = 'pending'",
+				Integer.class)).as("no attempt counted").isZero();
+	}
+
+	private int leased() {
+		return jdbc().queryForObject("SELECT count(*) FROM " + this.schema.tables().qualifiedOutboxState()
+				+ " WHERE status = 'pending' AND lease_owner IS NOT NULL AND lease_until > now()", Integer.class);
+	}
+
+	private int due() {
+		return jdbc().queryForObject("SELECT count(*) FROM " + this.schema.tables().qualifiedOutboxState()
+				+ " WHERE status = 'pending' AND lease_owner IS NULL AND next_attempt_at <= now()", Integer.class);
+	}
+
 	private JdbcTemplate jdbc() {
 		return new JdbcTemplate(this.schema.dataSource());
 	}
