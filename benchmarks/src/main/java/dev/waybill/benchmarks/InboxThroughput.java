@@ -16,12 +16,12 @@ import com.rabbitmq.client.Envelope;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.InboxProcessor;
+import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.autoconfigure.WaybillInboxProperties;
-import dev.waybill.inbox.jdbc.InboxStore;
-import dev.waybill.outbox.rabbit.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.RabbitTransport;
-import dev.waybill.outbox.support.JacksonMessageSerializer;
+import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.internal.JacksonMessageSerializer;
 
 /**
  * (5) Inbox throughput: a queue filled with N messages (outside the timed window) is consumed

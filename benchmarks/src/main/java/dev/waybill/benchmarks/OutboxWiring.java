@@ -11,22 +11,22 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.outbox.autoconfigure.WaybillProperties;
-import dev.waybill.outbox.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.rabbit.RabbitTransport;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitProperties;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
-import dev.waybill.outbox.relay.PostgresCommitNotifier;
-import dev.waybill.outbox.relay.PostgresNotificationListener;
-import dev.waybill.outbox.relay.Relay;
+import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
+import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
+import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.relay.RelayListener;
-import dev.waybill.outbox.relay.RelaySettings;
+import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
-import dev.waybill.outbox.support.DefaultOutboxPublisher;
-import dev.waybill.outbox.support.HostNames;
-import dev.waybill.outbox.support.JacksonMessageSerializer;
-import dev.waybill.outbox.support.OutboxBacklog;
-import dev.waybill.outbox.support.RelayWakeUp;
+import dev.waybill.outbox.internal.DefaultOutboxPublisher;
+import dev.waybill.outbox.internal.HostNames;
+import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.test.TestSchema;
 
 /**

@@ -5,8 +5,8 @@ import java.util.List;
 
 import dev.waybill.retention.RetentionListener;
 import dev.waybill.retention.RetentionResult;
-import dev.waybill.retention.RetentionSettings;
-import dev.waybill.retention.RetentionWorker;
+import dev.waybill.retention.internal.RetentionSettings;
+import dev.waybill.retention.internal.RetentionWorker;
 
 /**
  * (6) Retention: purge rate of eligible rows (published scopes older than the default 30 days,

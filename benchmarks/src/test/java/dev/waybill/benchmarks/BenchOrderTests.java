@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-import dev.waybill.outbox.support.JacksonMessageSerializer;
+import dev.waybill.outbox.internal.JacksonMessageSerializer;
 
 class BenchOrderTests {
 

@@ -8,7 +8,9 @@ import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.waybill.outbox.support.MessageTypes;
+import dev.waybill.inbox.internal.ConsumerRegistry;
+import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.outbox.internal.MessageTypes;
 
 /**
  * A {@link MessageHandler} bound to its queue: what a transport endpoint needs to consume the queue

@@ -9,7 +9,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import dev.waybill.inbox.jdbc.InboxStore;
+import dev.waybill.inbox.internal.jdbc.InboxStore;
 
 /**
  * Operations on the inbox for operators. A message a consumer gave up (it went to the consumer's

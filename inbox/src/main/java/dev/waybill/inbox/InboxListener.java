@@ -4,6 +4,8 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.inbox.internal.InboxProcessor;
+
 /**
  * Hears the outcome of every delivery the {@link InboxProcessor} handled, for metrics, progress and
  * logging: how many messages were processed, suppressed as duplicates, scheduled for redelivery or

@@ -1,5 +1,7 @@
 package dev.waybill.inbox;
 
+import dev.waybill.inbox.internal.InboxProcessor;
+
 /**
  * What {@link InboxProcessor#process(ConsumerRegistration, InboundMessage)} did with a delivery.
  * Every outcome has been committed to the database and means "acknowledge the delivery now": a

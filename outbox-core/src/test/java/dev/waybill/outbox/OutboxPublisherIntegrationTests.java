@@ -36,8 +36,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.Transport;
-import dev.waybill.outbox.support.HostNames;
-import dev.waybill.outbox.support.RelayWakeUp;
+import dev.waybill.outbox.internal.HostNames;
+import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.test.FakeTransport;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;

@@ -3,6 +3,8 @@ package dev.waybill.retention;
 import java.time.Duration;
 import java.time.Instant;
 
+import dev.waybill.retention.internal.RetentionWorker;
+
 /**
  * Hears what the {@link RetentionWorker} does; every method has a no-op default. Called on the
  * worker's thread (or the thread of {@link RetentionWorker#runOnce()}): a slow listener slows the purge.

@@ -1,5 +1,7 @@
 package dev.waybill.retention;
 
+import dev.waybill.retention.internal.RetentionWorker;
+
 /**
  * What one run, or one batch, of the {@link RetentionWorker} purged.
  *

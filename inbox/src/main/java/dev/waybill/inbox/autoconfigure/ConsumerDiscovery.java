@@ -13,7 +13,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 
 import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.ConsumerRegistry;
+import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.MessageHandler;
 
 /**

@@ -14,19 +14,19 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
 
-import dev.waybill.inbox.ConsumerRegistry;
+import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.InboxListener;
-import dev.waybill.inbox.InboxProcessor;
+import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.MessageHandler;
-import dev.waybill.inbox.jdbc.InboxStore;
+import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
-import dev.waybill.outbox.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxWriter;
-import dev.waybill.outbox.support.RelayWakeUp;
+import dev.waybill.outbox.internal.RelayWakeUp;
 
 /**
  * Auto-configures the inbox on top of the outbox: the {@link InboxProcessor} that transport

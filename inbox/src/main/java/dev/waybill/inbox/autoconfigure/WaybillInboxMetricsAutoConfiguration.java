@@ -5,7 +5,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
-import dev.waybill.inbox.metrics.InboxMetrics;
+import dev.waybill.inbox.internal.metrics.InboxMetrics;
 
 /**
  * Provides the inbox's Micrometer meters when Micrometer is on the class path; Spring Boot binds

@@ -21,26 +21,26 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.ConsumerRegistry;
+import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxOutcome;
-import dev.waybill.inbox.InboxProcessor;
+import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
-import dev.waybill.inbox.jdbc.InboxStore;
-import dev.waybill.inbox.metrics.InboxMetrics;
+import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.inbox.internal.metrics.InboxMetrics;
 import dev.waybill.inbox.test.InboxContext;
 import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.PublishOptions;
-import dev.waybill.outbox.relay.RetryPolicy;
+import dev.waybill.outbox.internal.relay.RetryPolicy;
 import dev.waybill.outbox.spi.OutboxMessageFactory;
 import dev.waybill.outbox.spi.OutboxWriter;
-import dev.waybill.outbox.support.DefaultOutboxPublisher;
-import dev.waybill.outbox.support.RelayWakeUp;
+import dev.waybill.outbox.internal.DefaultOutboxPublisher;
+import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.test.TestSchema;
 
 class WaybillInboxAutoConfigurationTests {

@@ -16,15 +16,15 @@ import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.waybill.inbox.InboundMessage;
-import dev.waybill.inbox.InboxProcessor;
-import dev.waybill.inbox.jdbc.InboxStore;
-import dev.waybill.outbox.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.relay.RetryPolicy;
-import dev.waybill.outbox.support.DefaultOutboxPublisher;
-import dev.waybill.outbox.support.JacksonMessageSerializer;
-import dev.waybill.outbox.support.MessageTypes;
-import dev.waybill.outbox.support.RelayWakeUp;
-import dev.waybill.outbox.support.TimeOrderedUuids;
+import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.outbox.internal.DefaultOutboxPublisher;
+import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.outbox.internal.MessageTypes;
+import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.internal.TimeOrderedUuids;
 import dev.waybill.outbox.test.TestSchema;
 
 /**

@@ -4,7 +4,7 @@ import java.util.Set;
 
 import org.springframework.boot.sql.init.dependency.AbstractBeansOfTypeDatabaseInitializerDetector;
 
-import dev.waybill.outbox.jdbc.OutboxSchemaInitializer;
+import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
 
 /**
  * Tells Spring Boot that {@link OutboxSchemaInitializer} initializes the database, so beans that

@@ -24,24 +24,24 @@ import tools.jackson.databind.json.JsonMapper;
 import dev.waybill.outbox.OutboxAdmin;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.WaybillThreads;
-import dev.waybill.outbox.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.jdbc.OutboxSchemaInitializer;
-import dev.waybill.outbox.jdbc.OutboxTables;
-import dev.waybill.outbox.relay.PostgresCommitNotifier;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxMessageFactory;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.spi.Transport;
-import dev.waybill.outbox.support.DefaultConsumerOutbox;
-import dev.waybill.outbox.support.DefaultOutboxAdmin;
-import dev.waybill.outbox.support.DefaultOutboxMessageFactory;
-import dev.waybill.outbox.support.DefaultOutboxPublisher;
-import dev.waybill.outbox.support.HostNames;
-import dev.waybill.outbox.support.JacksonMessageSerializer;
-import dev.waybill.outbox.support.OutboxBacklog;
-import dev.waybill.outbox.support.RelayWakeUp;
+import dev.waybill.outbox.internal.DefaultConsumerOutbox;
+import dev.waybill.outbox.internal.DefaultOutboxAdmin;
+import dev.waybill.outbox.internal.DefaultOutboxMessageFactory;
+import dev.waybill.outbox.internal.DefaultOutboxPublisher;
+import dev.waybill.outbox.internal.HostNames;
+import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.RelayWakeUp;
 
 /**
  * Auto-configures the outbox on the application's {@link DataSource}: validates

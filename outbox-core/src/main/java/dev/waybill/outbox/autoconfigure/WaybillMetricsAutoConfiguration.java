@@ -6,8 +6,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
-import dev.waybill.outbox.metrics.RelayMetrics;
-import dev.waybill.outbox.support.OutboxBacklog;
+import dev.waybill.outbox.internal.metrics.RelayMetrics;
+import dev.waybill.outbox.internal.OutboxBacklog;
 
 /**
  * Provides the relay's Micrometer meters when Micrometer is on the class path; Spring Boot binds

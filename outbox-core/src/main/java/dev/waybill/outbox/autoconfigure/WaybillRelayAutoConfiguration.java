@@ -11,14 +11,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 
 import dev.waybill.outbox.WaybillThreads;
-import dev.waybill.outbox.jdbc.OutboxTables;
-import dev.waybill.outbox.relay.PostgresNotificationListener;
-import dev.waybill.outbox.relay.Relay;
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
+import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.Transport;
-import dev.waybill.outbox.support.OutboxBacklog;
-import dev.waybill.outbox.support.RelayWakeUp;
+import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.RelayWakeUp;
 
 /**
  * Runs the {@link Relay} when a {@link Transport} is available (outbox-rabbit provides one) and

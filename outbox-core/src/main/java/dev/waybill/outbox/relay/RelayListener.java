@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
+import dev.waybill.outbox.internal.relay.CircuitBreaker;
 import dev.waybill.outbox.spi.ClaimedScope;
 
 /**

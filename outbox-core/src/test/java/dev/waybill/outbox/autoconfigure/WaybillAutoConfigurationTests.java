@@ -21,11 +21,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.outbox.OutboxPublisher;
-import dev.waybill.outbox.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.jdbc.OutboxSchemaInitializer;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxStore;
-import dev.waybill.outbox.support.JacksonMessageSerializer;
+import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
 
@@ -196,7 +196,7 @@ class WaybillAutoConfigurationTests {
 		}
 
 		@Bean
-		Count earlyCount(JdbcTemplate jdbc, DataSource dataSource, dev.waybill.outbox.jdbc.OutboxTables tables) {
+		Count earlyCount(JdbcTemplate jdbc, DataSource dataSource, dev.waybill.outbox.internal.jdbc.OutboxTables tables) {
 			return new Count(jdbc.queryForObject("SELECT count(*) FROM " + tables.qualifiedOutboxState(), Integer.class));
 		}
 

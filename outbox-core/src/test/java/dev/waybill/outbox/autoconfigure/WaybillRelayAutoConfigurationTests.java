@@ -17,9 +17,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.outbox.OutboxAdmin;
 import dev.waybill.outbox.OutboxPublisher;
-import dev.waybill.outbox.metrics.RelayMetrics;
-import dev.waybill.outbox.relay.PostgresNotificationListener;
-import dev.waybill.outbox.relay.Relay;
+import dev.waybill.outbox.internal.metrics.RelayMetrics;
+import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
+import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.FakeTransport;
 import dev.waybill.outbox.test.TestSchema;

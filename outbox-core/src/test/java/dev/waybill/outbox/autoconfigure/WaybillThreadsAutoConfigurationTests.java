@@ -15,9 +15,9 @@ import org.springframework.context.SmartLifecycle;
 
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
-import dev.waybill.outbox.jdbc.OutboxTables;
-import dev.waybill.outbox.relay.PostgresNotificationListener;
-import dev.waybill.outbox.relay.Relay;
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
+import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.FakeTransport;
 import dev.waybill.outbox.test.TestSchema;

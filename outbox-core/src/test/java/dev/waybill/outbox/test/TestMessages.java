@@ -9,7 +9,7 @@ import java.util.UUID;
 
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
-import dev.waybill.outbox.support.TimeOrderedUuids;
+import dev.waybill.outbox.internal.TimeOrderedUuids;
 
 /**
  * Builds outbox messages and scopes for store tests.

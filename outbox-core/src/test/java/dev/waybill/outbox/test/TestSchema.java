@@ -10,8 +10,8 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
-import dev.waybill.outbox.jdbc.OutboxSchemaInitializer;
-import dev.waybill.outbox.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
 
 /**
  * A schema of its own for one test class, in {@link TestPostgres}, with a small pool. Closing it

@@ -26,6 +26,7 @@ import dev.waybill.outbox.hibernate.app.AppTables;
 import dev.waybill.outbox.hibernate.app.Order;
 import dev.waybill.outbox.hibernate.app.OrderService;
 import dev.waybill.outbox.hibernate.app.TestApplication;
+import dev.waybill.outbox.hibernate.internal.HibernateOutbox;
 import dev.waybill.outbox.hibernate.jpa.OutboxMessageEntity;
 import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.test.TestPostgres;

@@ -1,5 +1,5 @@
 /**
- * The RabbitMQ transport: {@link dev.waybill.outbox.rabbit.RabbitTransport} publishes outbox
+ * The RabbitMQ transport: {@link dev.waybill.outbox.rabbit.internal.RabbitTransport} publishes outbox
  * messages over one recovering connection, with publisher confirms and {@code mandatory} returns.
  */
 @NullMarked

@@ -10,7 +10,7 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.env.Environment;
 
-import dev.waybill.outbox.support.HostNames;
+import dev.waybill.outbox.internal.HostNames;
 
 /**
  * Whether the retention worker runs on this host, and why: it runs when

@@ -26,11 +26,11 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
-import dev.waybill.outbox.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.retention.RetentionListener;
-import dev.waybill.retention.RetentionSettings;
-import dev.waybill.retention.RetentionWorker;
-import dev.waybill.retention.metrics.RetentionMetrics;
+import dev.waybill.retention.internal.RetentionSettings;
+import dev.waybill.retention.internal.RetentionWorker;
+import dev.waybill.retention.internal.metrics.RetentionMetrics;
 
 /**
  * Runs the {@link RetentionWorker} on Waybill's tables where {@code waybill.retention.enabled} is

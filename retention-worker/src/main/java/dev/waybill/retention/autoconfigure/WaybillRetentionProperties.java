@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
-import dev.waybill.retention.RetentionSettings;
+import dev.waybill.retention.internal.RetentionSettings;
 
 /**
  * Configuration of the retention worker under {@code waybill.retention.*}.

@@ -25,10 +25,10 @@ import dev.waybill.outbox.autoconfigure.UnknownWaybillPropertyException;
 import dev.waybill.outbox.test.StartupFailures;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
-import dev.waybill.retention.RetentionRows;
-import dev.waybill.retention.RetentionSettings;
-import dev.waybill.retention.RetentionWorker;
-import dev.waybill.retention.metrics.RetentionMetrics;
+import dev.waybill.retention.internal.RetentionRows;
+import dev.waybill.retention.internal.RetentionSettings;
+import dev.waybill.retention.internal.RetentionWorker;
+import dev.waybill.retention.internal.metrics.RetentionMetrics;
 
 /**
  * Registration on the selected hosts, validation of {@code waybill.retention.*}, the schedule and

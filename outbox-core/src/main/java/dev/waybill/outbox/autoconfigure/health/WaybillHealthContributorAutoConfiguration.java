@@ -20,11 +20,11 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
 import dev.waybill.outbox.autoconfigure.WaybillRelayAutoConfiguration;
-import dev.waybill.outbox.health.BacklogHealthIndicator;
-import dev.waybill.outbox.health.RelayHealthIndicator;
-import dev.waybill.outbox.health.WaybillHealthComponent;
-import dev.waybill.outbox.relay.PostgresNotificationListener;
-import dev.waybill.outbox.relay.Relay;
+import dev.waybill.outbox.internal.health.BacklogHealthIndicator;
+import dev.waybill.outbox.internal.health.RelayHealthIndicator;
+import dev.waybill.outbox.internal.health.WaybillHealthComponent;
+import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
+import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.spi.OutboxStore;
 
 /**

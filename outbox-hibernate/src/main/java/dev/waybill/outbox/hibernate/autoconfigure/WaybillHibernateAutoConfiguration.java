@@ -28,13 +28,13 @@ import org.jspecify.annotations.Nullable;
 
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
-import dev.waybill.outbox.hibernate.HibernateOutbox;
-import dev.waybill.outbox.hibernate.OutboxEventsIntegrator;
+import dev.waybill.outbox.hibernate.internal.HibernateOutbox;
+import dev.waybill.outbox.hibernate.internal.OutboxEventsIntegrator;
 import dev.waybill.outbox.hibernate.jpa.WaybillNamingStrategy;
-import dev.waybill.outbox.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.spi.OutboxMessageFactory;
-import dev.waybill.outbox.support.RelayWakeUp;
+import dev.waybill.outbox.internal.RelayWakeUp;
 
 /**
  * Auto-configures the outbox of a Spring Boot JPA (Hibernate) application: entity events and

@@ -19,7 +19,7 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundle;
 
-import dev.waybill.outbox.rabbit.RabbitTransport;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 
 /**
  * Gives a {@link RabbitTransport.Builder} the connection Spring Boot would make: the client

@@ -11,7 +11,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.core.env.Environment;
 import org.springframework.util.unit.DataSize;
 
-import dev.waybill.outbox.rabbit.RabbitTransport;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 
 /**
  * Turns {@link WaybillRabbitProperties} into a checked {@link RabbitTransport.Builder}; the

@@ -23,7 +23,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 
 import dev.waybill.outbox.WaybillThreads;
-import dev.waybill.outbox.rabbit.RabbitTransport;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.autoconfigure.RabbitConnectionSettings.BundleRabbitConnectionFactoryBean;
 import dev.waybill.outbox.spi.Transport;
 

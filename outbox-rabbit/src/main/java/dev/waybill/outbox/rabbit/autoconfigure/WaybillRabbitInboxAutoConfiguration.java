@@ -7,13 +7,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
-import dev.waybill.inbox.ConsumerRegistry;
-import dev.waybill.inbox.InboxProcessor;
+import dev.waybill.inbox.internal.ConsumerRegistry;
+import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.inbox.autoconfigure.WaybillInboxProperties;
 import dev.waybill.outbox.WaybillThreads;
-import dev.waybill.outbox.rabbit.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.RabbitTransport;
+import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 
 /**
  * Consumes every discovered {@link dev.waybill.inbox.MessageHandler} from RabbitMQ through the

@@ -26,14 +26,15 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.ConsumerRegistry;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
+import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.autoconfigure.health.WaybillHealthContributorAutoConfiguration;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
 import dev.waybill.outbox.rabbit.autoconfigure.health.WaybillRabbitHealthContributorAutoConfiguration;
+import dev.waybill.outbox.rabbit.internal.health.ConsumersHealthIndicator;
 import dev.waybill.outbox.rabbit.test.TcpProxy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
@@ -119,7 +120,7 @@ class WaybillRabbitHealthIntegrationTests {
 	void aStoppedEndpointIsDownWithTheReason() {
 		service().run((context) -> {
 			await().until(() -> status(context, "consumers") == Status.UP);
-			context.getBean(dev.waybill.outbox.rabbit.RabbitReceiveEndpoint.class).stop();
+			context.getBean(dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint.class).stop();
 
 			Health stopped = component(context, "consumers");
 			assertThat(stopped.getStatus()).isEqualTo(Status.DOWN);

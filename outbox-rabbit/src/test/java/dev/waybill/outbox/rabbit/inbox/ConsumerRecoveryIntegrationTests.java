@@ -29,12 +29,12 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.ConsumerRegistry;
+import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.outbox.MessageType;
-import dev.waybill.outbox.rabbit.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;

@@ -26,13 +26,13 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.ConsumerRegistry;
+import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
-import dev.waybill.outbox.rabbit.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
 import dev.waybill.outbox.rabbit.test.TestRabbit;

@@ -27,7 +27,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.ConsumerRegistry;
+import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.InboxHeaders;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;

@@ -28,21 +28,21 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import dev.waybill.outbox.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.rabbit.RabbitTransport;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;
-import dev.waybill.outbox.relay.CircuitBreaker;
-import dev.waybill.outbox.relay.Relay;
+import dev.waybill.outbox.internal.relay.CircuitBreaker;
+import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.relay.RelayListener;
-import dev.waybill.outbox.relay.RelaySettings;
-import dev.waybill.outbox.relay.RetryPolicy;
+import dev.waybill.outbox.internal.relay.RelaySettings;
+import dev.waybill.outbox.internal.relay.RetryPolicy;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
-import dev.waybill.outbox.support.OutboxBacklog;
-import dev.waybill.outbox.support.RelayWakeUp;
-import dev.waybill.outbox.support.TimeOrderedUuids;
+import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.internal.TimeOrderedUuids;
 import dev.waybill.outbox.test.TestMessages;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -61,7 +61,7 @@ class RelayFailureNamingIntegrationTests {
 
 	private final ListAppender<ILoggingEvent> settlerLog = new ListAppender<>();
 
-	private final Logger settlerLogger = (Logger) LoggerFactory.getLogger("dev.waybill.outbox.relay.Settler");
+	private final Logger settlerLogger = (Logger) LoggerFactory.getLogger("dev.waybill.outbox.internal.relay.Settler");
 
 	private final Logger relayLogger = (Logger) LoggerFactory.getLogger(Relay.class);
 

@@ -5,15 +5,15 @@ import java.time.Duration;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
-import dev.waybill.outbox.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.jdbc.OutboxTables;
-import dev.waybill.outbox.rabbit.RabbitTransport;
-import dev.waybill.outbox.relay.Relay;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.relay.RelayListener;
-import dev.waybill.outbox.relay.RelaySettings;
-import dev.waybill.outbox.relay.RetryPolicy;
-import dev.waybill.outbox.support.OutboxBacklog;
-import dev.waybill.outbox.support.RelayWakeUp;
+import dev.waybill.outbox.internal.relay.RelaySettings;
+import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.RelayWakeUp;
 
 /**
  * A relay in a process of its own, for the crash test to kill. Arguments: JDBC URL, user,

@@ -12,7 +12,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.rabbitmq.RabbitMQContainer;
 
-import dev.waybill.outbox.rabbit.RabbitTransport;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 
 /**
  * The RabbitMQ the tests run against, found once per JVM: the AMQP URI in

@@ -10,9 +10,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.waybill.outbox.autoconfigure.health.WaybillHealthContributorAutoConfiguration;
-import dev.waybill.outbox.rabbit.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
-import dev.waybill.outbox.rabbit.health.ConsumersHealthIndicator;
+import dev.waybill.outbox.rabbit.internal.health.ConsumersHealthIndicator;
 
 /**
  * Adds the {@code consumers} component to the {@code waybill} health contributor when the

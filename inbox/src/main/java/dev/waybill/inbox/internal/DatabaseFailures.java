@@ -1,0 +1,115 @@
+package dev.waybill.inbox.internal;
+
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.TransientDataAccessResourceException;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionSystemException;
+
+/**
+ * The one place that tells whether a failure during a delivery means the database was unavailable
+ * (DESIGN rule 10: no fault of the message, retried without costing an attempt) or is a failure of
+ * the message (its handler failed, or what it wrote was refused). Decided by the whole cause chain,
+ * including the application exception a failed rollback carries, and by whether the delivery's
+ * transaction connection still works, never by an SQLState alone:
+ * <ul>
+ * <li>the transaction's connection no longer answers ({@link ConnectionState#INVALID}): whatever the
+ * exception says (the handler may have caught the driver's and thrown its own), the delivery could
+ * not be decided on it;</li>
+ * <li>a connection failure anywhere in the chain: no transaction or connection to be had, a
+ * connection exception ({@link SQLTransientConnectionException},
+ * {@link SQLNonTransientConnectionException}, {@link SQLRecoverableException}, Spring's
+ * resource failures), SQLState class 08 (connection exception), 53 (insufficient resources), 57P
+ * (administrator shutdown or backend termination, crash, database not accepting connections);</li>
+ * <li>a failed commit or rollback ({@link TransactionSystemException}) caused by an
+ * {@link SQLException} without SQLState: the driver or pool could not talk to the server at all,
+ * e.g. HikariCP's {@code Connection is closed} after it evicted a broken connection.</li>
+ * </ul>
+ */
+final class DatabaseFailures {
+
+	/** Cause chains are short; this guards against a pathological one. */
+	private static final int MAX_DEPTH = 64;
+
+	private DatabaseFailures() {
+	}
+
+	/**
+	 * Whether the delivery's transaction connection still works.
+	 */
+	enum ConnectionState {
+
+		/** It answered a validity check. */
+		VALID,
+
+		/** It did not answer a validity check: closed, broken or evicted. */
+		INVALID,
+
+		/** Not checked, or there was none. */
+		UNKNOWN
+
+	}
+
+	/**
+	 * Tells whether {@code failure} means the database was unavailable.
+	 * @param failure what was thrown
+	 * @param connection the state of the transaction's connection after the failure
+	 * @return {@literal true} to retry without counting an attempt
+	 */
+	static boolean unavailable(@Nullable Throwable failure, ConnectionState connection) {
+		if (connection == ConnectionState.INVALID) {
+			return true;
+		}
+		return failure != null && connectionFailure(failure, Collections.newSetFromMap(new IdentityHashMap<>()), false);
+	}
+
+	private static boolean connectionFailure(Throwable failure, Set<Throwable> seen, boolean inTransactionEnd) {
+		boolean transactionEnd = inTransactionEnd;
+		Throwable cause = failure;
+		for (int depth = 0; cause != null && depth < MAX_DEPTH && seen.add(cause); depth++) {
+			if (cause instanceof CannotCreateTransactionException || cause instanceof DataAccessResourceFailureException
+					|| cause instanceof TransientDataAccessResourceException
+					|| cause instanceof SQLTransientConnectionException
+					|| cause instanceof SQLNonTransientConnectionException || cause instanceof SQLRecoverableException) {
+				return true;
+			}
+			if (cause instanceof TransactionSystemException end) {
+				transactionEnd = true;
+				// A failed rollback carries the exception that caused it apart from its cause chain.
+				Throwable application = end.getApplicationException();
+				if (application != null && connectionFailure(application, seen, false)) {
+					return true;
+				}
+			}
+			if (cause instanceof SQLException sql) {
+				if (connectionState(sql.getSQLState()) || (transactionEnd && sql.getSQLState() == null)) {
+					return true;
+				}
+				SQLException next = sql.getNextException();
+				if (next != null && next != sql && connectionFailure(next, seen, transactionEnd)) {
+					return true;
+				}
+			}
+			cause = cause.getCause();
+		}
+		return false;
+	}
+
+	/**
+	 * Connection exception (08), insufficient resources (53), operator intervention other than a
+	 * cancelled statement (57P01 admin shutdown / backend terminated, 57P02 crash shutdown, 57P03
+	 * cannot connect now).
+	 */
+	private static boolean connectionState(@Nullable String state) {
+		return state != null && (state.startsWith("08") || state.startsWith("53") || state.startsWith("57P"));
+	}
+
+}

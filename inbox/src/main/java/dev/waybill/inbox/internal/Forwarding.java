@@ -1,0 +1,100 @@
+package dev.waybill.inbox.internal;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.NestedExceptionUtils;
+
+import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.InboundMessage;
+import dev.waybill.inbox.InboxHeaders;
+import dev.waybill.outbox.internal.jdbc.PostgresText;
+import dev.waybill.outbox.spi.OutboxMessage;
+
+/**
+ * Builds the outbox messages that carry an inbound message on: a redelivery to the consumer's
+ * queue, or a fault to its error queue. Both go through the broker's default exchange (named
+ * {@code ""}), which routes by queue name, with the inbound body, envelope and headers unchanged
+ * (see {@link InboxHeaders} for the one exception).
+ */
+final class Forwarding {
+
+	/** The AMQP default exchange: routes a message to the queue named by its routing key. */
+	static final String DEFAULT_EXCHANGE = "";
+
+	private static final int STACK_FRAMES = 10;
+
+	private Forwarding() {
+	}
+
+	static OutboxMessage redelivery(UUID messageId, ConsumerRegistration<?> consumer, InboundMessage message,
+			int attempts, Instant now, Instant notBefore) {
+		Map<String, Object> headers = forwardedHeaders(message);
+		headers.put(InboxHeaders.REDELIVERY_COUNT, attempts);
+		return forward(messageId, consumer.queue(), message, headers, now, notBefore);
+	}
+
+	static OutboxMessage fault(UUID messageId, ConsumerRegistration<?> consumer, InboundMessage message, Fault fault,
+			int attempts, Instant now) {
+		Map<String, Object> headers = forwardedHeaders(message);
+		Throwable exception = fault.exception();
+		if (fault.reason() != null) {
+			headers.put(InboxHeaders.FAULT_REASON, fault.reason());
+		}
+		if (exception != null) {
+			headers.put(InboxHeaders.FAULT_EXCEPTION_TYPE, exception.getClass().getName());
+			headers.put(InboxHeaders.FAULT_STACK_TRACE, stackTrace(exception));
+		}
+		headers.put(InboxHeaders.FAULT_MESSAGE,
+				(exception != null) ? Objects.toString(exception.getMessage(), "") : Objects.toString(fault.reason(), ""));
+		headers.put(InboxHeaders.FAULT_ATTEMPTS, attempts);
+		if (message.messageId() != null && !messageId.toString().equalsIgnoreCase(message.messageId())) {
+			headers.put(InboxHeaders.ORIGINAL_MESSAGE_ID, message.messageId());
+		}
+		return forward(messageId, consumer.errorQueue(), message, headers, now, null);
+	}
+
+	private static OutboxMessage forward(UUID messageId, String queue, InboundMessage message,
+			Map<String, Object> headers, Instant now, @Nullable Instant notBefore) {
+		// No source host: the inbound headers carry the publisher's on. The properties go into text
+		// columns, so U+0000 in them is stored as U+FFFD; the headers are stored as they are.
+		return new OutboxMessage(messageId, DEFAULT_EXCHANGE, queue,
+				PostgresText.column(Objects.toString(message.messageType(), "")),
+				PostgresText.column(Objects.toString(message.contentType(), "")), headers, message.body(),
+				PostgresText.column(message.correlationId()), PostgresText.column(message.conversationId()), null, now,
+				notBefore);
+	}
+
+	/**
+	 * Returns the inbound headers, values and types unchanged (the outbox stores them losslessly),
+	 * with where the message was first published, unless an earlier forward recorded that already.
+	 */
+	private static Map<String, Object> forwardedHeaders(InboundMessage message) {
+		Map<String, Object> headers = new LinkedHashMap<>(message.headers());
+		headers.putIfAbsent(InboxHeaders.ORIGINAL_EXCHANGE, message.exchange());
+		headers.putIfAbsent(InboxHeaders.ORIGINAL_ROUTING_KEY, message.routingKey());
+		return headers;
+	}
+
+	static String stackTrace(Throwable exception) {
+		StringBuilder trace = new StringBuilder(exception.toString());
+		StackTraceElement[] frames = exception.getStackTrace();
+		int shown = Math.min(frames.length, STACK_FRAMES);
+		for (int i = 0; i < shown; i++) {
+			trace.append("\n\tat ").append(frames[i]);
+		}
+		if (frames.length > shown) {
+			trace.append("\n\t... ").append(frames.length - shown).append(" more");
+		}
+		Throwable root = NestedExceptionUtils.getRootCause(exception);
+		if (root != null) {
+			trace.append("\nCaused by: ").append(root);
+		}
+		return trace.toString();
+	}
+
+}

@@ -1,0 +1,584 @@
+package dev.waybill.inbox.internal;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.function.Function;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.TransactionSystemException;
+import org.springframework.transaction.support.DefaultTransactionDefinition;
+import org.springframework.transaction.support.TransactionCallback;
+
+import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.InboundMessage;
+import dev.waybill.inbox.InboxAdmin;
+import dev.waybill.inbox.InboxHeaders;
+import dev.waybill.inbox.InboxListener;
+import dev.waybill.inbox.InboxOutcome;
+import dev.waybill.inbox.MessageContext;
+import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.internal.TimeOrderedUuids;
+import dev.waybill.outbox.internal.jdbc.PostgresText;
+import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.outbox.spi.ConsumerOutbox;
+import dev.waybill.outbox.spi.MessageSerializer;
+import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.OutboxScope;
+import dev.waybill.outbox.spi.OutboxWriter;
+
+/**
+ * Handles one delivery for one consumer, once in effect, and tells the transport what to do with
+ * it. Transport-neutral: a receive endpoint calls {@link #process(ConsumerRegistration, InboundMessage)}
+ * for every delivery and acknowledges it when the call returns, whatever the {@link InboxOutcome}.
+ * When the call throws {@link UnrecordableDeliveryException} the endpoint moves the delivery to the
+ * error queue itself; when it throws anything else the database is unavailable, nothing was
+ * recorded, and the endpoint rejects the delivery with requeue.
+ * <p>
+ * In order:
+ * <ol>
+ * <li>A message that can never be handled goes to the consumer's error queue at once
+ * ({@link InboxOutcome#FAULTED}): no message id or one that is not a UUID (no inbox row is
+ * written), a type other than the consumer's, a body the serializer cannot read into the
+ * consumer's payload class (its inbox row is marked faulted).</li>
+ * <li>In one transaction of the application's transaction manager (so JPA handlers share it) the
+ * inbox row is inserted or, for a redelivery, counted and locked; a message the consumer processed
+ * already is {@link InboxOutcome#DUPLICATE}, one it gave up already is
+ * {@link InboxOutcome#ALREADY_FAULTED}, and the handler is not called. Otherwise the handler runs,
+ * its publications are tied to the inbound message (the consumer outbox), the row is marked
+ * processed and everything commits together: {@link InboxOutcome#PROCESSED}. A concurrent delivery
+ * of the same message waits on the row lock and then finds it processed or faulted.</li>
+ * <li>A handler that throws rolls all of that back. It is retried in process, each time in a fresh
+ * transaction, {@code immediateRetries} times; then one new transaction records the failed attempt
+ * and its error on the inbox row and writes, through the outbox, either a redelivery of the
+ * unchanged message to the consumer's queue after the {@link RetryPolicy} backoff
+ * ({@link InboxOutcome#RETRY_SCHEDULED}), or, at the policy's maximum attempts, a copy to the
+ * error queue with the exception in its headers ({@link InboxHeaders}), marking the row faulted
+ * ({@link InboxOutcome#FAULTED}).</li>
+ * </ol>
+ * A row is processed or faulted, never both, and either is final: a faulted message is not handled
+ * or forwarded again until an operator clears the fault ({@link InboxAdmin#clearFault}). The inbox
+ * row's failed attempts are {@link MessageContext#redeliveryCount()}.
+ * <p>
+ * Failures are classified once ({@code DatabaseFailures}): when the handler, the commit or the
+ * rollback fails because the database connection was lost (by the whole cause chain, and by asking
+ * the transaction's connection whether it is still valid), nothing is recorded and no attempt is
+ * counted; the call throws and the delivery is retried. When Waybill's own statements fail for
+ * another reason (the database refuses the inbox row or the fault), they are tried three times;
+ * then the message goes to the error queue through the outbox alone with the reason in
+ * {@link InboxHeaders#FAULT_REASON}, or, when the database refuses that too,
+ * {@link UnrecordableDeliveryException} hands it to the transport. Nothing is requeued forever
+ * except during an outage.
+ * <p>
+ * Thread-safe; one instance serves every consumer.
+ *
+ * @since 0.1
+ */
+public final class InboxProcessor {
+
+	private static final Log logger = LogFactory.getLog(InboxProcessor.class);
+
+	private static final int SHOWN_ID_LENGTH = 64;
+
+	/** Tries to record a delivery before the last resort; an outage is not counted. */
+	static final int RECORDING_TRIES = 3;
+
+	private static final long RECORDING_PAUSE_MILLIS = 100;
+
+	private static final int MAX_REASON_LENGTH = 1000;
+
+	private final PlatformTransactionManager transactionManager;
+
+	private final TransactionDefinition transaction;
+
+	private final InboxStore store;
+
+	private final OutboxWriter writer;
+
+	private final OutboxPublisher publisher;
+
+	private final ConsumerOutbox consumerOutbox;
+
+	private final MessageSerializer serializer;
+
+	private final RelayWakeUp wakeUp;
+
+	private final RetryPolicy retryPolicy;
+
+	private final int immediateRetries;
+
+	private final InboxListener listener;
+
+	private final Clock clock = Clock.systemUTC();
+
+	/**
+	 * Creates a processor.
+	 * @param transactionManager the application's transaction manager; it must manage the DataSource
+	 * of the inbox store and the outbox writer
+	 * @param store the inbox table
+	 * @param writer writes redeliveries and faults to the outbox in the inbox transaction
+	 * @param publisher publishes what handlers publish through {@link MessageContext}
+	 * @param consumerOutbox ties a handler's publications to the inbound message (the default
+	 * publisher implements it)
+	 * @param serializer reads message bodies into payloads
+	 * @param wakeUp signalled after a redelivery or fault is committed
+	 * @param retryPolicy the backoff between redeliveries and the maximum attempts
+	 * @param immediateRetries in-process retries of a failed handler before a redelivery is scheduled,
+	 * at least 0
+	 */
+	public InboxProcessor(PlatformTransactionManager transactionManager, InboxStore store, OutboxWriter writer,
+			OutboxPublisher publisher, ConsumerOutbox consumerOutbox, MessageSerializer serializer, RelayWakeUp wakeUp,
+			RetryPolicy retryPolicy, int immediateRetries) {
+		this(transactionManager, store, writer, publisher, consumerOutbox, serializer, wakeUp, retryPolicy,
+				immediateRetries, InboxListener.NONE);
+	}
+
+	/**
+	 * Creates a processor that tells {@code listener} the outcome of every delivery.
+	 * @param transactionManager the application's transaction manager; it must manage the DataSource
+	 * of the inbox store and the outbox writer
+	 * @param store the inbox table
+	 * @param writer writes redeliveries and faults to the outbox in the inbox transaction
+	 * @param publisher publishes what handlers publish through {@link MessageContext}
+	 * @param consumerOutbox ties a handler's publications to the inbound message (the default
+	 * publisher implements it)
+	 * @param serializer reads message bodies into payloads
+	 * @param wakeUp signalled after a redelivery or fault is committed
+	 * @param retryPolicy the backoff between redeliveries and the maximum attempts
+	 * @param immediateRetries in-process retries of a failed handler before a redelivery is scheduled,
+	 * at least 0
+	 * @param listener told each committed outcome
+	 */
+	public InboxProcessor(PlatformTransactionManager transactionManager, InboxStore store, OutboxWriter writer,
+			OutboxPublisher publisher, ConsumerOutbox consumerOutbox, MessageSerializer serializer, RelayWakeUp wakeUp,
+			RetryPolicy retryPolicy, int immediateRetries, InboxListener listener) {
+		if (immediateRetries < 0) {
+			throw new IllegalArgumentException("immediateRetries must be at least 0, was " + immediateRetries);
+		}
+		this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager must not be null");
+		// Always a transaction of its own: joining a caller's would tie the inbox to its outcome.
+		this.transaction = new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.store = Objects.requireNonNull(store, "store must not be null");
+		this.writer = Objects.requireNonNull(writer, "writer must not be null");
+		this.publisher = Objects.requireNonNull(publisher, "publisher must not be null");
+		this.consumerOutbox = Objects.requireNonNull(consumerOutbox, "consumerOutbox must not be null");
+		this.serializer = Objects.requireNonNull(serializer, "serializer must not be null");
+		this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp must not be null");
+		this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy must not be null");
+		this.immediateRetries = immediateRetries;
+		this.listener = Objects.requireNonNull(listener, "listener must not be null");
+	}
+
+	/**
+	 * Handles one delivery; see the class description.
+	 * @param consumer the consumer of the queue the message arrived on
+	 * @param message the delivery
+	 * @return what was committed; acknowledge the delivery
+	 * @throws UnrecordableDeliveryException when the database refuses to record anything about the
+	 * delivery (move it to the error queue with the exception's reason, then acknowledge it)
+	 * @throws org.springframework.dao.DataAccessException or another runtime exception when the
+	 * database is unavailable (nothing was recorded; reject the delivery with requeue)
+	 */
+	public InboxOutcome process(ConsumerRegistration<?> consumer, InboundMessage message) {
+		Objects.requireNonNull(consumer, "consumer must not be null");
+		Objects.requireNonNull(message, "message must not be null");
+		long started = System.nanoTime();
+		InboxOutcome outcome = null;
+		try {
+			this.listener.started(consumer, message);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("InboxListener failed on message " + message.messageId() + " (started): " + ex, ex);
+		}
+		try {
+			outcome = processTyped(consumer, message);
+			try {
+				this.listener.delivered(consumer, message, outcome);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("InboxListener failed on message " + message.messageId() + " (" + outcome + "): " + ex, ex);
+			}
+			return outcome;
+		}
+		finally {
+			try {
+				this.listener.finished(consumer, message, outcome, System.nanoTime() - started);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("InboxListener failed on message " + message.messageId() + " (finished): " + ex, ex);
+			}
+		}
+	}
+
+	private <T> InboxOutcome processTyped(ConsumerRegistration<T> consumer, InboundMessage message) {
+		UUID id = canonicalUuid(message.messageId());
+		try {
+			return deliver(consumer, message, id);
+		}
+		catch (CannotRecord ex) {
+			return faultUnrecorded(consumer, message, id, ex.getCause());
+		}
+	}
+
+	private <T> InboxOutcome deliver(ConsumerRegistration<T> consumer, InboundMessage message, @Nullable UUID id) {
+		if (id == null) {
+			return faultWithoutId(consumer, message);
+		}
+		if (!consumer.messageType().equals(message.messageType())) {
+			return fail(consumer, message, id, Fault.poison("no handler for type '" + shown(message.messageType())
+					+ "' on queue '" + consumer.queue() + "'; it handles '" + consumer.messageType() + "'", null));
+		}
+		T payload;
+		try {
+			payload = this.serializer.deserialize(message.body(), consumer.payloadClass());
+		}
+		catch (Exception ex) {
+			return fail(consumer, message, id, unreadable(consumer, message, ex));
+		}
+		if (payload == null) {
+			return fail(consumer, message, id, unreadable(consumer, message, null));
+		}
+		int retry = 0;
+		int recordingTries = 0;
+		while (true) {
+			TransactionConnection connection = new TransactionConnection();
+			try {
+				return handle(consumer, message, id, payload, retry, connection);
+			}
+			catch (RecordingFailure ex) {
+				// Waybill's own statements failed; the handler's work, if it ran, rolled back.
+				if (DatabaseFailures.unavailable(ex, connection.state())) {
+					throw unavailable(consumer, id, ex.getCause());
+				}
+				recordingTries = nextRecordingTry(consumer, id, recordingTries, ex.getCause());
+			}
+			catch (RuntimeException | Error ex) {
+				if (ex instanceof VirtualMachineError) {
+					throw ex;
+				}
+				Throwable failure = (ex instanceof HandlerFailure) ? ex.getCause() : ex;
+				if (DatabaseFailures.unavailable(ex, connection.state())) {
+					throw unavailable(consumer, id, failure);
+				}
+				if (failure instanceof InterruptedException) {
+					Thread.currentThread().interrupt();
+				}
+				if (retry >= this.immediateRetries) {
+					return fail(consumer, message, id, Fault.handlerFailed(failure));
+				}
+				retry++;
+				if (logger.isDebugEnabled()) {
+					logger.debug("Retrying message " + id + " on queue '" + consumer.queue() + "' at once after: " + failure);
+				}
+			}
+		}
+	}
+
+	private <T> InboxOutcome handle(ConsumerRegistration<T> consumer, InboundMessage message, UUID id, T payload,
+			int retry, TransactionConnection connection) {
+		return execute((status) -> {
+			this.writer.checkTransaction();
+			connection.attach(this.store.dataSource());
+			InboxStore.Receipt receipt;
+			try {
+				receipt = this.store.receive(id, consumer.consumerId());
+			}
+			catch (RuntimeException ex) {
+				throw RecordingFailure.checked(ex, connection);
+			}
+			if (receipt.processed()) {
+				return InboxOutcome.DUPLICATE;
+			}
+			if (receipt.faulted()) {
+				return InboxOutcome.ALREADY_FAULTED;
+			}
+			this.consumerOutbox.bindInbound(id, consumer.consumerId());
+			MessageContext context = new HandlerContext(id, consumer.messageType(), message, consumer.consumerId(),
+					receipt.attempts(), retry, this.publisher);
+			try {
+				consumer.handler().handle(payload, context);
+			}
+			catch (Exception ex) {
+				// Before the rollback: a connection lost under the handler is no fault of the message,
+				// whatever the handler made of the driver's exception.
+				connection.check();
+				throw new HandlerFailure(ex);
+			}
+			try {
+				this.store.markProcessed(id, consumer.consumerId());
+			}
+			catch (RuntimeException ex) {
+				throw RecordingFailure.checked(ex, connection);
+			}
+			return InboxOutcome.PROCESSED;
+		});
+	}
+
+	/**
+	 * Records a failed delivery and forwards the message, as a redelivery or to the error queue, in
+	 * one transaction.
+	 */
+	private InboxOutcome fail(ConsumerRegistration<?> consumer, InboundMessage message, UUID id, Fault fault) {
+		int faultAt = fault.poison() ? 1 : this.retryPolicy.maxAttempts();
+		InboxOutcome outcome = record(consumer, id, (connection) -> execute((status) -> {
+			this.writer.checkTransaction();
+			connection.attach(this.store.dataSource());
+			try {
+				InboxStore.Failure failure = this.store.recordFailure(id, consumer.consumerId(), fault.summary(), faultAt);
+				if (!failure.recorded()) {
+					// A concurrent delivery processed the message, or gave it up, meanwhile.
+					return failure.processed() ? InboxOutcome.DUPLICATE : InboxOutcome.ALREADY_FAULTED;
+				}
+				Instant now = this.clock.instant();
+				OutboxMessage forward = failure.faulted()
+						? Forwarding.fault(id, consumer, message, fault, failure.attempts(), now)
+						: Forwarding.redelivery(id, consumer, message, failure.attempts(), now,
+								now.plus(this.retryPolicy.delay(failure.attempts() - 1)));
+				this.writer.write(new OutboxScope(TimeOrderedUuids.next(), List.of(forward), id, consumer.consumerId()));
+				return failure.faulted() ? InboxOutcome.FAULTED : InboxOutcome.RETRY_SCHEDULED;
+			}
+			catch (RuntimeException ex) {
+				throw RecordingFailure.checked(ex, connection);
+			}
+		}));
+		if (outcome == InboxOutcome.FAULTED || outcome == InboxOutcome.RETRY_SCHEDULED) {
+			this.wakeUp.committed();
+		}
+		if (outcome == InboxOutcome.FAULTED) {
+			logger.warn("Message " + id + " on queue '" + consumer.queue() + "' moved to '" + consumer.errorQueue()
+					+ "': " + fault.summary());
+		}
+		else if (outcome == InboxOutcome.RETRY_SCHEDULED && logger.isDebugEnabled()) {
+			logger.debug("Message " + id + " on queue '" + consumer.queue() + "' failed; redelivery scheduled: "
+					+ fault.summary());
+		}
+		return outcome;
+	}
+
+	/**
+	 * Moves a message without a usable id to the error queue under a new id; with no key there is no
+	 * inbox row to record it in.
+	 */
+	private InboxOutcome faultWithoutId(ConsumerRegistration<?> consumer, InboundMessage message) {
+		String raw = message.messageId();
+		Fault fault = Fault.poison((raw == null) ? "the message has no message id"
+				: "message id '" + shown(raw) + "' is not a UUID", null);
+		OutboxMessage forward = Forwarding.fault(TimeOrderedUuids.next(), consumer, message, fault, 1, this.clock.instant());
+		writeFault(consumer, null, forward);
+		logger.warn("Message on queue '" + consumer.queue() + "' moved to '" + consumer.errorQueue() + "': "
+				+ fault.summary());
+		return InboxOutcome.FAULTED;
+	}
+
+	/**
+	 * The last resort for a delivery whose inbox row or failure the database refused to record, a
+	 * bounded number of times, for a reason that is not an outage: the message goes to the error
+	 * queue through the outbox alone, saying why; when even that is refused, the transport has to
+	 * move it there itself.
+	 */
+	private InboxOutcome faultUnrecorded(ConsumerRegistration<?> consumer, InboundMessage message, @Nullable UUID id,
+			Throwable cause) {
+		String reason = shorten("Waybill could not record the delivery in its inbox: " + cause, MAX_REASON_LENGTH);
+		Fault fault = Fault.poison(reason, cause);
+		OutboxMessage forward = Forwarding.fault((id != null) ? id : TimeOrderedUuids.next(), consumer, message, fault, 1,
+				this.clock.instant());
+		String shown = (id != null) ? id.toString() : "without a valid id";
+		try {
+			writeFault(consumer, id, forward);
+		}
+		catch (CannotRecord ex) {
+			logger.error("Message " + shown + " on queue '" + consumer.queue() + "' cannot be recorded, not even as a "
+					+ "fault (" + ex.getCause() + "); the transport moves it to '" + consumer.errorQueue() + "': " + reason);
+			throw new UnrecordableDeliveryException(reason, ex.getCause());
+		}
+		logger.error("Message " + shown + " on queue '" + consumer.queue() + "' moved to '" + consumer.errorQueue()
+				+ "': " + reason, cause);
+		return InboxOutcome.FAULTED;
+	}
+
+	/**
+	 * Writes a fault to the outbox alone, in a transaction of its own, and wakes the relay.
+	 */
+	private void writeFault(ConsumerRegistration<?> consumer, @Nullable UUID id, OutboxMessage forward) {
+		record(consumer, id, (connection) -> execute((status) -> {
+			this.writer.checkTransaction();
+			connection.attach(this.store.dataSource());
+			try {
+				this.writer.write(new OutboxScope(TimeOrderedUuids.next(), List.of(forward), null, null));
+			}
+			catch (RuntimeException ex) {
+				throw RecordingFailure.checked(ex, connection);
+			}
+			return InboxOutcome.FAULTED;
+		}));
+		this.wakeUp.committed();
+	}
+
+	/**
+	 * Runs a transaction that records what happened to a delivery, a bounded number of times.
+	 * @throws RuntimeException the failure when the database is unavailable (nothing recorded)
+	 * @throws CannotRecord when every try failed otherwise
+	 */
+	private InboxOutcome record(ConsumerRegistration<?> consumer, @Nullable UUID id,
+			Function<TransactionConnection, InboxOutcome> work) {
+		int tries = 0;
+		while (true) {
+			TransactionConnection connection = new TransactionConnection();
+			try {
+				return work.apply(connection);
+			}
+			catch (RuntimeException ex) {
+				Throwable failure = (ex instanceof RecordingFailure) ? ex.getCause() : ex;
+				if (DatabaseFailures.unavailable(ex, connection.state())) {
+					throw unavailable(consumer, id, failure);
+				}
+				tries = nextRecordingTry(consumer, id, tries, failure);
+			}
+		}
+	}
+
+	/**
+	 * Counts a failed try to record a delivery and pauses briefly before the next.
+	 * @return the tries so far
+	 * @throws CannotRecord when that was the last try
+	 */
+	private static int nextRecordingTry(ConsumerRegistration<?> consumer, @Nullable UUID id, int tries,
+			Throwable failure) {
+		int done = tries + 1;
+		if (done >= RECORDING_TRIES) {
+			throw new CannotRecord(failure);
+		}
+		logger.warn("Recording message " + id + " on queue '" + consumer.queue() + "' failed (try " + done + " of "
+				+ RECORDING_TRIES + "), trying again: " + failure);
+		try {
+			Thread.sleep(RECORDING_PAUSE_MILLIS * done);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new CannotRecord(failure);
+		}
+		return done;
+	}
+
+	/**
+	 * Runs {@code work} in a new transaction, as {@code TransactionTemplate} does, except that a
+	 * rollback failing on a lost connection is not logged as an error: it is expected during a
+	 * database outage, and the exception thrown (carrying the application exception) is classified
+	 * and the delivery returned to the queue.
+	 */
+	private InboxOutcome execute(TransactionCallback<InboxOutcome> work) {
+		TransactionStatus status = this.transactionManager.getTransaction(this.transaction);
+		InboxOutcome outcome;
+		try {
+			outcome = work.doInTransaction(status);
+		}
+		catch (RuntimeException | Error ex) {
+			rollback(status, ex);
+			throw ex;
+		}
+		this.transactionManager.commit(status);
+		return Objects.requireNonNull(outcome, "no outcome");
+	}
+
+	private void rollback(TransactionStatus status, Throwable failure) {
+		try {
+			this.transactionManager.rollback(status);
+		}
+		catch (TransactionSystemException ex) {
+			ex.initApplicationException(failure);
+			logger.debug("Rollback failed after: " + failure, ex);
+			throw ex;
+		}
+		catch (RuntimeException | Error ex) {
+			ex.addSuppressed(failure);
+			throw ex;
+		}
+	}
+
+	private static Fault unreadable(ConsumerRegistration<?> consumer, InboundMessage message, @Nullable Exception ex) {
+		return Fault.poison("the body cannot be read as " + consumer.payloadClass().getName() + " (content type '"
+				+ shown(message.contentType()) + "')", ex);
+	}
+
+	/**
+	 * Returns what to throw for an outage: the failure itself when it is unchecked (a rollback that
+	 * failed is thrown as Spring's exception, the handler's is kept as its application exception).
+	 */
+	private static RuntimeException unavailable(ConsumerRegistration<?> consumer, @Nullable UUID id, Throwable failure) {
+		return (failure instanceof RuntimeException runtime) ? runtime
+				: new DataAccessResourceFailureException("Message " + id + " on queue '" + consumer.queue()
+						+ "' could not be handled: the database is unavailable", failure);
+	}
+
+	static @Nullable UUID canonicalUuid(@Nullable String text) {
+		if (text == null || text.length() != 36) {
+			return null;
+		}
+		try {
+			UUID id = UUID.fromString(text);
+			return id.toString().equalsIgnoreCase(text) ? id : null;
+		}
+		catch (IllegalArgumentException ex) {
+			return null;
+		}
+	}
+
+	/** Quotes an untrusted property in a fault reason: cut, with control characters escaped. */
+	private static String shown(@Nullable String text) {
+		return PostgresText.readable(String.valueOf(text), SHOWN_ID_LENGTH);
+	}
+
+	private static String shorten(String text, int length) {
+		return (text.length() > length) ? text.substring(0, length) + "..." : text;
+	}
+
+	/**
+	 * Carries a handler's exception out of the transaction callback, which rolls back on it.
+	 */
+	private static final class HandlerFailure extends RuntimeException {
+
+		HandlerFailure(Exception cause) {
+			super(cause);
+		}
+
+	}
+
+	/**
+	 * Carries the failure of one of Waybill's own statements (the inbox row, the outbox) out of the
+	 * transaction callback, after the connection was checked.
+	 */
+	private static final class RecordingFailure extends RuntimeException {
+
+		private RecordingFailure(RuntimeException cause) {
+			super(cause);
+		}
+
+		static RecordingFailure checked(RuntimeException cause, TransactionConnection connection) {
+			connection.check();
+			return new RecordingFailure(cause);
+		}
+
+	}
+
+	/**
+	 * Every bounded try to record a delivery failed, and not for an outage.
+	 */
+	private static final class CannotRecord extends RuntimeException {
+
+		CannotRecord(Throwable cause) {
+			super(cause);
+		}
+
+	}
+
+}

@@ -1,0 +1,124 @@
+package dev.waybill.inbox.internal.metrics;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.jspecify.annotations.Nullable;
+
+import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.InboundMessage;
+import dev.waybill.inbox.InboxListener;
+import dev.waybill.inbox.InboxOutcome;
+
+/**
+ * The inbox's meters, tagged by the consumer's {@code queue} and its message {@code type} (the
+ * consumer's declared type, never the inbound header, so a stream of crafted types cannot grow the
+ * registry without bound). Counts and times arrive through the {@link InboxListener} callbacks.
+ *
+ * @since 0.2
+ */
+public final class InboxMetrics implements MeterBinder, InboxListener {
+
+	/**
+	 * Deliveries the processor committed, tagged {@code outcome}: {@code processed},
+	 * {@code duplicate}, {@code already_faulted}, {@code retry_scheduled} or {@code faulted}.
+	 */
+	public static final String DELIVERIES = "waybill.inbox.deliveries";
+
+	/**
+	 * Time the processor worked on a delivery (handler, inbox row and commit), tagged
+	 * {@code outcome} as {@link #DELIVERIES}, or {@code unavailable} when the database was
+	 * unavailable and nothing was recorded.
+	 */
+	public static final String HANDLING = "waybill.inbox.handling";
+
+	/** Deliveries the processor is working on now. */
+	public static final String IN_FLIGHT = "waybill.inbox.in.flight";
+
+	/** Tag: the consumer's queue. */
+	public static final String TAG_QUEUE = "queue";
+
+	/** Tag: the consumer's message type. */
+	public static final String TAG_TYPE = "type";
+
+	/** Tag: the delivery's outcome. */
+	public static final String TAG_OUTCOME = "outcome";
+
+	static final String UNAVAILABLE = "unavailable";
+
+	private final Map<Key, Counter> counters = new ConcurrentHashMap<>();
+
+	private final Map<Key, Timer> timers = new ConcurrentHashMap<>();
+
+	private final Map<Key, AtomicInteger> inFlight = new ConcurrentHashMap<>();
+
+	private volatile @Nullable MeterRegistry registry;
+
+	@Override
+	public void bindTo(MeterRegistry registry) {
+		this.registry = registry;
+	}
+
+	@Override
+	public void started(ConsumerRegistration<?> consumer, InboundMessage message) {
+		MeterRegistry registry = this.registry;
+		if (registry != null) {
+			inFlight(registry, consumer).incrementAndGet();
+		}
+	}
+
+	@Override
+	public void delivered(ConsumerRegistration<?> consumer, InboundMessage message, InboxOutcome outcome) {
+		MeterRegistry registry = this.registry;
+		if (registry != null) {
+			Key key = new Key(consumer.queue(), consumer.messageType(), tag(outcome));
+			this.counters.computeIfAbsent(key, (k) -> Counter.builder(DELIVERIES)
+				.tags(TAG_QUEUE, k.queue, TAG_TYPE, k.type, TAG_OUTCOME, k.outcome)
+				.description("Deliveries the inbox committed, by outcome")
+				.baseUnit("messages")
+				.register(registry)).increment();
+		}
+	}
+
+	@Override
+	public void finished(ConsumerRegistration<?> consumer, InboundMessage message, @Nullable InboxOutcome outcome,
+			long nanos) {
+		MeterRegistry registry = this.registry;
+		if (registry != null) {
+			inFlight(registry, consumer).decrementAndGet();
+			Key key = new Key(consumer.queue(), consumer.messageType(), (outcome != null) ? tag(outcome) : UNAVAILABLE);
+			this.timers.computeIfAbsent(key, (k) -> Timer.builder(HANDLING)
+				.tags(TAG_QUEUE, k.queue, TAG_TYPE, k.type, TAG_OUTCOME, k.outcome)
+				.description("Time the inbox worked on a delivery")
+				.register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+		}
+	}
+
+	private AtomicInteger inFlight(MeterRegistry registry, ConsumerRegistration<?> consumer) {
+		return this.inFlight.computeIfAbsent(new Key(consumer.queue(), consumer.messageType(), ""), (k) -> {
+			AtomicInteger count = new AtomicInteger();
+			Gauge.builder(IN_FLIGHT, count, AtomicInteger::get)
+				.tags(TAG_QUEUE, k.queue, TAG_TYPE, k.type)
+				.description("Deliveries the inbox is working on")
+				.baseUnit("messages")
+				.register(registry);
+			return count;
+		});
+	}
+
+	static String tag(InboxOutcome outcome) {
+		return outcome.name().toLowerCase(Locale.ROOT);
+	}
+
+	private record Key(String queue, String type, String outcome) {
+	}
+
+}

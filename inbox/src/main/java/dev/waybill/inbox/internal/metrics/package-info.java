@@ -1,0 +1,7 @@
+/**
+ * The inbox's Micrometer meters.
+ */
+@NullMarked
+package dev.waybill.inbox.internal.metrics;
+
+import org.jspecify.annotations.NullMarked;

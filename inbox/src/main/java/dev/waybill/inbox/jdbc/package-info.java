@@ -1,8 +1,0 @@
-/**
- * The PostgreSQL inbox: the {@code inbox_state} statements the inbox processor runs in its
- * transactions.
- */
-@NullMarked
-package dev.waybill.inbox.jdbc;
-
-import org.jspecify.annotations.NullMarked;

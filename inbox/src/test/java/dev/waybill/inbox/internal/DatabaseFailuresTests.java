@@ -1,0 +1,77 @@
+package dev.waybill.inbox.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.SQLException;
+
+import org.junit.jupiter.api.Test;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.PSQLState;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.jdbc.UncategorizedSQLException;
+import org.springframework.transaction.TransactionSystemException;
+
+import dev.waybill.inbox.internal.DatabaseFailures.ConnectionState;
+
+/**
+ * {@link DatabaseFailures}: what counts as the database being unavailable.
+ */
+class DatabaseFailuresTests {
+
+	@Test
+	void aRollbackThatFailedOnAClosedConnectionWithoutSqlStateIsAnOutage() {
+		SQLException closed = new SQLException("Connection is closed"); // HikariCP, after evicting it
+		assertThat(closed.getSQLState()).isNull();
+		TransactionSystemException rollback = new TransactionSystemException("JDBC rollback failed", closed);
+
+		assertThat(DatabaseFailures.unavailable(rollback, ConnectionState.UNKNOWN)).isTrue();
+		assertThat(DatabaseFailures.unavailable(new TransactionSystemException("JDBC rollback failed",
+				new PSQLException("This connection has been closed.", PSQLState.CONNECTION_DOES_NOT_EXIST)),
+				ConnectionState.UNKNOWN)).isTrue();
+	}
+
+	@Test
+	void aFailedRollbackIsJudgedAlsoByTheApplicationExceptionItCarries() {
+		TransactionSystemException rollback = new TransactionSystemException("JDBC rollback failed",
+				new SQLException("rollback refused", "XX000"));
+		rollback.initApplicationException(new IllegalStateException("could not bill",
+				new SQLException("FATAL: terminating connection due to administrator command", "57P01")));
+
+		assertThat(DatabaseFailures.unavailable(rollback, ConnectionState.UNKNOWN)).isTrue();
+	}
+
+	@Test
+	void connectionStatesAnywhereInTheChainAreAnOutage() {
+		for (String state : new String[] { "08006", "08003", "57P01", "57P02", "57P03", "53300" }) {
+			Exception failure = new IllegalStateException("handler", new UncategorizedSQLException("insert", "INSERT ...",
+					new SQLException("wrapper", null, new SQLException("lost", state))));
+			assertThat(DatabaseFailures.unavailable(failure, ConnectionState.UNKNOWN)).as(state).isTrue();
+		}
+		SQLException batch = new SQLException("batch failed", "XX000");
+		batch.setNextException(new SQLException("I/O error", "08006"));
+		assertThat(DatabaseFailures.unavailable(batch, ConnectionState.UNKNOWN)).as("next exception").isTrue();
+	}
+
+	@Test
+	void aConnectionThatNoLongerAnswersMakesAnyFailureAnOutage() {
+		IllegalStateException hidden = new IllegalStateException("the payment could not be saved");
+
+		assertThat(DatabaseFailures.unavailable(hidden, ConnectionState.INVALID)).isTrue();
+		assertThat(DatabaseFailures.unavailable(hidden, ConnectionState.VALID)).isFalse();
+		assertThat(DatabaseFailures.unavailable(hidden, ConnectionState.UNKNOWN)).isFalse();
+	}
+
+	@Test
+	void whatTheDatabaseRefusesOnAWorkingConnectionIsTheMessagesFailure() {
+		assertThat(DatabaseFailures.unavailable(new DataIntegrityViolationException("duplicate",
+				new SQLException("duplicate key", "23505")), ConnectionState.VALID)).isFalse();
+		assertThat(DatabaseFailures.unavailable(new SQLException("canceling statement due to statement timeout", "57014"),
+				ConnectionState.UNKNOWN)).as("a cancelled statement").isFalse();
+		assertThat(DatabaseFailures.unavailable(new SQLException("a handler's own, without state"),
+				ConnectionState.UNKNOWN)).as("no SQLState outside a commit or rollback").isFalse();
+		assertThat(DatabaseFailures.unavailable(new TransactionSystemException("Could not commit JDBC transaction",
+				new SQLException("deferred constraint", "23503")), ConnectionState.VALID)).isFalse();
+		assertThat(DatabaseFailures.unavailable(null, ConnectionState.UNKNOWN)).isFalse();
+	}
+
+}

@@ -1,8 +1,0 @@
-/**
- * Waybill's health components for Spring Boot's health endpoint: the relay and the backlog, and
- * the contract other modules' components (the consumers) implement.
- */
-@NullMarked
-package dev.waybill.outbox.health;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,178 @@
+package dev.waybill.outbox.internal;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.waybill.outbox.InvalidMessageException;
+import dev.waybill.outbox.spi.OutboxMessage;
+
+/**
+ * Refuses, at publish, what the database or the broker would refuse later: a NUL character
+ * (PostgreSQL cannot store U+0000 in text or jsonb), an AMQP short string over 255 bytes, a NaN or
+ * infinite header number (JSON cannot carry it), and headers that would not fit in one AMQP frame.
+ */
+final class MessageChecks {
+
+	/** The longest AMQP short string: exchange names, routing keys, most properties, header names. */
+	static final int MAX_SHORT_STRING_BYTES = 255;
+
+	/**
+	 * The content header's fixed part: class id (2), weight (2), body size (8), property flags (2).
+	 */
+	static final int FIXED_HEADER_BYTES = 14;
+
+	/** Room for a name the transport chooses (app id, its own header names), as a short string. */
+	static final int TRANSPORT_NAME_BYTES = 32;
+
+	private MessageChecks() {
+	}
+
+	/**
+	 * Checks a message built by the publisher.
+	 * @param message the message
+	 * @param maxHeaderBytes the largest encoded header the transport accepts
+	 * @throws InvalidMessageException naming the message type and the field at fault
+	 */
+	static void check(OutboxMessage message, long maxHeaderBytes) {
+		String type = message.messageType();
+		shortString(type, "the message type", type);
+		shortString(type, "the destination", message.destination());
+		shortString(type, "the routing key", message.routingKey());
+		shortString(type, "the content type", message.contentType());
+		shortString(type, "the correlation id", message.correlationId());
+		noNul(type, "the conversation id", message.conversationId());
+		message.headers().forEach((name, value) -> {
+			shortString(type, "the header name '" + shown(name) + "'", name);
+			if (value instanceof String text) {
+				noNul(type, "the value of header '" + shown(name) + "'", text);
+			}
+			else if ((value instanceof Double number && !Double.isFinite(number))
+					|| (value instanceof Float single && !Float.isFinite(single))) {
+				throw new InvalidMessageException(shown(type), "the value of header '" + shown(name) + "' is " + value
+						+ "; header numbers must be finite (JSON and the outbox table cannot store NaN or infinity)",
+						null);
+			}
+		});
+		long size = headerBytes(message);
+		if (size > maxHeaderBytes) {
+			throw new InvalidMessageException(shown(type), "its headers and properties take about " + size
+					+ " bytes encoded, over the " + maxHeaderBytes + " bytes one AMQP frame carries (the broker's"
+					+ " frame_max less 8; see waybill.rabbit.frame-max); shorten the header values or move the data"
+					+ " into the body", null);
+		}
+	}
+
+	/**
+	 * Estimates the AMQP 0-9-1 content header of a message, in bytes, from above: strings as their
+	 * UTF-8 length plus their length prefix, each header entry with its name and type tag, and room
+	 * for what the transport adds (message id, timestamp, delivery mode, app id, the conversation
+	 * id and source host headers).
+	 * @param message the message
+	 * @return the encoded size of the content header frame's payload
+	 */
+	static long headerBytes(OutboxMessage message) {
+		long size = FIXED_HEADER_BYTES;
+		size += shortStringBytes(message.contentType());
+		size += 4; // the headers table's length
+		for (Map.Entry<String, Object> header : message.headers().entrySet()) {
+			size += shortStringBytes(header.getKey()) + 1 + valueBytes(header.getValue());
+		}
+		if (message.conversationId() != null) {
+			size += (1 + TRANSPORT_NAME_BYTES) + 1 + longStringBytes(message.conversationId());
+		}
+		if (message.sourceHost() != null) {
+			size += (1 + TRANSPORT_NAME_BYTES) + 1 + longStringBytes(message.sourceHost());
+		}
+		size += 1; // delivery mode
+		if (message.correlationId() != null) {
+			size += shortStringBytes(message.correlationId());
+		}
+		size += shortStringBytes(message.messageId().toString());
+		size += 8; // timestamp
+		size += shortStringBytes(message.messageType());
+		size += 1 + TRANSPORT_NAME_BYTES; // app id
+		return size;
+	}
+
+	private static long valueBytes(Object value) {
+		if (value instanceof Boolean || value instanceof Byte) {
+			return 1;
+		}
+		if (value instanceof Short) {
+			return 2;
+		}
+		if (value instanceof Integer || value instanceof Float) {
+			return 4;
+		}
+		if (value instanceof Long || value instanceof Double) {
+			return 8;
+		}
+		if (value instanceof BigInteger || value instanceof BigDecimal) {
+			// a long or a decimal when it fits, else its text: count the larger
+			return Math.max(8, longStringBytes(value.toString()));
+		}
+		return longStringBytes(String.valueOf(value));
+	}
+
+	private static long shortStringBytes(String value) {
+		return 1 + utf8Length(value);
+	}
+
+	private static long longStringBytes(String value) {
+		return 4 + utf8Length(value);
+	}
+
+	private static void shortString(String type, String field, @Nullable String value) {
+		noNul(type, field, value);
+		if (value != null) {
+			int bytes = utf8Length(value);
+			if (bytes > MAX_SHORT_STRING_BYTES) {
+				throw new InvalidMessageException(shown(type), field + " is " + bytes
+						+ " bytes in UTF-8; AMQP allows at most " + MAX_SHORT_STRING_BYTES + " bytes", null);
+			}
+		}
+	}
+
+	private static void noNul(String type, String field, @Nullable String value) {
+		int at = (value != null) ? value.indexOf('\0') : -1;
+		if (at >= 0) {
+			throw new InvalidMessageException(shown(type), field + " contains a NUL character (U+0000) at index " + at
+					+ "; PostgreSQL cannot store it in the outbox table", null);
+		}
+	}
+
+	/**
+	 * Shows a name in an error message: NUL escaped, at most 100 characters.
+	 */
+	static String shown(String value) {
+		String escaped = value.replace("\0", "\\u0000");
+		return (escaped.length() > 100) ? escaped.substring(0, 100) + "..." : escaped;
+	}
+
+	static int utf8Length(String value) {
+		int bytes = 0;
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (c < 0x80) {
+				bytes++;
+			}
+			else if (c < 0x800) {
+				bytes += 2;
+			}
+			else if (Character.isHighSurrogate(c) && i + 1 < value.length()
+					&& Character.isLowSurrogate(value.charAt(i + 1))) {
+				bytes += 4;
+				i++;
+			}
+			else {
+				bytes += 3;
+			}
+		}
+		return bytes;
+	}
+
+}

@@ -1,0 +1,126 @@
+package dev.waybill.outbox.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.Ordered;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.OutboxScope;
+import dev.waybill.outbox.spi.OutboxWriter;
+
+/**
+ * The messages published in one physical transaction. Bound to the transaction as a resource so
+ * nested scopes share it, and unbound on suspend so a {@code REQUIRES_NEW} transaction gets its own.
+ */
+final class OutboxTransaction implements TransactionSynchronization {
+
+	private final Object key;
+
+	private final OutboxWriter writer;
+
+	private final RelayWakeUp wakeUp;
+
+	private final List<OutboxMessage> messages = new ArrayList<>();
+
+	private boolean written;
+
+	private @Nullable UUID inboundMessageId;
+
+	private @Nullable String consumerId;
+
+	private OutboxTransaction(Object key, OutboxWriter writer, RelayWakeUp wakeUp) {
+		this.key = key;
+		this.writer = writer;
+		this.wakeUp = wakeUp;
+	}
+
+	/**
+	 * Returns the outbox transaction of the writer in the current Spring transaction, checking
+	 * that one is active and read-write.
+	 * @param what names what is published, in errors
+	 */
+	static OutboxTransaction current(String what, OutboxWriter writer, RelayWakeUp wakeUp) {
+		if (!TransactionSynchronizationManager.isSynchronizationActive()
+				|| !TransactionSynchronizationManager.isActualTransactionActive()) {
+			throw new IllegalStateException("Cannot publish '" + what + "': no transaction is active. "
+					+ "Waybill writes messages in the business transaction and never sends directly; "
+					+ "annotate the calling method with @Outbox (or @Transactional), or publish inside "
+					+ "TransactionTemplate.execute(...).");
+		}
+		if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
+			throw new IllegalStateException("Cannot publish '" + what + "': the current transaction is read-only. "
+					+ "Remove readOnly = true from the @Transactional that starts it, or publish from a "
+					+ "read-write @Outbox method.");
+		}
+		writer.checkTransaction();
+		Key key = new Key(writer);
+		OutboxTransaction transaction = (OutboxTransaction) TransactionSynchronizationManager.getResource(key);
+		if (transaction == null) {
+			transaction = new OutboxTransaction(key, writer, wakeUp);
+			TransactionSynchronizationManager.bindResource(key, transaction);
+			TransactionSynchronizationManager.registerSynchronization(transaction);
+		}
+		return transaction;
+	}
+
+	/** The resource key: one outbox transaction per writer, shared by publisher and consumer outbox. */
+	private record Key(OutboxWriter writer) {
+	}
+
+	void add(OutboxMessage message) {
+		if (this.written) {
+			throw new IllegalStateException("Cannot publish '" + message.messageType() + "': this transaction's "
+					+ "outbox was already written because the transaction is committing. Publish before commit, "
+					+ "not from a beforeCommit callback or after it.");
+		}
+		this.messages.add(message);
+	}
+
+	void bindInbound(UUID inboundMessageId, String consumerId) {
+		this.inboundMessageId = inboundMessageId;
+		this.consumerId = consumerId;
+	}
+
+	@Override
+	public int getOrder() {
+		// Write after other before-commit callbacks, which may still publish.
+		return Ordered.LOWEST_PRECEDENCE;
+	}
+
+	@Override
+	public void beforeCommit(boolean readOnly) {
+		this.written = true;
+		if (!this.messages.isEmpty()) {
+			this.writer.write(new OutboxScope(TimeOrderedUuids.next(), this.messages, this.inboundMessageId, this.consumerId));
+		}
+	}
+
+	@Override
+	public void afterCommit() {
+		if (!this.messages.isEmpty()) {
+			this.wakeUp.committed();
+		}
+	}
+
+	@Override
+	public void suspend() {
+		TransactionSynchronizationManager.unbindResource(this.key);
+	}
+
+	@Override
+	public void resume() {
+		TransactionSynchronizationManager.bindResource(this.key, this);
+	}
+
+	@Override
+	public void afterCompletion(int status) {
+		TransactionSynchronizationManager.unbindResourceIfPossible(this.key);
+	}
+
+}

@@ -1,0 +1,63 @@
+package dev.waybill.outbox.internal.health;
+
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.health.contributor.Health;
+
+import dev.waybill.outbox.internal.relay.CircuitBreaker;
+import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
+import dev.waybill.outbox.internal.relay.Relay;
+
+/**
+ * The {@code relay} component: DOWN while the relay is stopped, while its circuit breaker is open
+ * (the broker is unreachable; nothing is delivered) or when one of its threads died; UP otherwise.
+ * A lost {@code LISTEN} connection is shown ({@code listening=false}) but leaves it UP: the relay
+ * still polls, only later.
+ *
+ * @since 0.2
+ */
+public final class RelayHealthIndicator implements WaybillHealthComponent {
+
+	private final Relay relay;
+
+	private final @Nullable PostgresNotificationListener notifications;
+
+	/**
+	 * Creates the component.
+	 * @param relay the relay
+	 * @param notifications the commit notification listener, or {@literal null} when there is none
+	 */
+	public RelayHealthIndicator(Relay relay, @Nullable PostgresNotificationListener notifications) {
+		this.relay = Objects.requireNonNull(relay, "relay must not be null");
+		this.notifications = notifications;
+	}
+
+	@Override
+	public String name() {
+		return "relay";
+	}
+
+	@Override
+	public Health health() {
+		CircuitBreaker.State circuit = this.relay.circuitState();
+		boolean running = this.relay.isRunning();
+		int live = this.relay.liveThreads();
+		int expected = this.relay.expectedThreads();
+		Health.Builder health = (running && circuit != CircuitBreaker.State.OPEN && live == expected)
+				? Health.up() : Health.down();
+		health.withDetail("id", this.relay.id())
+			.withDetail("running", running)
+			.withDetail("circuit", circuit.name())
+			.withDetail("threadsAlive", live)
+			.withDetail("threads", expected);
+		if (circuit != CircuitBreaker.State.CLOSED) {
+			health.withDetail("brokerFailure", this.relay.lastBrokerFailure());
+		}
+		if (this.notifications != null) {
+			health.withDetail("listening", this.notifications.isListening());
+		}
+		return health.build();
+	}
+
+}

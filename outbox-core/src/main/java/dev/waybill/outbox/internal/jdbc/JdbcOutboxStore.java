@@ -1,0 +1,332 @@
+package dev.waybill.outbox.internal.jdbc;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.function.Function;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.OutboxScope;
+import dev.waybill.outbox.spi.OutboxStore;
+import dev.waybill.outbox.spi.OutboxWriter;
+import dev.waybill.outbox.OutboxStats;
+
+/**
+ * The PostgreSQL outbox over JDBC. {@link #write(OutboxScope)} runs on the connection of the
+ * current Spring transaction; the relay operations run on connections of their own, each one
+ * statement that commits by itself.
+ *
+ * @since 0.1
+ */
+public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
+
+	/** Longer error texts are cut to this many characters. */
+	static final int MAX_ERROR_LENGTH = 4000;
+
+	private final DataSource dataSource;
+
+	private final OutboxTables tables;
+
+	private final OutboxSql sql;
+
+	private final JdbcTemplate transactional;
+
+	private final JdbcTemplate autonomous;
+
+	/**
+	 * Creates a store over the given tables.
+	 * @param dataSource the database; the business transactions must be managed for this same DataSource
+	 * @param tables where the tables are
+	 */
+	public JdbcOutboxStore(DataSource dataSource, OutboxTables tables) {
+		this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
+		this.tables = Objects.requireNonNull(tables, "tables must not be null");
+		this.sql = new OutboxSql(tables);
+		this.transactional = new JdbcTemplate(dataSource);
+		// A distinct DataSource object is a distinct transaction resource key, so relay statements
+		// never join a transaction the calling thread happens to have open.
+		this.autonomous = new JdbcTemplate(new DelegatingDataSource(dataSource));
+	}
+
+	/**
+	 * Returns the tables this store uses.
+	 * @return the tables
+	 */
+	public OutboxTables tables() {
+		return this.tables;
+	}
+
+	@Override
+	public void checkTransaction() {
+		if (!TransactionSynchronizationManager.hasResource(this.dataSource)) {
+			throw new IllegalStateException("The current transaction does not manage the DataSource Waybill writes "
+					+ "the outbox to, so its messages could not commit atomically with it. Run the publishing method "
+					+ "under the transaction manager of that DataSource (check @Outbox(transactionManager = ...)).");
+		}
+	}
+
+	@Override
+	public void write(OutboxScope scope) {
+		this.transactional.execute((Connection connection) -> write(connection, scope));
+	}
+
+	/**
+	 * Writes a scope and its messages, in order, in one statement on the given connection, for
+	 * callers that hold the transaction's connection themselves (the Hibernate integration writes
+	 * through its session's connection).
+	 * @param connection the connection of the transaction to write in, must not be {@literal null}
+	 * @param scope the scope to write, must not be {@literal null}
+	 * @return the number of message rows written
+	 * @throws SQLException when the database refuses the statement
+	 * @since 0.1
+	 */
+	public int write(Connection connection, OutboxScope scope) throws SQLException {
+		List<OutboxMessage> messages = scope.messages();
+		try (PreparedStatement statement = connection.prepareStatement(this.sql.write)) {
+			statement.setObject(1, scope.id());
+			setInstant(statement, 2, scope.notBefore());
+			statement.setObject(3, scope.inboundMessageId());
+			statement.setString(4, scope.consumerId());
+			statement.setInt(5, messages.size());
+			int index = 6;
+			statement.setArray(index++, array(connection, "uuid", messages, OutboxMessage::messageId));
+			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::destination));
+			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::routingKey));
+			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::messageType));
+			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::contentType));
+			statement.setArray(index++, array(connection, "text", messages, (m) -> HeaderCodec.write(m.headers())));
+			statement.setArray(index++, connection.createArrayOf("bytea", messages.stream().map(OutboxMessage::body).toArray(byte[][]::new)));
+			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::correlationId));
+			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::conversationId));
+			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::sourceHost));
+			statement.setArray(index++, array(connection, "text", messages, (m) -> m.sentAt().toString()));
+			statement.setArray(index, array(connection, "text", messages, (m) -> m.notBefore() != null ? m.notBefore().toString() : null));
+			return statement.executeUpdate();
+		}
+	}
+
+	@Override
+	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit) {
+		requireOwner(leaseOwner);
+		if (lease.isNegative() || lease.isZero()) {
+			throw new IllegalArgumentException("lease must be positive, was " + lease);
+		}
+		if (limit < 1) {
+			throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+		}
+		Map<UUID, ScopeRows> scopes = new LinkedHashMap<>();
+		this.autonomous.query(this.sql.claim, (ResultSet row) -> {
+			UUID id = row.getObject("scope_id", UUID.class);
+			ScopeRows scope = scopes.get(id);
+			if (scope == null) {
+				scope = new ScopeRows(id, instant(row, "scope_created_at"), row.getInt("attempts"),
+						row.getString("lease_owner"), instant(row, "lease_until"));
+				scopes.put(id, scope);
+			}
+			if (row.getObject("message_id") != null) {
+				scope.messages.add(message(row));
+			}
+		}, limit, leaseOwner, lease.toMillis(), lease.toMillis());
+		return scopes.values().stream().map(ScopeRows::toClaimedScope).toList();
+	}
+
+	@Override
+	public int markPublished(String leaseOwner, Collection<UUID> scopeIds) {
+		requireOwner(leaseOwner);
+		if (scopeIds.isEmpty()) {
+			return 0;
+		}
+		return this.autonomous.update((Connection connection) -> {
+			PreparedStatement statement = connection.prepareStatement(this.sql.markPublished);
+			statement.setArray(1, connection.createArrayOf("uuid", scopeIds.toArray()));
+			statement.setString(2, leaseOwner);
+			return statement;
+		});
+	}
+
+	@Override
+	public int renew(String leaseOwner, Collection<UUID> scopeIds, Duration lease) {
+		requireOwner(leaseOwner);
+		if (lease.isNegative() || lease.isZero()) {
+			throw new IllegalArgumentException("lease must be positive, was " + lease);
+		}
+		if (scopeIds.isEmpty()) {
+			return 0;
+		}
+		return this.autonomous.update((Connection connection) -> {
+			PreparedStatement statement = connection.prepareStatement(this.sql.renew);
+			statement.setLong(1, lease.toMillis());
+			statement.setLong(2, lease.toMillis());
+			statement.setArray(3, connection.createArrayOf("uuid", scopeIds.toArray()));
+			statement.setString(4, leaseOwner);
+			return statement;
+		});
+	}
+
+	@Override
+	public boolean retryLater(UUID scopeId, String leaseOwner, String error, Duration retryDelay) {
+		requireOwner(leaseOwner);
+		return this.autonomous.update(this.sql.retryLater, Math.max(0, retryDelay.toMillis()), truncate(error), scopeId,
+				leaseOwner) == 1;
+	}
+
+	@Override
+	public boolean deadLetter(UUID scopeId, String leaseOwner, String error) {
+		requireOwner(leaseOwner);
+		return this.autonomous.update(this.sql.deadLetter, truncate(error), scopeId, leaseOwner) == 1;
+	}
+
+	@Override
+	public int release(String leaseOwner, Collection<UUID> scopeIds, Duration delay) {
+		requireOwner(leaseOwner);
+		if (scopeIds.isEmpty()) {
+			return 0;
+		}
+		return this.autonomous.update((Connection connection) -> {
+			PreparedStatement statement = connection.prepareStatement(this.sql.release);
+			statement.setLong(1, Math.max(0, delay.toMillis()));
+			statement.setArray(2, connection.createArrayOf("uuid", scopeIds.toArray()));
+			statement.setString(3, leaseOwner);
+			return statement;
+		});
+	}
+
+	@Override
+	public int redrive(Collection<UUID> scopeIds) {
+		if (scopeIds.isEmpty()) {
+			return 0;
+		}
+		return notifyIfAny(this.autonomous.update((Connection connection) -> {
+			PreparedStatement statement = connection.prepareStatement(this.sql.redriveIds);
+			statement.setArray(1, connection.createArrayOf("uuid", scopeIds.toArray()));
+			return statement;
+		}));
+	}
+
+	@Override
+	public int redriveDestination(String destination) {
+		return notifyIfAny(this.autonomous.update(this.sql.redriveDestination, destination));
+	}
+
+	@Override
+	public int redriveAll() {
+		return notifyIfAny(this.autonomous.update(this.sql.redriveAll));
+	}
+
+	@Override
+	public OutboxStats stats() {
+		return Objects.requireNonNull(this.autonomous.queryForObject(this.sql.stats, (row, number) -> new OutboxStats(
+				row.getLong(1), row.getLong(2), row.getLong(3), row.getLong(4), nullableInstant(row, 5),
+				(row.getObject(6) != null) ? Duration.ofMillis(row.getLong(6)) : null)));
+	}
+
+	private int notifyIfAny(int redriven) {
+		if (redriven > 0) {
+			this.autonomous.query(this.sql.notify, (ResultSet row) -> {
+			}, this.tables.notifyChannel());
+		}
+		return redriven;
+	}
+
+	private static OutboxMessage message(ResultSet row) throws SQLException {
+		return new OutboxMessage(row.getObject("message_id", UUID.class), row.getString("destination"),
+				row.getString("routing_key"), row.getString("message_type"), row.getString("content_type"),
+				HeaderCodec.read(row.getString("headers")), row.getBytes("body"),
+				row.getString("correlation_id"), row.getString("conversation_id"), row.getString("source_host"),
+				instant(row, "created_at"), nullableInstant(row, "not_before"));
+	}
+
+	private static Instant instant(ResultSet row, String column) throws SQLException {
+		return Objects.requireNonNull(nullableInstant(row, column), column);
+	}
+
+	private static @Nullable Instant nullableInstant(ResultSet row, String column) throws SQLException {
+		OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
+		return value != null ? value.toInstant() : null;
+	}
+
+	private static @Nullable Instant nullableInstant(ResultSet row, int column) throws SQLException {
+		OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
+		return value != null ? value.toInstant() : null;
+	}
+
+	private static void setInstant(PreparedStatement statement, int index, @Nullable Instant value)
+			throws SQLException {
+		if (value == null) {
+			statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
+		}
+		else {
+			statement.setObject(index, value.atOffset(ZoneOffset.UTC));
+		}
+	}
+
+	private static <T> Array array(Connection connection, String type, List<OutboxMessage> messages,
+			Function<OutboxMessage, @Nullable T> column) throws SQLException {
+		Object[] values = new Object[messages.size()];
+		for (int i = 0; i < values.length; i++) {
+			values[i] = column.apply(messages.get(i));
+		}
+		return connection.createArrayOf(type, values);
+	}
+
+	private static void requireOwner(String leaseOwner) {
+		if (leaseOwner == null || leaseOwner.isBlank()) {
+			throw new IllegalArgumentException("leaseOwner must not be blank");
+		}
+	}
+
+	private static String truncate(String error) {
+		return PostgresText.column(error, MAX_ERROR_LENGTH);
+	}
+
+	private static final class ScopeRows {
+
+		private final UUID id;
+
+		private final Instant createdAt;
+
+		private final int attempts;
+
+		private final String leaseOwner;
+
+		private final Instant leaseUntil;
+
+		private final List<OutboxMessage> messages = new ArrayList<>();
+
+		ScopeRows(UUID id, Instant createdAt, int attempts, String leaseOwner, Instant leaseUntil) {
+			this.id = id;
+			this.createdAt = createdAt;
+			this.attempts = attempts;
+			this.leaseOwner = leaseOwner;
+			this.leaseUntil = leaseUntil;
+		}
+
+		ClaimedScope toClaimedScope() {
+			return new ClaimedScope(this.id, this.createdAt, this.attempts, this.leaseOwner, this.leaseUntil, this.messages);
+		}
+
+	}
+
+}

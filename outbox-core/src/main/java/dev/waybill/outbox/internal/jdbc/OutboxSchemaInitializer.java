@@ -1,0 +1,69 @@
+package dev.waybill.outbox.internal.jdbc;
+
+import java.util.Objects;
+
+import javax.sql.DataSource;
+
+import liquibase.UpdateSummaryOutputEnum;
+import liquibase.integration.spring.SpringLiquibase;
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.core.io.DefaultResourceLoader;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Creates or updates Waybill's tables with its Liquibase changelog when the application starts.
+ * Liquibase's history and lock tables live in Waybill's schema, apart from the application's
+ * own, and are named after the outbox state table ({@code outbox_state_changelog} and
+ * {@code outbox_state_changelog_lock} by default), so several table sets can share a schema.
+ * <p>
+ * This is deliberately not a {@link SpringLiquibase} bean: Spring Boot configures the
+ * application's own Liquibase only when no such bean exists.
+ *
+ * @since 0.1
+ */
+public final class OutboxSchemaInitializer implements InitializingBean {
+
+	/** The changelog, for including in an application's own master changelog. */
+	public static final String CHANGELOG = "classpath:db/changelog/waybill/waybill-changelog.yaml";
+
+	private final DataSource dataSource;
+
+	private final OutboxTables tables;
+
+	/**
+	 * Creates an initializer.
+	 * @param dataSource the database
+	 * @param tables the tables to create
+	 */
+	public OutboxSchemaInitializer(DataSource dataSource, OutboxTables tables) {
+		this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
+		this.tables = Objects.requireNonNull(tables, "tables must not be null");
+	}
+
+	@Override
+	public void afterPropertiesSet() throws Exception {
+		migrate();
+	}
+
+	/**
+	 * Applies the changelog: creates what is missing, changes nothing that is up to date.
+	 * @throws Exception when the changelog cannot be applied
+	 */
+	public void migrate() throws Exception {
+		// Liquibase keeps its history in this schema, so the schema must exist before it starts.
+		new JdbcTemplate(this.dataSource).execute("CREATE SCHEMA IF NOT EXISTS " + this.tables.schema());
+		SpringLiquibase liquibase = new SpringLiquibase();
+		liquibase.setDataSource(this.dataSource);
+		liquibase.setResourceLoader(new DefaultResourceLoader(OutboxSchemaInitializer.class.getClassLoader()));
+		liquibase.setChangeLog(CHANGELOG);
+		liquibase.setChangeLogParameters(this.tables.changelogParameters());
+		liquibase.setDefaultSchema(this.tables.schema());
+		liquibase.setLiquibaseSchema(this.tables.schema());
+		liquibase.setDatabaseChangeLogTable(this.tables.changelogTable());
+		liquibase.setDatabaseChangeLogLockTable(this.tables.changelogLockTable());
+		liquibase.setAnalyticsEnabled(false);
+		liquibase.setShowSummaryOutput(UpdateSummaryOutputEnum.LOG);
+		liquibase.afterPropertiesSet();
+	}
+
+}

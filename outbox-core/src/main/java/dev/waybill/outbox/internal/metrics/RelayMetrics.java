@@ -1,0 +1,141 @@
+package dev.waybill.outbox.internal.metrics;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.jspecify.annotations.Nullable;
+
+import dev.waybill.outbox.internal.relay.CircuitBreaker;
+import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.internal.OutboxBacklog;
+
+/**
+ * The relay's meters. Counts arrive through the {@link RelayListener} callbacks; the gauges read
+ * the backlog the relay refreshes every poll interval, so scraping never queries the database.
+ *
+ * @since 0.1
+ */
+public final class RelayMetrics implements MeterBinder, RelayListener {
+
+	/** Messages confirmed by the broker. */
+	public static final String PUBLISHED = "waybill.outbox.published";
+
+	/** Failed delivery attempts, tagged {@code cause=message} (counted) or {@code cause=broker} (given back). */
+	public static final String FAILED = "waybill.outbox.failed";
+
+	/** Scopes dead-lettered. */
+	public static final String DEAD = "waybill.outbox.dead";
+
+	/** Messages waiting for delivery. */
+	public static final String PENDING = "waybill.outbox.pending";
+
+	/** Age of the oldest pending scope. */
+	public static final String LAG = "waybill.outbox.lag";
+
+	/** Time from a scope's commit to the broker's confirm of its last message. */
+	public static final String LATENCY = "waybill.outbox.publish.latency";
+
+	/** Scopes given up (status dead) and not yet requeued or removed. */
+	public static final String DEAD_SCOPES = "waybill.outbox.scopes.dead";
+
+	/** Pending scopes whose not-before time has come. */
+	public static final String DUE_SCOPES = "waybill.outbox.scopes.due";
+
+	/** Circuit breaker state: 0 closed, 1 half-open, 2 open. */
+	public static final String CIRCUIT = "waybill.outbox.circuit.state";
+
+	private final OutboxBacklog backlog;
+
+	private volatile CircuitBreaker.State circuit = CircuitBreaker.State.CLOSED;
+
+	private volatile @Nullable Meters meters;
+
+	/**
+	 * Creates the meters' source.
+	 * @param backlog the backlog figures the relay keeps current
+	 */
+	public RelayMetrics(OutboxBacklog backlog) {
+		this.backlog = Objects.requireNonNull(backlog, "backlog must not be null");
+	}
+
+	@Override
+	public void bindTo(MeterRegistry registry) {
+		Gauge.builder(PENDING, this.backlog, (b) -> b.current().pendingMessages())
+			.description("Messages waiting for delivery")
+			.baseUnit("messages")
+			.register(registry);
+		TimeGauge.builder(LAG, this.backlog, TimeUnit.MILLISECONDS, (b) -> b.current().lag(Instant.now()).toMillis())
+			.description("Age of the oldest pending outbox scope")
+			.register(registry);
+		Gauge.builder(DEAD_SCOPES, this.backlog, (b) -> b.current().deadScopes())
+			.description("Outbox scopes given up and waiting for an operator")
+			.baseUnit("scopes")
+			.register(registry);
+		Gauge.builder(DUE_SCOPES, this.backlog, (b) -> b.current().dueScopes())
+			.description("Pending outbox scopes due for delivery")
+			.baseUnit("scopes")
+			.register(registry);
+		Gauge.builder(CIRCUIT, this, (m) -> m.circuit.ordinal()) // CLOSED, HALF_OPEN, OPEN
+			.description("Relay circuit breaker: 0 closed, 1 half-open, 2 open")
+			.register(registry);
+		this.meters = new Meters(
+				Counter.builder(PUBLISHED).description("Messages confirmed by the broker").baseUnit("messages").register(registry),
+				Counter.builder(FAILED).tag("cause", "message").description("Failed delivery attempts").register(registry),
+				Counter.builder(FAILED).tag("cause", "broker").description("Failed delivery attempts").register(registry),
+				Counter.builder(DEAD).description("Outbox scopes dead-lettered").register(registry),
+				Timer.builder(LATENCY).description("Commit to broker confirm").publishPercentileHistogram().register(registry));
+	}
+
+	@Override
+	public void published(ClaimedScope scope, Instant confirmedAt) {
+		Meters meters = this.meters;
+		if (meters != null) {
+			meters.published.increment(scope.messages().size());
+			Duration latency = Duration.between(scope.createdAt(), confirmedAt);
+			meters.latency.record(latency.isNegative() ? Duration.ZERO : latency);
+		}
+	}
+
+	@Override
+	public void retrying(ClaimedScope scope, String error, Duration delay) {
+		Meters meters = this.meters;
+		if (meters != null) {
+			meters.failedMessage.increment();
+		}
+	}
+
+	@Override
+	public void deadLettered(ClaimedScope scope, String error) {
+		Meters meters = this.meters;
+		if (meters != null) {
+			meters.failedMessage.increment();
+			meters.dead.increment();
+		}
+	}
+
+	@Override
+	public void released(ClaimedScope scope, String error) {
+		Meters meters = this.meters;
+		if (meters != null) {
+			meters.failedBroker.increment();
+		}
+	}
+
+	@Override
+	public void circuitChanged(CircuitBreaker.State state) {
+		this.circuit = state;
+	}
+
+	private record Meters(Counter published, Counter failedMessage, Counter failedBroker, Counter dead, Timer latency) {
+	}
+
+}

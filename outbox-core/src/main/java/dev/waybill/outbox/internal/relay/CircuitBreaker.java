@@ -1,0 +1,167 @@
+package dev.waybill.outbox.internal.relay;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Stops the relay from claiming while the broker is unreachable, so an outage costs no delivery
+ * attempts. Closed, it lets claims through and counts consecutive broker failures; at the
+ * threshold it opens. Open, it refuses claims until the cool-down has passed, then lets exactly
+ * one caller probe the broker (half-open): success closes it, failure opens it for another
+ * cool-down. Thread-safe.
+ *
+ * @since 0.1
+ */
+public final class CircuitBreaker {
+
+	/**
+	 * The breaker's state.
+	 */
+	public enum State {
+
+		/** Claims go through. */
+		CLOSED,
+
+		/** One probe is under way. */
+		HALF_OPEN,
+
+		/** Claims wait for the cool-down. */
+		OPEN
+
+	}
+
+	/**
+	 * What {@link #acquire()} allows the caller.
+	 */
+	enum Permit {
+
+		/** Claim as usual. */
+		CLAIM,
+
+		/** Probe the broker and report the outcome. */
+		PROBE,
+
+		/** Do neither; wait. */
+		WAIT
+
+	}
+
+	private final int failureThreshold;
+
+	private final Duration coolDown;
+
+	private final Clock clock;
+
+	private final Consumer<State> onChange;
+
+	private State state = State.CLOSED;
+
+	private int consecutiveFailures;
+
+	private Instant openedAt = Instant.MIN;
+
+	/**
+	 * Creates a closed breaker.
+	 * @param failureThreshold consecutive broker failures that open it, at least 1
+	 * @param coolDown how long it stays open before a probe, positive
+	 * @param clock the clock
+	 * @param onChange called once per state change, outside any lock
+	 */
+	public CircuitBreaker(int failureThreshold, Duration coolDown, Clock clock, Consumer<State> onChange) {
+		if (failureThreshold < 1) {
+			throw new IllegalArgumentException("failureThreshold must be at least 1, was " + failureThreshold);
+		}
+		if (coolDown.isNegative() || coolDown.isZero()) {
+			throw new IllegalArgumentException("coolDown must be positive, was " + coolDown);
+		}
+		this.failureThreshold = failureThreshold;
+		this.coolDown = coolDown;
+		this.clock = Objects.requireNonNull(clock, "clock must not be null");
+		this.onChange = Objects.requireNonNull(onChange, "onChange must not be null");
+	}
+
+	/**
+	 * Returns the current state.
+	 * @return the state
+	 */
+	public synchronized State state() {
+		return this.state;
+	}
+
+	/**
+	 * Returns how long until an open breaker allows a probe.
+	 * @return the remaining cool-down, zero when none
+	 */
+	synchronized Duration remainingCoolDown() {
+		if (this.state != State.OPEN) {
+			return Duration.ZERO;
+		}
+		Duration left = Duration.between(this.clock.instant(), this.openedAt.plus(this.coolDown));
+		return left.isNegative() ? Duration.ZERO : left;
+	}
+
+	Permit acquire() {
+		State changed = null;
+		Permit permit;
+		synchronized (this) {
+			switch (this.state) {
+				case CLOSED -> permit = Permit.CLAIM;
+				case HALF_OPEN -> permit = Permit.WAIT;
+				default -> {
+					if (this.clock.instant().isBefore(this.openedAt.plus(this.coolDown))) {
+						permit = Permit.WAIT;
+					}
+					else {
+						this.state = State.HALF_OPEN;
+						changed = State.HALF_OPEN;
+						permit = Permit.PROBE;
+					}
+				}
+			}
+		}
+		notifyChange(changed);
+		return permit;
+	}
+
+	/**
+	 * Records that the broker answered; closes the breaker.
+	 */
+	public void recordSuccess() {
+		State changed = null;
+		synchronized (this) {
+			this.consecutiveFailures = 0;
+			if (this.state != State.CLOSED) {
+				this.state = State.CLOSED;
+				changed = State.CLOSED;
+			}
+		}
+		notifyChange(changed);
+	}
+
+	/**
+	 * Records that the broker could not be reached or dropped the connection.
+	 */
+	public void recordFailure() {
+		State changed = null;
+		synchronized (this) {
+			this.consecutiveFailures++;
+			if (this.state == State.HALF_OPEN
+					|| (this.state == State.CLOSED && this.consecutiveFailures >= this.failureThreshold)) {
+				this.state = State.OPEN;
+				this.openedAt = this.clock.instant();
+				changed = State.OPEN;
+			}
+		}
+		notifyChange(changed);
+	}
+
+	private void notifyChange(State changed) {
+		if (changed != null) {
+			this.onChange.accept(changed);
+		}
+	}
+
+}

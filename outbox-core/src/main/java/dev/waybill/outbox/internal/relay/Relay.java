@@ -1,0 +1,381 @@
+package dev.waybill.outbox.internal.relay;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.context.SmartLifecycle;
+
+import dev.waybill.outbox.WaybillPhases;
+import dev.waybill.outbox.WaybillThreads;
+
+import dev.waybill.outbox.OutboxStats;
+import dev.waybill.outbox.spi.OutboxStore;
+import dev.waybill.outbox.spi.Transport;
+import dev.waybill.outbox.internal.HostNames;
+import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.relay.RelayListener;
+
+/**
+ * Delivers committed outbox scopes to the broker. Each worker thread claims a batch of due
+ * scopes under a lease, publishes their messages in order on its own channel and moves on to the
+ * next claim while the confirms arrive; a settling thread then marks confirmed scopes published
+ * in one statement and records failures. So the database and the broker work at the same time,
+ * and no transaction, lock or pooled connection is held while waiting on the broker.
+ * <p>
+ * Workers wait for a {@link RelayWakeUp} signal (given after each commit that published, and on
+ * PostgreSQL notifications from other instances); one of them also polls every
+ * {@code pollInterval} with one cheap statement, as a fallback. A {@link CircuitBreaker} stops
+ * claims while the broker is unreachable, so an outage costs no delivery attempts.
+ * <p>
+ * Leases are short (12 s by default) and renewed every third of the lease while the relay still
+ * works on a scope, so the scopes of a relay that died are taken over by another within about a
+ * lease, while a live relay never loses a scope it is still publishing or recording.
+ *
+ * @since 0.1
+ */
+public final class Relay implements SmartLifecycle {
+
+	private static final Log logger = LogFactory.getLog(Relay.class);
+
+	/** Batches a worker may have awaiting confirms while it claims the next. */
+	static final int MAX_IN_FLIGHT_BATCHES = 8;
+
+	/** The longest a waiting thread goes without checking whether the relay is stopping. */
+	static final Duration STOP_CHECK = Duration.ofMillis(100);
+
+	private final OutboxStore store;
+
+	private final Transport transport;
+
+	private final RelayWakeUp wakeUp;
+
+	private final RelaySettings settings;
+
+	private final RelayListener listener;
+
+	private final OutboxBacklog backlog;
+
+	private final CircuitBreaker breaker;
+
+	private final Settler settler;
+
+	private final Leases leases;
+
+	private final String id;
+
+	private final AtomicLong claims = new AtomicLong();
+
+	private final List<Thread> threads = new ArrayList<>();
+
+	private volatile WaybillThreads threadSource = WaybillThreads.platform();
+
+	private volatile boolean running;
+
+	private volatile long statsRefreshedAt;
+
+	private volatile String lastBrokerFailure = "unknown reason";
+
+	/** The threads of the last start, for health checks that must not wait for the lock. */
+	private volatile List<Thread> startedThreads = List.of();
+
+	// System.nanoTime() values at which known pending scopes (retries, leases, not-before times)
+	// fall due; each is consumed once it has passed, so a later one is never lost to an earlier.
+	private final ConcurrentSkipListSet<Long> dueTimes = new ConcurrentSkipListSet<>();
+
+	/**
+	 * Creates a relay; {@link #start()} starts it.
+	 * @param store where the scopes are
+	 * @param transport the broker
+	 * @param wakeUp signalled when work is waiting
+	 * @param settings how to run
+	 * @param listener told about each outcome
+	 * @param backlog where the relay publishes the backlog figures it reads every poll interval
+	 */
+	public Relay(OutboxStore store, Transport transport, RelayWakeUp wakeUp, RelaySettings settings,
+			RelayListener listener, OutboxBacklog backlog) {
+		this.store = Objects.requireNonNull(store, "store must not be null");
+		this.transport = Objects.requireNonNull(transport, "transport must not be null");
+		this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp must not be null");
+		this.settings = Objects.requireNonNull(settings, "settings must not be null");
+		this.listener = Objects.requireNonNull(listener, "listener must not be null");
+		this.backlog = Objects.requireNonNull(backlog, "backlog must not be null");
+		this.id = HostNames.local() + ":" + ProcessHandle.current().pid() + ":" + UUID.randomUUID().toString().substring(0, 8);
+		this.breaker = new CircuitBreaker(settings.failureThreshold(), settings.coolDown(), Clock.systemUTC(), this::circuitChanged);
+		this.leases = new Leases(store, settings.leaseDuration());
+		this.settler = new Settler(store, this.leases, settings.retry(), listener, this.breaker, this::dueIn);
+	}
+
+	/**
+	 * Returns this relay's id; lease owners are derived from it.
+	 * @return the id: host, process id and a random suffix
+	 */
+	public String id() {
+		return this.id;
+	}
+
+	/**
+	 * Returns the circuit breaker's state.
+	 * @return the state
+	 */
+	public CircuitBreaker.State circuitState() {
+		return this.breaker.state();
+	}
+
+	/**
+	 * Sets where the relay's threads come from; {@link WaybillThreads#platform()} by default.
+	 * @param threads the thread source
+	 */
+	public void setThreads(WaybillThreads threads) {
+		this.threadSource = Objects.requireNonNull(threads, "threads must not be null");
+	}
+
+	/**
+	 * Returns how many of the threads the relay started (workers, settler, lease renewer) are
+	 * alive; all of them while it runs, unless one died.
+	 * @return the live threads
+	 * @since 0.2
+	 */
+	public int liveThreads() {
+		int live = 0;
+		for (Thread thread : this.startedThreads) {
+			live += thread.isAlive() ? 1 : 0;
+		}
+		return live;
+	}
+
+	/**
+	 * Returns how many threads the relay starts: its workers, the settler and the lease renewer.
+	 * @return the threads of a running relay
+	 * @since 0.2
+	 */
+	public int expectedThreads() {
+		return this.settings.workers() + 2;
+	}
+
+	/**
+	 * Returns why the broker could not be used the last time it failed, as the transport described
+	 * it (no credentials).
+	 * @return the description, or {@code "unknown reason"} before any failure
+	 * @since 0.2
+	 */
+	public String lastBrokerFailure() {
+		return this.lastBrokerFailure;
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.running) {
+			return;
+		}
+		this.running = true;
+		this.statsRefreshedAt = System.nanoTime() - this.settings.pollInterval().toNanos();
+		this.threads.clear();
+		this.threads.add(startThread("waybill-relay-settler", this.settler::run));
+		this.threads.add(startThread("waybill-relay-leases", this::renewLeases));
+		for (int i = 0; i < this.settings.workers(); i++) {
+			RelayWorker worker = new RelayWorker(this, i);
+			this.threads.add(startThread("waybill-relay-" + i, worker::run));
+		}
+		this.startedThreads = List.copyOf(this.threads);
+		logger.info("Waybill relay " + this.id + " started with " + this.settings.workers() + " workers");
+	}
+
+	/**
+	 * Stops claiming, waits up to the shutdown timeout for outstanding confirms, records their
+	 * outcomes, closes the channels, and gives back every scope it still holds (due at once, without
+	 * counting an attempt) so another instance takes them over without waiting for the leases.
+	 */
+	@Override
+	public synchronized void stop() {
+		if (!this.running) {
+			return;
+		}
+		this.running = false;
+		this.wakeUp.signal();
+		long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos() + TimeUnit.SECONDS.toNanos(5);
+		List<Thread> workers = this.threads.subList(2, this.threads.size());
+		for (Thread worker : workers) {
+			join(worker, deadline);
+		}
+		this.settler.stop();
+		join(this.threads.get(0), deadline);
+		join(this.threads.get(1), deadline);
+		int released = this.leases.releaseAll();
+		logger.info("Waybill relay " + this.id + " stopped" + ((released > 0) ? ", giving back " + released
+				+ " scope(s) it had claimed without an outcome" : ""));
+	}
+
+	/**
+	 * Returns {@link WaybillPhases#RELAY}.
+	 */
+	@Override
+	public int getPhase() {
+		return WaybillPhases.RELAY;
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	boolean running() {
+		return this.running;
+	}
+
+	OutboxStore store() {
+		return this.store;
+	}
+
+	Transport transport() {
+		return this.transport;
+	}
+
+	RelaySettings settings() {
+		return this.settings;
+	}
+
+	RelayWakeUp wakeUp() {
+		return this.wakeUp;
+	}
+
+	CircuitBreaker breaker() {
+		return this.breaker;
+	}
+
+	Settler settler() {
+		return this.settler;
+	}
+
+	Leases leases() {
+		return this.leases;
+	}
+
+	private void renewLeases() {
+		try {
+			while (this.running) {
+				pause(this.leases.renewInterval());
+				if (this.running) {
+					this.leases.renew();
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	String nextLeaseOwner(int worker) {
+		// A distinct owner per claim fences a worker even against its own later claim of a scope
+		// whose lease it let expire.
+		return this.id + "/" + worker + "/" + this.claims.incrementAndGet();
+	}
+
+	/**
+	 * Reads the backlog when the last reading is older than the poll interval.
+	 * @return the backlog figures
+	 */
+	OutboxStats refreshStatsIfStale() {
+		long now = System.nanoTime();
+		if (now - this.statsRefreshedAt >= this.settings.pollInterval().toNanos()) {
+			this.statsRefreshedAt = now;
+			OutboxStats stats = this.store.stats();
+			this.backlog.update(stats);
+			if (stats.nextDueIn() != null) {
+				dueIn(stats.nextDueIn());
+			}
+		}
+		return this.backlog.current();
+	}
+
+	/**
+	 * Notes that a pending scope falls due after {@code delay}, so the primary worker wakes then
+	 * rather than at its next poll.
+	 * @param delay from now
+	 */
+	void dueIn(Duration delay) {
+		this.dueTimes.add(System.nanoTime() + Math.max(0, delay.toNanos()));
+	}
+
+	/**
+	 * Waits for a wake-up signal. The primary worker also returns when a known scope falls due,
+	 * or when its poll, one statement every poll interval, finds due scopes.
+	 * @return whether to claim (false when stopping)
+	 */
+	boolean awaitWork(boolean primary) throws InterruptedException {
+		while (this.running) {
+			if (this.wakeUp.await(STOP_CHECK)) {
+				return this.running;
+			}
+			if (!primary) {
+				continue;
+			}
+			long now = System.nanoTime();
+			if (!this.dueTimes.isEmpty() && this.dueTimes.first() <= now) {
+				this.dueTimes.headSet(now, true).clear();
+				return true;
+			}
+			if (now - this.statsRefreshedAt >= this.settings.pollInterval().toNanos()
+					&& refreshStatsIfStale().dueScopes() > 0) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Sleeps while running, checking for stop regularly.
+	 * @param duration how long
+	 */
+	void pause(Duration duration) throws InterruptedException {
+		long deadline = System.nanoTime() + duration.toNanos();
+		long left;
+		while (this.running && (left = deadline - System.nanoTime()) > 0) {
+			TimeUnit.NANOSECONDS.sleep(Math.min(left, STOP_CHECK.toNanos()));
+		}
+	}
+
+	/**
+	 * Notes why the broker could not be used, for the log line of the circuit opening.
+	 * @param reason the transport's description
+	 */
+	void brokerFailed(String reason) {
+		this.lastBrokerFailure = reason;
+	}
+
+	private void circuitChanged(CircuitBreaker.State state) {
+		switch (state) {
+			case OPEN -> logger.warn("Waybill relay " + this.id + ": broker unreachable (" + this.lastBrokerFailure
+					+ "), circuit open; claims pause for " + this.settings.coolDown()
+					+ " between probes and no delivery attempt is counted");
+			case HALF_OPEN -> logger.info("Waybill relay " + this.id + ": probing the broker");
+			case CLOSED -> logger.info("Waybill relay " + this.id + ": broker reachable again, circuit closed");
+		}
+		this.listener.circuitChanged(state);
+	}
+
+	private Thread startThread(String name, Runnable task) {
+		Thread thread = this.threadSource.newThread(name, task);
+		thread.start();
+		return thread;
+	}
+
+	private static void join(Thread thread, long deadlineNanos) {
+		try {
+			thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}

@@ -1,0 +1,209 @@
+package dev.waybill.outbox.internal.relay;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.TransportChannel;
+import dev.waybill.outbox.spi.TransportException;
+
+/**
+ * One relay worker: claims, publishes on its own channel, and hands each scope's outcome to the
+ * settler without waiting for it, up to {@link Relay#MAX_IN_FLIGHT_BATCHES} batches ahead.
+ */
+final class RelayWorker {
+
+	private static final Log logger = LogFactory.getLog(RelayWorker.class);
+
+	private final Relay relay;
+
+	private final boolean primary;
+
+	private final int index;
+
+	private final Semaphore inFlight = new Semaphore(Relay.MAX_IN_FLIGHT_BATCHES);
+
+	private @Nullable TransportChannel channel;
+
+	RelayWorker(Relay relay, int index) {
+		this.relay = relay;
+		this.index = index;
+		this.primary = index == 0;
+	}
+
+	void run() {
+		try {
+			while (this.relay.running()) {
+				try {
+					step();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					break;
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Waybill relay worker failed, retrying after the poll interval: " + ex, ex);
+					pauseQuietly();
+				}
+			}
+		}
+		finally {
+			drainAndClose();
+		}
+	}
+
+	private void step() throws InterruptedException {
+		if (this.primary) {
+			this.relay.refreshStatsIfStale();
+		}
+		CircuitBreaker breaker = this.relay.breaker();
+		switch (breaker.acquire()) {
+			case WAIT -> {
+				this.relay.pause(min(breaker.remainingCoolDown(), this.relay.settings().pollInterval()));
+				return;
+			}
+			case PROBE -> {
+				probe(breaker);
+				return;
+			}
+			case CLAIM -> {
+			}
+		}
+		TransportChannel channel = openChannel(breaker);
+		if (channel == null) {
+			return;
+		}
+		if (!this.inFlight.tryAcquire(Relay.STOP_CHECK.toMillis(), TimeUnit.MILLISECONDS)) {
+			return;
+		}
+		String owner = this.relay.nextLeaseOwner(this.index);
+		List<ClaimedScope> batch;
+		try {
+			batch = this.relay.store().claim(owner, this.relay.settings().leaseDuration(), this.relay.settings().batchSize());
+		}
+		catch (RuntimeException ex) {
+			this.inFlight.release();
+			throw ex;
+		}
+		this.relay.leases().hold(batch);
+		if (batch.isEmpty()) {
+			this.inFlight.release();
+			this.relay.awaitWork(this.primary);
+			return;
+		}
+		if (batch.size() == this.relay.settings().batchSize()) {
+			this.relay.wakeUp().signal(); // more may be due: let another worker help
+		}
+		publish(channel, batch);
+	}
+
+	private void publish(TransportChannel channel, List<ClaimedScope> batch) {
+		List<CompletableFuture<?>> settled = new ArrayList<>(batch.size());
+		for (ClaimedScope scope : batch) {
+			List<CompletableFuture<@Nullable Throwable>> outcomes = new ArrayList<>(scope.messages().size());
+			for (OutboxMessage message : scope.messages()) {
+				outcomes.add(channel.publish(message).handle((ok, failure) -> failure));
+			}
+			settled.add(CompletableFuture.allOf(outcomes.toArray(CompletableFuture[]::new))
+				.thenRun(() -> this.relay.settler().submit(scope, failures(outcomes))));
+		}
+		CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new)).whenComplete((ok, failure) -> this.inFlight.release());
+	}
+
+	private static List<TransportException> failures(List<CompletableFuture<@Nullable Throwable>> outcomes) {
+		List<TransportException> failures = new ArrayList<>();
+		for (CompletableFuture<@Nullable Throwable> outcome : outcomes) {
+			Throwable failure = outcome.join();
+			if (failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null) {
+				failure = failure.getCause();
+			}
+			if (failure instanceof TransportException transportFailure) {
+				failures.add(transportFailure);
+			}
+			else if (failure != null) {
+				failures.add(new TransportException(TransportException.Kind.MESSAGE, failure.toString(), failure));
+			}
+		}
+		return failures;
+	}
+
+	private @Nullable TransportChannel openChannel(CircuitBreaker breaker) throws InterruptedException {
+		if (this.channel != null && this.channel.isOpen()) {
+			return this.channel;
+		}
+		if (this.channel != null) {
+			// Not counted by the breaker: the broker may close a channel for one message (a refused
+			// permission, a deleted exchange); if the broker itself is gone, opening the next fails.
+			this.channel.close();
+			this.channel = null;
+		}
+		try {
+			this.channel = this.relay.transport().openChannel();
+			return this.channel;
+		}
+		catch (TransportException ex) {
+			logger.debug("Waybill relay could not open a broker channel: " + ex.getMessage());
+			this.relay.brokerFailed(ex.getMessage());
+			breaker.recordFailure();
+			this.relay.pause(min(this.relay.settings().pollInterval(), this.relay.settings().coolDown()));
+			return null;
+		}
+	}
+
+	private void probe(CircuitBreaker breaker) {
+		if (this.channel != null) {
+			this.channel.close();
+			this.channel = null;
+		}
+		try {
+			this.relay.transport().probe();
+			breaker.recordSuccess();
+		}
+		catch (TransportException | RuntimeException ex) {
+			logger.debug("Waybill relay probe failed: " + ex.getMessage());
+			this.relay.brokerFailed(ex.getMessage());
+			breaker.recordFailure();
+		}
+	}
+
+	private void drainAndClose() {
+		try {
+			// Let outstanding confirms arrive; closing the channel fails the rest as the broker's
+			// failure, so the settler gives them back without counting an attempt.
+			this.inFlight.tryAcquire(Relay.MAX_IN_FLIGHT_BATCHES, this.relay.settings().shutdownTimeout().toMillis(),
+					TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		finally {
+			if (this.channel != null) {
+				this.channel.close();
+			}
+		}
+	}
+
+	private void pauseQuietly() {
+		try {
+			this.relay.pause(this.relay.settings().pollInterval());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static Duration min(Duration a, Duration b) {
+		Duration shorter = a.compareTo(b) <= 0 ? a : b;
+		return shorter.isZero() ? Duration.ofMillis(10) : shorter;
+	}
+
+}

@@ -1,7 +1,0 @@
-/**
- * Micrometer meters of the outbox relay, named under {@code waybill.outbox.}.
- */
-@NullMarked
-package dev.waybill.outbox.metrics;
-
-import org.jspecify.annotations.NullMarked;

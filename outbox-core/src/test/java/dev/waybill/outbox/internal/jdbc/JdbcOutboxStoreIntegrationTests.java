@@ -1,0 +1,314 @@
+package dev.waybill.outbox.internal.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.OutboxScope;
+import dev.waybill.outbox.OutboxStats;
+import dev.waybill.outbox.test.TestMessages;
+import dev.waybill.outbox.test.TestSchema;
+
+class JdbcOutboxStoreIntegrationTests {
+
+	private static final Duration LEASE = Duration.ofMinutes(5);
+
+	private static TestSchema schema;
+
+	private static JdbcOutboxStore store;
+
+	private static JdbcTemplate jdbc;
+
+	@BeforeAll
+	static void createTables() {
+		schema = TestSchema.withWaybillTables("store");
+		store = new JdbcOutboxStore(schema.dataSource(), schema.tables());
+		jdbc = new JdbcTemplate(schema.dataSource());
+	}
+
+	@AfterAll
+	static void dropTables() {
+		schema.close();
+	}
+
+	@BeforeEach
+	void emptyTables() {
+		jdbc.execute("TRUNCATE " + schema.tables().qualifiedOutboxState() + " CASCADE");
+	}
+
+	@Test
+	void writeStoresTheScopeAndClaimReturnsItsMessagesInPublishOrder() {
+		OutboxScope scope = TestMessages.scope("orders", "first", "second", "third");
+		store.write(scope);
+
+		List<ClaimedScope> claimed = store.claim("relay-a", LEASE, 10);
+
+		assertThat(claimed).singleElement().satisfies((c) -> {
+			assertThat(c.id()).isEqualTo(scope.id());
+			assertThat(c.attempts()).isEqualTo(1);
+			assertThat(c.leaseOwner()).isEqualTo("relay-a");
+			assertThat(c.leaseUntil()).isAfter(Instant.now().plus(LEASE).minusSeconds(60));
+			assertThat(c.messages()).extracting((m) -> new String(m.body(), StandardCharsets.UTF_8))
+				.containsExactly("first", "second", "third");
+		});
+		OutboxMessage written = scope.messages().get(0);
+		OutboxMessage read = claimed.get(0).messages().get(0);
+		assertThat(read.messageId()).isEqualTo(written.messageId());
+		assertThat(read.destination()).isEqualTo("orders");
+		assertThat(read.routingKey()).isEqualTo("key");
+		assertThat(read.messageType()).isEqualTo("test.message");
+		assertThat(read.contentType()).isEqualTo("application/json");
+		assertThat(read.headers()).isEqualTo(Map.of("tenant", "acme", "priority", 3, "urgent", true));
+		assertThat(read.correlationId()).isEqualTo("corr-1");
+		assertThat(read.conversationId()).isEqualTo("conv-1");
+		assertThat(read.sourceHost()).isEqualTo("test-host");
+		assertThat(read.sentAt()).isCloseTo(written.sentAt(), org.assertj.core.api.Assertions.within(1, java.time.temporal.ChronoUnit.MILLIS));
+		assertThat(read.notBefore()).isNull();
+	}
+
+	@Test
+	void messagesOfConcurrentScopesKeepTheirOwnOrder() {
+		List<OutboxScope> scopes = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			scopes.add(TestMessages.scope("orders", i + "-a", i + "-b", i + "-c"));
+		}
+		scopes.forEach(store::write);
+
+		List<ClaimedScope> claimed = store.claim("relay-a", LEASE, 100);
+
+		assertThat(claimed).hasSize(20).allSatisfy((c) -> assertThat(c.messages())
+			.extracting((m) -> new String(m.body(), StandardCharsets.UTF_8).substring(new String(m.body(), StandardCharsets.UTF_8).indexOf('-')))
+			.containsExactly("-a", "-b", "-c"));
+	}
+
+	@Test
+	void claimTakesAtMostTheLimitAndNeverTheSameScopeTwiceWhileTheLeaseHolds() {
+		for (int i = 0; i < 5; i++) {
+			store.write(TestMessages.scope("orders", "m" + i));
+		}
+
+		List<ClaimedScope> first = store.claim("relay-a", LEASE, 3);
+		List<ClaimedScope> second = store.claim("relay-b", LEASE, 3);
+		List<ClaimedScope> third = store.claim("relay-c", LEASE, 3);
+
+		assertThat(first).hasSize(3);
+		assertThat(second).hasSize(2);
+		assertThat(third).isEmpty();
+		assertThat(ids(first)).doesNotContainAnyElementsOf(ids(second));
+	}
+
+	@Test
+	void aScopeIsNotClaimedBeforeItsNotBeforeTime() {
+		OutboxMessage later = TestMessages.message("orders", "later", Instant.now().plus(Duration.ofHours(1)));
+		store.write(new OutboxScope(UUID.randomUUID(), List.of(TestMessages.message("orders", "now"), later), null, null));
+
+		assertThat(store.claim("relay-a", LEASE, 10)).isEmpty();
+		OffsetDateTime due = jdbc.queryForObject("SELECT next_attempt_at FROM " + schema.tables().qualifiedOutboxState(),
+				OffsetDateTime.class);
+		assertThat(due.toInstant()).isAfter(Instant.now().plus(Duration.ofMinutes(59)));
+	}
+
+	@Test
+	void anExpiredLeaseMakesTheScopeClaimableAgainWithAnotherAttempt() {
+		OutboxScope scope = TestMessages.scope("orders", "m");
+		store.write(scope);
+		assertThat(store.claim("crashed-relay", Duration.ofMillis(300), 10)).hasSize(1);
+		assertThat(store.claim("relay-b", LEASE, 10)).isEmpty();
+
+		List<ClaimedScope> takenOver = Awaitility.await()
+			.atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> store.claim("relay-b", LEASE, 10), (claimed) -> !claimed.isEmpty());
+
+		assertThat(takenOver).singleElement().satisfies((c) -> {
+			assertThat(c.id()).isEqualTo(scope.id());
+			assertThat(c.attempts()).isEqualTo(2);
+			assertThat(c.leaseOwner()).isEqualTo("relay-b");
+		});
+		assertThat(store.markPublished("crashed-relay", List.of(scope.id()))).as("the old owner is fenced off").isZero();
+		assertThat(store.markPublished("relay-b", List.of(scope.id()))).isEqualTo(1);
+	}
+
+	@Test
+	void parallelClaimersGetDisjointScopesAndTogetherAllOfThem() throws Exception {
+		int scopes = 400;
+		for (int i = 0; i < scopes; i++) {
+			store.write(TestMessages.scope("orders", "m" + i));
+		}
+		int claimers = 6;
+		CyclicBarrier start = new CyclicBarrier(claimers);
+		ExecutorService pool = Executors.newFixedThreadPool(claimers);
+		try {
+			List<Future<List<UUID>>> results = new ArrayList<>();
+			for (int t = 0; t < claimers; t++) {
+				String owner = "relay-" + t;
+				results.add(pool.submit(() -> {
+					start.await(10, TimeUnit.SECONDS);
+					List<UUID> mine = new ArrayList<>();
+					List<ClaimedScope> batch;
+					while (!(batch = store.claim(owner, LEASE, 7)).isEmpty()) {
+						batch.forEach((c) -> mine.add(c.id()));
+					}
+					return mine;
+				}));
+			}
+			List<UUID> all = new ArrayList<>();
+			for (Future<List<UUID>> result : results) {
+				all.addAll(result.get(60, TimeUnit.SECONDS));
+			}
+			assertThat(all).hasSize(scopes).doesNotHaveDuplicates();
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	@Test
+	void markPublishedSettlesOnlyTheOwnersScopes() {
+		store.write(TestMessages.scope("orders", "a"));
+		store.write(TestMessages.scope("orders", "b"));
+		List<UUID> claimed = ids(store.claim("relay-a", LEASE, 10));
+
+		assertThat(store.markPublished("relay-b", claimed)).isZero();
+		assertThat(store.markPublished("relay-a", claimed)).isEqualTo(2);
+		assertThat(store.markPublished("relay-a", claimed)).as("already published").isZero();
+
+		assertThat(jdbc.queryForList("SELECT status FROM " + schema.tables().qualifiedOutboxState()
+				+ " WHERE published_at IS NOT NULL AND lease_owner IS NULL", String.class))
+			.containsExactly("published", "published");
+		assertThat(store.stats()).isEqualTo(OutboxStats.EMPTY);
+	}
+
+	@Test
+	void retryLaterKeepsTheErrorAndTheAttemptAndWaitsTheDelay() {
+		OutboxScope scope = TestMessages.scope("orders", "m");
+		store.write(scope);
+		store.claim("relay-a", LEASE, 10);
+
+		assertThat(store.retryLater(scope.id(), "relay-b", "not mine", Duration.ZERO)).isFalse();
+		assertThat(store.retryLater(scope.id(), "relay-a", "nack from broker", Duration.ofHours(1))).isTrue();
+
+		assertThat(store.claim("relay-a", LEASE, 10)).isEmpty();
+		Map<String, Object> row = stateRow(scope.id());
+		assertThat(row).containsEntry("status", "pending").containsEntry("attempts", 1)
+			.containsEntry("last_error", "nack from broker").containsEntry("lease_owner", null);
+		assertThat(((java.sql.Timestamp) row.get("next_attempt_at")).toInstant()).isAfter(Instant.now().plus(Duration.ofMinutes(59)));
+	}
+
+	@Test
+	void retryLaterWithNoDelayMakesTheScopeDueAtOnce() {
+		OutboxScope scope = TestMessages.scope("orders", "m");
+		store.write(scope);
+		store.claim("relay-a", LEASE, 10);
+		store.retryLater(scope.id(), "relay-a", "nack", Duration.ZERO);
+
+		assertThat(store.claim("relay-a", LEASE, 10)).singleElement().extracting(ClaimedScope::attempts).isEqualTo(2);
+	}
+
+	@Test
+	void deadLetterKeepsTheScopeWithItsErrorAndNeverClaimsItAgain() {
+		OutboxScope scope = TestMessages.scope("orders", "m");
+		store.write(scope);
+		store.claim("relay-a", LEASE, 10);
+
+		assertThat(store.deadLetter(scope.id(), "relay-a", "x".repeat(10_000))).isTrue();
+
+		assertThat(store.claim("relay-a", LEASE, 10)).isEmpty();
+		assertThat(store.stats()).isEqualTo(new OutboxStats(0, 0, 0, 1, null, null));
+		Map<String, Object> row = stateRow(scope.id());
+		assertThat(row).containsEntry("status", "dead");
+		assertThat((String) row.get("last_error")).hasSize(JdbcOutboxStore.MAX_ERROR_LENGTH);
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM " + schema.tables().qualifiedOutboxMessage(), Long.class))
+			.as("messages are kept").isEqualTo(1);
+	}
+
+	@Test
+	void releaseGivesTheAttemptBackAndMakesTheScopeDue() {
+		OutboxScope scope = TestMessages.scope("orders", "m");
+		store.write(scope);
+		store.claim("relay-a", LEASE, 10);
+
+		assertThat(store.release("relay-b", List.of(scope.id()), Duration.ZERO)).isZero();
+		assertThat(store.release("relay-a", List.of(scope.id()), Duration.ZERO)).isEqualTo(1);
+
+		assertThat(stateRow(scope.id())).containsEntry("attempts", 0).containsEntry("lease_owner", null);
+		assertThat(store.claim("relay-b", LEASE, 10)).singleElement().extracting(ClaimedScope::attempts).isEqualTo(1);
+	}
+
+	@Test
+	void redriveMakesDeadScopesPendingWithFreshAttempts() {
+		UUID orders1 = dead("orders");
+		UUID orders2 = dead("orders");
+		UUID payments = dead("payments");
+		UUID billing = dead("billing");
+
+		assertThat(store.redrive(List.of(orders1, UUID.randomUUID()))).isEqualTo(1);
+		assertThat(stateRow(orders1)).containsEntry("status", "pending").containsEntry("attempts", 0);
+		assertThat(store.redriveDestination("payments")).isEqualTo(1);
+		assertThat(stateRow(payments)).containsEntry("status", "pending");
+		assertThat(stateRow(orders2)).containsEntry("status", "dead");
+		assertThat(store.redriveAll()).isEqualTo(2);
+		assertThat(store.stats()).extracting(OutboxStats::pendingScopes, OutboxStats::pendingMessages, OutboxStats::dueScopes, OutboxStats::deadScopes)
+			.containsExactly(4L, 4L, 4L, 0L);
+		assertThat(ids(store.claim("relay-a", LEASE, 10))).containsExactlyInAnyOrder(orders1, orders2, payments, billing);
+	}
+
+	@Test
+	void emptyCollectionsChangeNothing() {
+		assertThat(store.markPublished("relay-a", List.of())).isZero();
+		assertThat(store.release("relay-a", Collections.emptySet(), Duration.ZERO)).isZero();
+		assertThat(store.redrive(List.of())).isZero();
+	}
+
+	@Test
+	void claimRejectsImpossibleArguments() {
+		assertThatIllegalArgumentException().isThrownBy(() -> store.claim(" ", LEASE, 1)).withMessageContaining("leaseOwner");
+		assertThatIllegalArgumentException().isThrownBy(() -> store.claim("a", Duration.ZERO, 1)).withMessageContaining("lease");
+		assertThatIllegalArgumentException().isThrownBy(() -> store.claim("a", LEASE, 0)).withMessageContaining("limit");
+	}
+
+	private UUID dead(String destination) {
+		OutboxScope scope = TestMessages.scope(destination, "m");
+		store.write(scope);
+		List<ClaimedScope> claimed = store.claim("relay-x", LEASE, 1);
+		assertThat(ids(claimed)).containsExactly(scope.id());
+		store.deadLetter(scope.id(), "relay-x", "gave up");
+		return scope.id();
+	}
+
+	private static Map<String, Object> stateRow(UUID id) {
+		return jdbc.queryForMap("SELECT * FROM " + schema.tables().qualifiedOutboxState() + " WHERE id = ?", id);
+	}
+
+	private static List<UUID> ids(List<ClaimedScope> scopes) {
+		Set<UUID> ids = new HashSet<>();
+		scopes.forEach((s) -> ids.add(s.id()));
+		return new ArrayList<>(ids);
+	}
+
+}

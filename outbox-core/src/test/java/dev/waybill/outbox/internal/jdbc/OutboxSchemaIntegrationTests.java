@@ -1,0 +1,161 @@
+package dev.waybill.outbox.internal.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import dev.waybill.outbox.test.TestMessages;
+import dev.waybill.outbox.test.TestPostgres;
+import dev.waybill.outbox.test.TestSchema;
+
+class OutboxSchemaIntegrationTests {
+
+	private TestSchema schema;
+
+	private JdbcTemplate jdbc;
+
+	@BeforeEach
+	void createSchema() {
+		this.schema = TestSchema.create("schema");
+		this.jdbc = new JdbcTemplate(this.schema.dataSource());
+	}
+
+	@AfterEach
+	void dropSchema() {
+		this.schema.close();
+	}
+
+	@Test
+	void createsTheThreeTablesWithTheColumnsTheDesignNames() throws Exception {
+		new OutboxSchemaInitializer(this.schema.dataSource(), this.schema.tables()).migrate();
+
+		assertThat(columns("outbox_state")).containsExactly("id", "created_at", "status", "published_at", "attempts",
+				"next_attempt_at", "last_error", "lease_owner", "lease_until", "inbound_message_id", "consumer_id",
+				"message_count");
+		assertThat(columns("outbox_message")).containsExactly("sequence_number", "outbox_id", "message_id",
+				"destination", "routing_key", "message_type", "content_type", "headers", "body", "correlation_id",
+				"conversation_id", "source_host", "created_at", "not_before");
+		assertThat(columns("inbox_state")).containsExactly("message_id", "consumer_id", "received_at",
+				"receive_count", "processed_at", "attempts", "last_error", "faulted_at");
+		assertThat(indexes()).contains("outbox_state_due_idx", "outbox_state_published_idx", "outbox_state_dead_idx",
+				"outbox_state_inbound_idx", "outbox_message_outbox_idx", "outbox_message_message_id_idx",
+				"inbox_state_pkey", "inbox_state_processed_idx", "inbox_state_faulted_idx");
+	}
+
+	@Test
+	void appliesTwiceWithoutErrorOrChange() throws Exception {
+		OutboxSchemaInitializer initializer = new OutboxSchemaInitializer(this.schema.dataSource(), this.schema.tables());
+		initializer.migrate();
+		int changeSets = changeSetsApplied();
+
+		initializer.migrate();
+		new OutboxSchemaInitializer(this.schema.dataSource(), this.schema.tables()).migrate();
+
+		assertThat(changeSets).isEqualTo(changeSetsInTheChangelog());
+		assertThat(changeSetsApplied()).isEqualTo(changeSets);
+	}
+
+	@Test
+	void createsAMissingSchema() throws Exception {
+		OutboxTables elsewhere = OutboxTables.inSchema(this.schema.name() + "_new");
+		try {
+			new OutboxSchemaInitializer(this.schema.dataSource(), elsewhere).migrate();
+			assertThat(this.jdbc.queryForObject("SELECT count(*) FROM " + elsewhere.qualifiedOutboxState(), Long.class))
+				.isZero();
+		}
+		finally {
+			this.schema.execute("DROP SCHEMA " + elsewhere.schema() + " CASCADE");
+		}
+	}
+
+	@Test
+	void twoSetsOfTablesWithOtherNamesLiveSideBySideInOneSchema() throws Exception {
+		OutboxTables first = this.schema.tables();
+		OutboxTables second = new OutboxTables(this.schema.name(), "billing_outbox", "billing_message", "billing_inbox");
+		new OutboxSchemaInitializer(this.schema.dataSource(), first).migrate();
+		new OutboxSchemaInitializer(this.schema.dataSource(), second).migrate();
+
+		new JdbcOutboxStore(this.schema.dataSource(), second).write(TestMessages.scope("billing", "m"));
+
+		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM " + second.qualifiedOutboxMessage(), Long.class)).isOne();
+		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM " + first.qualifiedOutboxMessage(), Long.class)).isZero();
+		assertThat(indexes()).contains("billing_outbox_due_idx", "outbox_state_due_idx");
+	}
+
+	@Test
+	void theClaimUsesThePartialDueIndexNotTheTable() throws Exception {
+		OutboxTables tables = this.schema.tables();
+		new OutboxSchemaInitializer(this.schema.dataSource(), tables).migrate();
+		String claim = new OutboxSql(tables).claim.replace("?", "1");
+
+		List<String> plan = this.jdbc.execute((Connection connection) -> {
+			try (Statement statement = connection.createStatement()) {
+				// With tiny tables the planner would scan; forbid that to see which index it can use.
+				statement.execute("SET enable_seqscan = off");
+				return new JdbcTemplate(new org.springframework.jdbc.datasource.SingleConnectionDataSource(connection, true))
+					.queryForList("EXPLAIN " + claim, String.class);
+			}
+		});
+
+		assertThat(String.join("\n", plan)).contains("outbox_state_due_idx").doesNotContain("Seq Scan on outbox_state");
+	}
+
+	@Test
+	void aCommittedWriteNotifiesNothingItself() throws Exception {
+		// A NOTIFY in the business transaction would serialize its commit with every other
+		// notifying commit; the notification is sent after commit instead (PostgresCommitNotifier).
+		OutboxTables tables = this.schema.tables();
+		new OutboxSchemaInitializer(this.schema.dataSource(), tables).migrate();
+		try (Connection listener = TestPostgres.get().connect()) {
+			try (Statement statement = listener.createStatement()) {
+				statement.execute("LISTEN " + tables.notifyChannel());
+			}
+			try (Connection writer = this.schema.dataSource().getConnection()) {
+				writer.setAutoCommit(false);
+				new JdbcOutboxStore(new org.springframework.jdbc.datasource.SingleConnectionDataSource(writer, true), tables)
+					.write(TestMessages.scope("orders", "a", "b", "c"));
+				writer.commit();
+			}
+			assertThat(poll(listener, 500)).isEmpty();
+		}
+	}
+
+	private static List<PGNotification> poll(Connection listener, int millis) throws Exception {
+		PGNotification[] notifications = listener.unwrap(PGConnection.class).getNotifications(millis);
+		return notifications == null ? List.of() : List.of(notifications);
+	}
+
+	private List<String> columns(String table) {
+		return this.jdbc.queryForList("SELECT column_name FROM information_schema.columns WHERE table_schema = ? "
+				+ "AND table_name = ? ORDER BY ordinal_position", String.class, this.schema.name(), table);
+	}
+
+	private List<String> indexes() {
+		return this.jdbc.queryForList("SELECT indexname FROM pg_indexes WHERE schemaname = ?", String.class,
+				this.schema.name());
+	}
+
+	private static int changeSetsInTheChangelog() throws Exception {
+		try (java.io.InputStream in = OutboxSchemaIntegrationTests.class
+			.getResourceAsStream("/db/changelog/waybill/waybill-changelog.yaml")) {
+			String changelog = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+			return changelog.split("\n  - changeSet:", -1).length - 1;
+		}
+	}
+
+	private int changeSetsApplied() {
+		return this.jdbc.queryForObject("SELECT count(*) FROM " + this.schema.name() + "." + this.schema.tables().changelogTable(), Integer.class);
+	}
+
+}

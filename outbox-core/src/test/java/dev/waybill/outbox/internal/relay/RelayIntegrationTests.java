@@ -1,0 +1,370 @@
+package dev.waybill.outbox.internal.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Consumer;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import dev.waybill.outbox.MessageType;
+import dev.waybill.outbox.OutboxFullException;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.OutboxStats;
+import dev.waybill.outbox.internal.DefaultOutboxAdmin;
+import dev.waybill.outbox.internal.DefaultOutboxPublisher;
+import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.metrics.RelayMetrics;
+import dev.waybill.outbox.internal.relay.RetryPolicy.Strategy;
+import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.OutboxScope;
+import dev.waybill.outbox.test.FakeTransport.Behaviour;
+import dev.waybill.outbox.test.FakeTransport;
+import dev.waybill.outbox.test.TestMessages;
+import dev.waybill.outbox.test.TestSchema;
+
+/**
+ * The relay against PostgreSQL with an in-memory broker whose failures the tests control. The
+ * same behaviours over RabbitMQ (a real connection cut, a killed relay process) are tested in
+ * outbox-rabbit.
+ */
+class RelayIntegrationTests {
+
+	private static final Duration SLOW_POLL = Duration.ofSeconds(30);
+
+	private static final RetryPolicy FAST_RETRY = new RetryPolicy(Strategy.EXPONENTIAL, Duration.ofMillis(100), 2,
+			Duration.ofSeconds(5), 4, 0);
+
+	private final List<Relay> relays = new ArrayList<>();
+
+	private TestSchema schema;
+
+	private JdbcOutboxStore store;
+
+	private FakeTransport broker;
+
+	@BeforeEach
+	void setUp() {
+		this.schema = TestSchema.withWaybillTables("relay");
+		this.store = new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables());
+		this.broker = new FakeTransport();
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.relays.forEach(Relay::stop);
+		this.broker.close();
+		this.schema.close();
+	}
+
+	@Test
+	void deliversEveryScopeWithItsMessagesInOrderAndMarksItPublished() {
+		List<OutboxScope> scopes = new ArrayList<>();
+		for (int i = 0; i < 60; i++) {
+			OutboxScope scope = TestMessages.scope("orders", i + ".1", i + ".2", i + ".3");
+			scopes.add(scope);
+			this.store.write(scope);
+		}
+		start(settings(), new OutboxBacklog(), RelayListener.NONE);
+
+		await().until(() -> this.broker.delivered().size() == 180);
+		await().until(() -> this.store.stats().pendingScopes() == 0);
+
+		List<UUID> deliveredOrder = this.broker.delivered().stream().map(OutboxMessage::messageId).toList();
+		for (OutboxScope scope : scopes) {
+			List<UUID> ids = scope.messages().stream().map(OutboxMessage::messageId).toList();
+			assertThat(deliveredOrder.indexOf(ids.get(0))).isLessThan(deliveredOrder.indexOf(ids.get(1)));
+			assertThat(deliveredOrder.indexOf(ids.get(1))).isLessThan(deliveredOrder.indexOf(ids.get(2)));
+		}
+		assertThat(deliveredOrder).doesNotHaveDuplicates();
+		assertThat(jdbc().queryForList("SELECT DISTINCT status FROM " + this.schema.tables().qualifiedOutboxState(), String.class))
+			.containsExactly("published");
+	}
+
+	@Test
+	void anIdleRelayIsWokenByTheCommitLongBeforeItsPollInterval() {
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		start(settings(), wakeUp, new OutboxBacklog(), RelayListener.NONE);
+		awaitIdle(wakeUp);
+
+		inTransaction(publisher(wakeUp, new OutboxBacklog(), 0), (p) -> p.publish(new Ping("hello")));
+
+		// The poll would only fire after 30 s.
+		Awaitility.await().atMost(SLOW_POLL.minusSeconds(10)).until(() -> this.broker.delivered().size() == 1);
+	}
+
+	@Test
+	void aCommitOnAnotherInstanceWakesTheRelayThroughPostgresNotifications() {
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		PostgresNotificationListener listener = new PostgresNotificationListener(this.schema.dataSource(),
+				this.schema.tables().notifyChannel(), wakeUp);
+		listener.start();
+		try {
+			await().until(listener::isListening);
+			start(settings(), wakeUp, new OutboxBacklog(), RelayListener.NONE);
+			awaitIdle(wakeUp);
+
+			// Another instance: its own store, wake-up and commit notifier, nothing shared in memory.
+			try (PostgresCommitNotifier notifier = new PostgresCommitNotifier(this.schema.dataSource(),
+					this.schema.tables().notifyChannel())) {
+				OutboxPublisher otherInstance = new DefaultOutboxPublisher(
+						new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables()), new JacksonMessageSerializer(),
+						new RelayWakeUp(notifier), 1 << 20, Clock.systemUTC(), "other", new OutboxBacklog(), 0);
+				inTransaction(otherInstance, (p) -> p.publish(new Ping("from afar")));
+
+				Awaitility.await().atMost(SLOW_POLL.minusSeconds(10)).until(() -> this.broker.delivered().size() == 1);
+			}
+		}
+		finally {
+			listener.stop();
+		}
+	}
+
+	@Test
+	void messageFailuresRetryWithBackoffThenDieWithTheirErrorAndARedriveDeliversThem() {
+		this.broker.behave("poison", Behaviour.NACK);
+		OutboxScope scope = TestMessages.scope("poison", "p");
+		this.store.write(scope);
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		start(settings().withRetry(FAST_RETRY), wakeUp, new OutboxBacklog(), RelayListener.NONE);
+
+		await().until(() -> this.store.stats().deadScopes() == 1);
+
+		Map<String, Object> row = stateRow(scope.id());
+		assertThat(row).containsEntry("status", "dead").containsEntry("attempts", 4);
+		assertThat((String) row.get("last_error")).startsWith("MESSAGE: nack for " + scope.messages().get(0).messageId());
+		List<FakeTransport.Attempt> attempts = this.broker.attempts("poison");
+		assertThat(attempts).hasSize(4);
+		for (int retry = 0; retry < 3; retry++) {
+			Duration gap = Duration.between(attempts.get(retry).at(), attempts.get(retry + 1).at());
+			assertThat(gap).as("wait before retry %d", retry).isGreaterThanOrEqualTo(FAST_RETRY.baseDelay(retry));
+		}
+		assertThat(this.broker.delivered()).isEmpty();
+
+		this.broker.behave("poison", Behaviour.CONFIRM);
+		assertThat(new DefaultOutboxAdmin(this.store, wakeUp).redriveDestination("poison")).isEqualTo(1);
+		await().until(() -> this.broker.delivered().size() == 1);
+		await().until(() -> "published".equals(stateRow(scope.id()).get("status")));
+	}
+
+	@Test
+	void aPermanentFailureIsDeadAtOnceWithoutBurningRetries() {
+		this.broker.behave("amq.forbidden", Behaviour.PERMANENT);
+		OutboxScope scope = TestMessages.scope("amq.forbidden", "p");
+		this.store.write(scope);
+		start(settings().withRetry(FAST_RETRY), new OutboxBacklog(), RelayListener.NONE);
+
+		await().until(() -> this.store.stats().deadScopes() == 1);
+		assertThat(stateRow(scope.id())).containsEntry("attempts", 1);
+		assertThat((String) stateRow(scope.id()).get("last_error")).isEqualTo("PERMANENT: destination refused");
+	}
+
+	@Test
+	void aBrokerOutageOpensTheCircuitCostsNoAttemptsAndLosesNothing() throws Exception {
+		RelaySettings settings = new RelaySettings(2, 10, Duration.ofSeconds(60), Duration.ofMillis(200),
+				Duration.ofSeconds(2), FAST_RETRY, 2, Duration.ofMillis(300));
+		List<CircuitBreaker.State> changes = new java.util.concurrent.CopyOnWriteArrayList<>();
+		RelayListener recordCircuit = new RelayListener() {
+			@Override
+			public void circuitChanged(CircuitBreaker.State state) {
+				changes.add(state);
+			}
+		};
+		this.broker.down(true);
+		for (int i = 0; i < 30; i++) {
+			this.store.write(TestMessages.scope("orders", "m" + i));
+		}
+		Relay relay = start(settings, new OutboxBacklog(), recordCircuit);
+
+		await().until(() -> relay.circuitState() == CircuitBreaker.State.OPEN);
+		// Outlast max attempts x the largest backoff (4 x 800 ms) while the broker stays down.
+		Awaitility.await().pollDelay(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(10)).until(() -> true);
+		assertThat(this.store.stats().deadScopes()).isZero();
+		assertThat(jdbc().queryForObject("SELECT max(attempts) FROM " + this.schema.tables().qualifiedOutboxState(), Integer.class))
+			.isZero();
+
+		this.broker.down(false);
+		await().until(() -> this.broker.delivered().size() == 30);
+		await().until(() -> this.store.stats().pendingScopes() == 0);
+		assertThat(changes).startsWith(CircuitBreaker.State.OPEN).contains(CircuitBreaker.State.HALF_OPEN)
+			.endsWith(CircuitBreaker.State.CLOSED);
+		assertThat(jdbc().queryForObject("SELECT max(attempts) FROM " + this.schema.tables().qualifiedOutboxState(), Integer.class))
+			.as("the delivery that succeeded is the only attempt counted").isEqualTo(1);
+	}
+
+	@Test
+	void aBrokerThatDropsTheChannelMidBatchGivesTheAttemptsBack() {
+		this.broker.behave("slow", Behaviour.HANG);
+		OutboxScope scope = TestMessages.scope("slow", "s");
+		this.store.write(scope);
+		start(settings(), new OutboxBacklog(), RelayListener.NONE);
+		await().until(() -> this.broker.attempts("slow").size() == 1);
+
+		this.broker.behave("slow", Behaviour.CONFIRM);
+		this.broker.down(true);
+		await().until(() -> (int) stateRow(scope.id()).get("attempts") == 0);
+		this.broker.down(false);
+
+		await().until(() -> this.broker.delivered().size() == 1);
+	}
+
+	@Test
+	void aScopeLeasedByACrashedRelayIsDeliveredWhenTheLeaseExpires() {
+		OutboxScope scope = TestMessages.scope("orders", "m");
+		this.store.write(scope);
+		assertThat(this.store.claim("crashed-relay", Duration.ofSeconds(2), 10)).hasSize(1);
+		start(new RelaySettings(1, 10, Duration.ofSeconds(60), Duration.ofMillis(200), Duration.ofSeconds(2),
+				RetryPolicy.defaults(), 3, Duration.ofSeconds(1)), new OutboxBacklog(), RelayListener.NONE);
+
+		await().until(() -> this.broker.delivered().size() == 1);
+		await().until(() -> "published".equals(stateRow(scope.id()).get("status")));
+		assertThat(stateRow(scope.id())).containsEntry("attempts", 2);
+	}
+
+	@Test
+	void twoRelaysInParallelDeliverEveryMessageExactlyOnce() {
+		for (int i = 0; i < 1500; i++) {
+			this.store.write(TestMessages.scope("orders", "a" + i, "b" + i));
+		}
+		RelaySettings settings = new RelaySettings(2, 25, Duration.ofSeconds(60), Duration.ofMillis(200),
+				Duration.ofSeconds(2), RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
+		start(settings, new OutboxBacklog(), RelayListener.NONE);
+		start(settings, new OutboxBacklog(), RelayListener.NONE);
+
+		Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> this.store.stats().pendingScopes() == 0);
+		assertThat(this.broker.delivered()).hasSize(3000).extracting(OutboxMessage::messageId).doesNotHaveDuplicates();
+	}
+
+	@Test
+	void stoppingGivesUnconfirmedScopesBackWithoutCountingTheAttempt() {
+		this.broker.behave("slow", Behaviour.HANG);
+		OutboxScope scope = TestMessages.scope("slow", "s");
+		this.store.write(scope);
+		Relay relay = start(new RelaySettings(1, 10, Duration.ofSeconds(60), Duration.ofMillis(200),
+				Duration.ofMillis(300), RetryPolicy.defaults(), 3, Duration.ofSeconds(1)), new OutboxBacklog(),
+				RelayListener.NONE);
+		await().until(() -> this.broker.attempts("slow").size() == 1);
+
+		relay.stop();
+
+		assertThat(stateRow(scope.id())).containsEntry("status", "pending").containsEntry("attempts", 0)
+			.containsEntry("lease_owner", null);
+	}
+
+	@Test
+	void publishFailsFastWhileTheBacklogIsAtMaxPending() {
+		this.broker.down(true);
+		OutboxBacklog backlog = new OutboxBacklog();
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		start(new RelaySettings(1, 10, Duration.ofSeconds(60), Duration.ofMillis(100), Duration.ofSeconds(1),
+				RetryPolicy.defaults(), 1, Duration.ofSeconds(30)), wakeUp, backlog, RelayListener.NONE);
+		OutboxPublisher publisher = publisher(wakeUp, backlog, 5);
+		for (int i = 0; i < 5; i++) {
+			inTransaction(publisher, (p) -> p.publish(new Ping("fill")));
+		}
+
+		await().until(() -> backlog.current().pendingMessages() == 5);
+
+		assertThatExceptionOfType(OutboxFullException.class)
+			.isThrownBy(() -> inTransaction(publisher, (p) -> p.publish(new Ping("one too many"))))
+			.withMessageContaining("5 messages are waiting for delivery, at or over waybill.outbox.max-pending=5");
+		assertThat(this.store.stats().pendingMessages()).isEqualTo(5);
+	}
+
+	@Test
+	void metersCountWhatTheRelayDid() {
+		this.broker.behave("poison", Behaviour.PERMANENT);
+		this.store.write(TestMessages.scope("orders", "a", "b"));
+		this.store.write(TestMessages.scope("poison", "p"));
+		OutboxBacklog backlog = new OutboxBacklog();
+		RelayMetrics metrics = new RelayMetrics(backlog);
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		metrics.bindTo(registry);
+		start(settings(), backlog, metrics);
+
+		await().until(() -> registry.get(RelayMetrics.DEAD).counter().count() == 1);
+		await().until(() -> registry.get(RelayMetrics.PUBLISHED).counter().count() == 2);
+		assertThat(registry.get(RelayMetrics.LATENCY).timer().count()).isOne();
+		assertThat(registry.get(RelayMetrics.FAILED).tag("cause", "message").counter().count()).isOne();
+		assertThat(registry.get(RelayMetrics.CIRCUIT).gauge().value()).isZero();
+		assertThat(registry.get(RelayMetrics.PENDING).gauge().value()).isGreaterThanOrEqualTo(0);
+		backlog.update(this.store.stats()); // as the relay does every poll interval (30 s here)
+		assertThat(registry.get(RelayMetrics.DEAD_SCOPES).gauge().value()).isOne();
+		assertThat(registry.get(RelayMetrics.DUE_SCOPES).gauge().value()).isZero();
+	}
+
+	private Relay start(RelaySettings settings, OutboxBacklog backlog, RelayListener listener) {
+		return start(settings, new RelayWakeUp(), backlog, listener);
+	}
+
+	private Relay start(RelaySettings settings, RelayWakeUp wakeUp, OutboxBacklog backlog, RelayListener listener) {
+		Relay relay = new Relay(this.store, this.broker, wakeUp, settings, listener, backlog);
+		this.relays.add(relay);
+		relay.start();
+		return relay;
+	}
+
+	private static RelaySettings settings() {
+		return new RelaySettings(2, 20, Duration.ofSeconds(60), SLOW_POLL, Duration.ofSeconds(2), RetryPolicy.defaults(),
+				3, Duration.ofSeconds(1));
+	}
+
+	/** Waits until the relay has drained its startup poll and is waiting for a signal. */
+	private static void awaitIdle(RelayWakeUp wakeUp) {
+		Awaitility.await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> true);
+	}
+
+	private OutboxPublisher publisher(RelayWakeUp wakeUp, OutboxBacklog backlog, long maxPending) {
+		return new DefaultOutboxPublisher(this.store, new JacksonMessageSerializer(), wakeUp, 1 << 20, Clock.systemUTC(),
+				"test", backlog, maxPending);
+	}
+
+	private void inTransaction(OutboxPublisher publisher, Consumer<OutboxPublisher> work) {
+		new TransactionTemplate(new DataSourceTransactionManager(this.schema.dataSource()))
+			.executeWithoutResult((status) -> work.accept(publisher));
+	}
+
+	private Map<String, Object> stateRow(UUID id) {
+		return jdbc().queryForMap("SELECT * FROM " + this.schema.tables().qualifiedOutboxState() + " WHERE id = ?", id);
+	}
+
+	private JdbcTemplate jdbc() {
+		return new JdbcTemplate(this.schema.dataSource());
+	}
+
+	private static ConditionFactory await() {
+		return Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(25));
+	}
+
+	@MessageType("test.ping")
+	record Ping(String text) {
+	}
+
+	static String text(OutboxMessage message) {
+		return new String(message.body(), StandardCharsets.UTF_8);
+	}
+
+	static OutboxStats stats(JdbcOutboxStore store) {
+		return store.stats();
+	}
+
+}

@@ -1,0 +1,93 @@
+package dev.waybill.outbox.hibernate.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import org.hibernate.engine.spi.SharedSessionContractImplementor;
+import org.hibernate.engine.spi.TransactionCompletionCallbacks;
+import org.jspecify.annotations.Nullable;
+
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.OutboxScope;
+import dev.waybill.outbox.internal.TimeOrderedUuids;
+
+/**
+ * What one session's transaction puts in the outbox: entity events in flush order, then the
+ * messages {@code OutboxPublisher} buffered, in publish order. Written once, as one scope.
+ */
+final class SessionOutbox {
+
+	interface BeforeCompletion extends TransactionCompletionCallbacks.BeforeCompletionCallback {
+	}
+
+	interface AfterCompletion extends TransactionCompletionCallbacks.AfterCompletionCallback {
+	}
+
+	private final JdbcOutboxStore store;
+
+	private final List<OutboxMessage> events = new ArrayList<>();
+
+	private final List<OutboxMessage> published = new ArrayList<>();
+
+	private @Nullable UUID scopeId;
+
+	private @Nullable UUID inboundMessageId;
+
+	private @Nullable String consumerId;
+
+	private boolean written;
+
+	private boolean wroteMessages;
+
+	SessionOutbox(JdbcOutboxStore store) {
+		this.store = store;
+	}
+
+	void requireOpen(String entity) {
+		if (this.written) {
+			throw new IllegalStateException("Entity " + entity + " has outbox events but is flushed after this "
+					+ "transaction's outbox was written (the transaction is completing). Register events before "
+					+ "the transaction commits, not from a completion callback.");
+		}
+	}
+
+	void add(OutboxMessage event) {
+		this.events.add(event);
+	}
+
+	void add(OutboxScope scope) {
+		if (this.written) {
+			throw new IllegalStateException("Cannot add " + scope.messages().size() + " published message(s): this "
+					+ "transaction's outbox was already written");
+		}
+		if (this.scopeId == null) {
+			this.scopeId = scope.id();
+		}
+		if (scope.inboundMessageId() != null) {
+			this.inboundMessageId = scope.inboundMessageId();
+			this.consumerId = scope.consumerId();
+		}
+		this.published.addAll(scope.messages());
+	}
+
+	boolean wroteMessages() {
+		return this.wroteMessages;
+	}
+
+	/** Runs after the session's last flush before commit, still inside the transaction. */
+	void write(SharedSessionContractImplementor session) {
+		this.written = true;
+		List<OutboxMessage> messages = new ArrayList<>(this.events);
+		messages.addAll(this.published);
+		if (messages.isEmpty()) {
+			return;
+		}
+		UUID id = (this.scopeId != null) ? this.scopeId : TimeOrderedUuids.next();
+		OutboxScope scope = new OutboxScope(id, messages, this.inboundMessageId, this.consumerId);
+		session.doWork((connection) -> this.store.write(connection, scope));
+		this.wroteMessages = true;
+	}
+
+}

@@ -1,0 +1,69 @@
+package dev.waybill.outbox.rabbit.internal;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.Envelope;
+
+import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.InboxHeaders;
+import dev.waybill.inbox.internal.UnrecordableDeliveryException;
+
+/**
+ * The receive endpoint's last resort for a delivery the inbox could not record at all
+ * ({@link UnrecordableDeliveryException}): publishes it unchanged (body, properties and headers with
+ * their AMQP types) to the consumer's error queue, with the reason in
+ * {@link InboxHeaders#FAULT_REASON}, and waits for the broker's confirm, so that the delivery can be
+ * acknowledged instead of requeued forever.
+ */
+final class ErrorQueueFallback {
+
+	private static final long CONFIRM_TIMEOUT_MILLIS = 10_000;
+
+	private ErrorQueueFallback() {
+	}
+
+	/**
+	 * Publishes the delivery to the consumer's error queue and waits for the confirm.
+	 * @throws IOException when the broker did not take it (the delivery must be requeued then)
+	 */
+	static void publish(Connection connection, ConsumerRegistration<?> consumer, Envelope envelope,
+			AMQP.BasicProperties properties, byte[] body, UnrecordableDeliveryException failure)
+			throws IOException, TimeoutException {
+		Map<String, Object> headers = new LinkedHashMap<>();
+		if (properties.getHeaders() != null) {
+			headers.putAll(properties.getHeaders());
+		}
+		headers.put(InboxHeaders.FAULT_REASON, failure.reason());
+		headers.putIfAbsent(InboxHeaders.ORIGINAL_EXCHANGE, envelope.getExchange());
+		headers.putIfAbsent(InboxHeaders.ORIGINAL_ROUTING_KEY, envelope.getRoutingKey());
+		AMQP.BasicProperties forward = properties.builder().headers(headers).deliveryMode(2).build();
+		Channel channel = connection.createChannel();
+		try {
+			AtomicBoolean returned = new AtomicBoolean();
+			channel.addReturnListener((message) -> returned.set(true));
+			channel.confirmSelect();
+			channel.basicPublish("", consumer.errorQueue(), true, forward, body);
+			try {
+				channel.waitForConfirmsOrDie(CONFIRM_TIMEOUT_MILLIS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IOException("Interrupted waiting for the broker to confirm", ex);
+			}
+			if (returned.get()) {
+				throw new IOException("The broker has no queue '" + consumer.errorQueue() + "'");
+			}
+		}
+		finally {
+			RabbitTransport.abortQuietly(channel);
+		}
+	}
+
+}

@@ -1,0 +1,587 @@
+package dev.waybill.outbox.rabbit.internal;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.AuthenticationFailureException;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.ShutdownSignalException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.context.SmartLifecycle;
+
+import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.InboundMessage;
+import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.internal.UnrecordableDeliveryException;
+import dev.waybill.outbox.WaybillPhases;
+import dev.waybill.outbox.WaybillThreads;
+import dev.waybill.outbox.rabbit.RabbitHeaders;
+
+/**
+ * Feeds RabbitMQ deliveries to the inbox. For every consumer it declares the queue (durable,
+ * with the consumer's arguments), binds it to the exchange of its message type, declares
+ * {@code <queue>_error}, and consumes with manual acknowledgements, the consumer's prefetch and
+ * one channel per unit of concurrency, on a connection of its own ({@code waybill-consumer}).
+ * <p>
+ * Each delivery is acknowledged only after the inbox committed its outcome (processed,
+ * duplicate, retry scheduled or faulted: retries and faults leave through the outbox). When the
+ * inbox cannot reach the database the delivery is returned to the queue after a pause. When the
+ * database refuses to record anything about a delivery ({@link UnrecordableDeliveryException}), the
+ * endpoint publishes it unchanged to {@code <queue>_error} with the reason, waits for the broker's
+ * confirm and then acknowledges it.
+ * <p>
+ * The endpoint recovers on its own rather than through the client's topology recovery: when the
+ * broker cannot be reached at {@link #start()} it starts anyway and keeps trying in the
+ * background; when the connection is lost, a consume channel is closed by the broker or the
+ * broker cancels a consumer (its queue was deleted), it opens a new connection and declares the
+ * whole topology again before consuming, so a broker that lost its definitions (a fresh node, a
+ * reset) gets them back. Attempts back off from half a second, doubling, up to the
+ * transport's recovery interval. A delivery handled while its channel was lost cannot be
+ * acknowledged; the broker delivers it again and the inbox recognises it as a duplicate.
+ *
+ * @since 0.1
+ */
+public final class RabbitReceiveEndpoint implements SmartLifecycle {
+
+	/** The name of the consuming connection. */
+	public static final String CONNECTION_NAME = "waybill-consumer";
+
+	private static final Log logger = LogFactory.getLog(RabbitReceiveEndpoint.class);
+
+	private static final long INFRASTRUCTURE_PAUSE_MILLIS = 1000;
+
+	private static final long FIRST_RETRY_MILLIS = 500;
+
+	private static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
+
+	private final RabbitTransport transport;
+
+	private final InboxProcessor processor;
+
+	private final List<ConsumerRegistration<?>> consumers;
+
+	private final ConnectionFactory connectionFactory;
+
+	/** The consuming connection while consuming; read by any thread, written by the connector. */
+	private volatile @Nullable Connection connection;
+
+	private @Nullable ExecutorService executor;
+
+	/** Runs every attempt to connect, and every reaction to a loss, one at a time. */
+	private volatile @Nullable ScheduledExecutorService connector;
+
+	private volatile boolean running;
+
+	private volatile WaybillThreads threads = WaybillThreads.platform();
+
+	private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+
+	/** The consumers of the current and earlier connections, for cancelling them at stop. */
+	private final Queue<InboxConsumer> inboxConsumers = new ConcurrentLinkedQueue<>();
+
+	// Confined to the connector thread:
+
+	private int failedAttempts;
+
+	private @Nullable String lastFailure;
+
+	/** Why it is not consuming, for health checks; any thread reads it. */
+	private volatile @Nullable String notConsumingReason;
+
+	/**
+	 * Creates an endpoint.
+	 * @param transport the transport whose connection settings and exchange type to use
+	 * @param processor handles each delivery
+	 * @param consumers the consumers to run
+	 */
+	public RabbitReceiveEndpoint(RabbitTransport transport, InboxProcessor processor,
+			List<? extends ConsumerRegistration<?>> consumers) {
+		this.transport = Objects.requireNonNull(transport, "transport must not be null");
+		this.processor = Objects.requireNonNull(processor, "processor must not be null");
+		this.consumers = List.copyOf(consumers);
+		this.connectionFactory = consumingConnectionFactory(transport.connectionFactory());
+	}
+
+	/**
+	 * Sets where the consumers' and the connecting threads come from; {@link WaybillThreads#platform()} by default.
+	 * @param threads the thread source
+	 */
+	public void setThreads(WaybillThreads threads) {
+		this.threads = Objects.requireNonNull(threads, "threads must not be null");
+	}
+
+	/**
+	 * Connects, declares the topology and starts consuming. When the broker cannot be reached
+	 * (within the connection timeout) it logs a warning and returns, and the consumers start in
+	 * the background once the broker is back.
+	 * @throws IllegalStateException when the broker is reachable but refuses the credentials or
+	 * the topology (e.g. a queue that exists with other arguments, a missing permission)
+	 */
+	@Override
+	public synchronized void start() {
+		if (this.running || this.consumers.isEmpty()) {
+			return;
+		}
+		int threads = this.consumers.stream().mapToInt(ConsumerRegistration::concurrency).sum();
+		this.executor = Executors.newFixedThreadPool(Math.max(1, threads), this.threads.factory("waybill-consumer-"));
+		ScheduledExecutorService connector = Executors
+			.newSingleThreadScheduledExecutor(this.threads.named("waybill-consumer-connect"));
+		this.connector = connector;
+		this.running = true;
+		Exception failure;
+		try {
+			failure = connector.submit(this::connect).get();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			stop();
+			throw new IllegalStateException("Interrupted while starting to consume " + queues(), ex);
+		}
+		catch (ExecutionException ex) {
+			failure = (ex.getCause() instanceof Exception cause) ? cause : ex;
+		}
+		if (failure == null) {
+			logger.info("Waybill consuming " + queues());
+			return;
+		}
+		if (refused(failure)) {
+			stop();
+			throw new IllegalStateException("Waybill could not start consuming from RabbitMQ at " + this.transport
+					+ ": " + BrokerErrors.describe(failure), failure);
+		}
+		this.failedAttempts = 1;
+		this.lastFailure = BrokerErrors.describe(failure);
+		this.notConsumingReason = this.lastFailure;
+		logger.warn("RabbitMQ at " + this.transport + " is unreachable (" + this.lastFailure + "); Waybill's consumers of "
+				+ queues() + " will start when it is, trying again in the background");
+		schedule(this::reconnect, backoff());
+	}
+
+	/**
+	 * Stops gracefully, within the {@linkplain #setShutdownTimeout shutdown timeout}: cancels every
+	 * consumer so the broker sends no more deliveries, lets the handlers finish and acknowledge the
+	 * deliveries they are running, returns the deliveries received ahead (prefetched, not yet
+	 * handled) to the queue, and only then closes the connection. So no delivery whose handler ran
+	 * is delivered again.
+	 */
+	@Override
+	public synchronized void stop() {
+		long deadline = System.nanoTime() + this.shutdownTimeout.toNanos();
+		this.running = false;
+		ScheduledExecutorService connector = this.connector;
+		if (connector != null) {
+			connector.shutdownNow();
+			try {
+				// an attempt in progress ends within the connection timeout, and closes what it opened
+				connector.awaitTermination(this.connectionFactory.getConnectionTimeout() + 5000L, TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			this.connector = null;
+		}
+		Connection current = this.connection;
+		if (current != null) {
+			drain(current, deadline);
+			try {
+				current.close(5000);
+			}
+			catch (IOException | RuntimeException ex) {
+				logger.debug("Closing the consumer connection failed: " + ex.getMessage());
+			}
+			this.connection = null;
+		}
+		if (this.executor != null) {
+			this.executor.shutdown();
+			try {
+				this.executor.awaitTermination(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			this.executor = null;
+		}
+	}
+
+	/**
+	 * Cancels the connection's consumers and waits until each has finished what it holds: the
+	 * client dispatches a consumer's cancel-ok after the deliveries received before it, so once it
+	 * arrived every earlier delivery was handled and acknowledged, or returned to the queue.
+	 */
+	private void drain(Connection connection, long deadlineNanos) {
+		List<InboxConsumer> cancelled = new ArrayList<>();
+		for (InboxConsumer consumer : this.inboxConsumers) {
+			if (consumer.connection() != connection) {
+				continue;
+			}
+			consumer.stopping = true;
+			String tag = consumer.getConsumerTag();
+			try {
+				if (tag != null && consumer.getChannel().isOpen()) {
+					consumer.getChannel().basicCancel(tag);
+					cancelled.add(consumer);
+				}
+			}
+			catch (IOException | RuntimeException ex) {
+				logger.debug("Cancelling the consumer of " + consumer.registration.queue() + " failed: " + ex.getMessage());
+			}
+		}
+		for (InboxConsumer consumer : cancelled) {
+			try {
+				if (!consumer.finished.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+					logger.warn("Waybill's consumer of " + consumer.registration.queue() + " did not finish its deliveries within "
+							+ this.shutdownTimeout + "; the broker delivers those again");
+					break;
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				break;
+			}
+		}
+		this.inboxConsumers.removeIf((consumer) -> consumer.connection() == connection);
+	}
+
+	/**
+	 * Sets how long {@link #stop()} waits for the handlers to finish the deliveries they hold.
+	 * @param shutdownTimeout positive; 30 seconds by default
+	 */
+	public void setShutdownTimeout(Duration shutdownTimeout) {
+		Objects.requireNonNull(shutdownTimeout, "shutdownTimeout must not be null");
+		if (shutdownTimeout.isNegative() || shutdownTimeout.isZero()) {
+			throw new IllegalArgumentException("shutdownTimeout must be positive, was " + shutdownTimeout);
+		}
+		this.shutdownTimeout = shutdownTimeout;
+	}
+
+	/**
+	 * Returns {@link WaybillPhases#CONSUMERS}: the endpoint starts after, and stops before, the
+	 * relay, so the outcomes its handlers publish are still relayed while it drains.
+	 */
+	@Override
+	public int getPhase() {
+		return WaybillPhases.CONSUMERS;
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	/**
+	 * Tells whether the endpoint is consuming: started, connected, its topology declared. A started
+	 * endpoint is not consuming while the broker is unreachable.
+	 * @return whether every consumer is consuming its queue
+	 */
+	public boolean isConsuming() {
+		Connection current = this.connection;
+		return this.running && current != null && current.isOpen();
+	}
+
+	/**
+	 * Returns why the endpoint is not consuming: the last failure to connect or the loss of its
+	 * connection, as the broker described it (no credentials).
+	 * @return the reason, or {@literal null} while consuming or before any failure
+	 * @since 0.2
+	 */
+	public @Nullable String notConsumingReason() {
+		return isConsuming() ? null : this.notConsumingReason;
+	}
+
+	/**
+	 * One attempt, on the connector thread: connects, declares every consumer's topology and
+	 * consumes; on any failure closes what it opened.
+	 * @return the failure, or {@literal null} when consuming
+	 */
+	private @Nullable Exception connect() {
+		Connection created = null;
+		try {
+			created = this.transport.newConnection(this.connectionFactory, Objects.requireNonNull(this.executor), CONNECTION_NAME);
+			for (ConsumerRegistration<?> consumer : this.consumers) {
+				declare(created, consumer);
+			}
+			for (ConsumerRegistration<?> consumer : this.consumers) {
+				for (int i = 0; i < consumer.concurrency(); i++) {
+					consume(created, consumer);
+				}
+			}
+			if (!this.running) {
+				throw new IllegalStateException("stopped while connecting");
+			}
+			this.connection = created;
+			Connection session = created;
+			// called at once when the connection closed already
+			created.addShutdownListener((cause) -> {
+				if (!cause.isInitiatedByApplication()) {
+					lost(session, BrokerErrors.describe(cause));
+				}
+			});
+			return null;
+		}
+		catch (IOException | TimeoutException | RuntimeException ex) {
+			if (created != null) {
+				created.abort(this.connectionFactory.getConnectionTimeout());
+			}
+			return ex;
+		}
+	}
+
+	/**
+	 * Another attempt after a failed one, on the connector thread; schedules the next one on
+	 * failure.
+	 */
+	private void reconnect() {
+		if (!this.running || this.connection != null) {
+			return;
+		}
+		Exception failure = connect();
+		if (failure == null) {
+			String after = (this.failedAttempts == 0) ? ""
+					: ", after " + this.failedAttempts + " failed attempt" + ((this.failedAttempts == 1) ? "" : "s");
+			logger.info("Waybill consuming " + queues() + " from RabbitMQ at " + this.transport + after);
+			this.failedAttempts = 0;
+			this.lastFailure = null;
+			return;
+		}
+		this.failedAttempts++;
+		long delay = backoff();
+		String reason = BrokerErrors.describe(failure);
+		String text = "Waybill could not resume consuming " + queues() + " from RabbitMQ at " + this.transport + ": "
+				+ reason + "; trying again in " + delay + " ms";
+		if (reason.equals(this.lastFailure)) {
+			logger.debug(text);
+		}
+		else if (refused(failure)) {
+			logger.error(text); // an operator must act (credentials, permissions, queue arguments)
+		}
+		else {
+			logger.warn(text);
+		}
+		this.lastFailure = reason;
+		this.notConsumingReason = reason;
+		schedule(this::reconnect, delay);
+	}
+
+	/**
+	 * Reacts to the loss of a consuming connection or channel, on any thread: closes that
+	 * connection, unless it was replaced already, and connects again.
+	 */
+	private void lost(Connection session, String what) {
+		schedule(() -> {
+			if (!this.running || this.connection != session) {
+				return;
+			}
+			this.connection = null;
+			this.notConsumingReason = what;
+			logger.warn("Waybill stopped consuming " + queues() + " from RabbitMQ at " + this.transport + " (" + what
+					+ "); it declares its topology again and resumes once the broker can be reached");
+			session.abort(this.connectionFactory.getConnectionTimeout());
+			this.failedAttempts = 0;
+			this.lastFailure = null;
+			schedule(this::reconnect, backoff());
+		}, 0);
+	}
+
+	private void schedule(Runnable task, long delayMillis) {
+		ScheduledExecutorService connector = this.connector;
+		if (connector == null || !this.running) {
+			return;
+		}
+		try {
+			connector.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// stopped
+		}
+	}
+
+	private long backoff() {
+		long cap = Math.max(1, this.connectionFactory.getNetworkRecoveryInterval());
+		long first = Math.min(FIRST_RETRY_MILLIS, cap);
+		int doublings = Math.min(Math.max(0, this.failedAttempts - 1), 20);
+		return Math.min(cap, first << doublings);
+	}
+
+	/**
+	 * Returns the queues this endpoint consumes, one per consumer.
+	 * @return the queue names
+	 * @since 0.2
+	 */
+	public List<String> queues() {
+		return this.consumers.stream().map(ConsumerRegistration::queue).toList();
+	}
+
+	private void declare(Connection connection, ConsumerRegistration<?> consumer) throws IOException {
+		Channel channel = connection.createChannel();
+		try {
+			String exchange = consumer.messageType();
+			channel.exchangeDeclare(exchange, this.transport.exchangeType(), true);
+			channel.queueDeclare(consumer.queue(), true, false, false, consumer.queueArguments());
+			// Every message of the type: "#" on a topic exchange; the default empty routing key on a
+			// direct one; fanout ignores it.
+			channel.queueBind(consumer.queue(), exchange, "topic".equals(this.transport.exchangeType()) ? "#" : "");
+			channel.queueDeclare(consumer.errorQueue(), true, false, false, consumer.queueArguments());
+		}
+		finally {
+			RabbitTransport.abortQuietly(channel);
+		}
+	}
+
+	private void consume(Connection connection, ConsumerRegistration<?> consumer) throws IOException {
+		Channel channel = connection.createChannel();
+		channel.basicQos(consumer.prefetch());
+		InboxConsumer inboxConsumer = new InboxConsumer(channel, consumer);
+		this.inboxConsumers.removeIf((earlier) -> !earlier.getChannel().isOpen());
+		this.inboxConsumers.add(inboxConsumer);
+		channel.basicConsume(consumer.queue(), false, inboxConsumer);
+		// A channel the broker closes alone (e.g. a delivery unacknowledged past its consumer_timeout)
+		channel.addShutdownListener((cause) -> {
+			if (!cause.isHardError() && !cause.isInitiatedByApplication()) {
+				lost(connection, "the broker closed a channel consuming " + consumer.queue() + ": "
+						+ BrokerErrors.describe(cause));
+			}
+		});
+	}
+
+	/**
+	 * Whether the broker was reached and refused: the credentials, or a declaration (a queue with
+	 * other arguments, a missing permission). Anything else is taken as the broker being
+	 * unreachable.
+	 */
+	private static boolean refused(Throwable failure) {
+		for (Throwable current = failure; current != null; current = current.getCause()) {
+			if (current instanceof AuthenticationFailureException) {
+				return true;
+			}
+		}
+		ShutdownSignalException signal = BrokerErrors.signal(failure);
+		int code = (signal != null) ? BrokerErrors.channelReplyCode(signal) : 0;
+		return code == AMQP.ACCESS_REFUSED || code == AMQP.PRECONDITION_FAILED;
+	}
+
+	/**
+	 * The transport's connection settings, without the client's automatic recovery: the endpoint
+	 * recovers itself, declaring its topology again (the client would replay declarations on the
+	 * short-lived channels they were made on, which are closed by then, and report each as an error).
+	 */
+	private static ConnectionFactory consumingConnectionFactory(ConnectionFactory transportFactory) {
+		ConnectionFactory factory = transportFactory.clone();
+		factory.setAutomaticRecoveryEnabled(false);
+		factory.setTopologyRecoveryEnabled(false);
+		factory.setExceptionHandler(new ClientExceptionHandler());
+		return factory;
+	}
+
+	private final class InboxConsumer extends DefaultConsumer {
+
+		private final ConsumerRegistration<?> registration;
+
+		/** Counted down once the consumer's cancel-ok arrived, or its channel closed. */
+		final CountDownLatch finished = new CountDownLatch(1);
+
+		volatile boolean stopping;
+
+		InboxConsumer(Channel channel, ConsumerRegistration<?> registration) {
+			super(channel);
+			this.registration = registration;
+		}
+
+		Connection connection() {
+			return getChannel().getConnection();
+		}
+
+		@Override
+		public void handleCancelOk(String consumerTag) {
+			this.finished.countDown();
+		}
+
+		@Override
+		public void handleShutdownSignal(String consumerTag, ShutdownSignalException sig) {
+			this.finished.countDown();
+		}
+
+		@Override
+		public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body)
+				throws IOException {
+			if (this.stopping) {
+				// received ahead of the handlers, never handled: back to the queue for the next consumer
+				getChannel().basicReject(envelope.getDeliveryTag(), true);
+				return;
+			}
+			InboundMessage message = inbound(envelope, properties, body);
+			try {
+				RabbitReceiveEndpoint.this.processor.process(this.registration, message);
+			}
+			catch (UnrecordableDeliveryException ex) {
+				try {
+					ErrorQueueFallback.publish(getChannel().getConnection(), this.registration, envelope, properties, body, ex);
+				}
+				catch (IOException | TimeoutException | RuntimeException publishFailure) {
+					logger.warn("Waybill could not move delivery " + properties.getMessageId() + " to "
+							+ this.registration.errorQueue() + ", returning it to the queue: " + publishFailure.getMessage());
+					pause();
+					getChannel().basicNack(envelope.getDeliveryTag(), false, true);
+					return;
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Waybill could not record delivery " + properties.getMessageId() + " on "
+						+ this.registration.queue() + ", returning it to the queue: " + ex.getMessage());
+				pause();
+				getChannel().basicNack(envelope.getDeliveryTag(), false, true);
+				return;
+			}
+			getChannel().basicAck(envelope.getDeliveryTag(), false);
+		}
+
+		@Override
+		public void handleCancel(String consumerTag) {
+			lost(getChannel().getConnection(), "the broker cancelled the consumer of " + this.registration.queue()
+					+ " (its queue was deleted, or its node is down)");
+		}
+
+		private void pause() {
+			try {
+				Thread.sleep(INFRASTRUCTURE_PAUSE_MILLIS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+	}
+
+	static InboundMessage inbound(Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+		Map<String, Object> headers = new LinkedHashMap<>();
+		if (properties.getHeaders() != null) {
+			properties.getHeaders().forEach((name, value) -> headers.put(name, AmqpMessages.inboundValue(value)));
+		}
+		Object conversation = headers.get(RabbitHeaders.CONVERSATION_ID);
+		return new InboundMessage(properties.getMessageId(), properties.getType(), properties.getContentType(), headers,
+				body, properties.getCorrelationId(), (conversation instanceof String text) ? text : null,
+				envelope.getExchange(), envelope.getRoutingKey());
+	}
+
+}

@@ -1,0 +1,320 @@
+package dev.waybill.retention.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+
+import dev.waybill.outbox.WaybillPhases;
+import dev.waybill.outbox.WaybillThreads;
+
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.retention.RetentionResult;
+import dev.waybill.retention.RetentionListener;
+
+/**
+ * Purges outbox scopes (their messages go with them through the foreign key's cascade) and inbox
+ * rows once they are done with, in batches: each batch is one transaction that deletes at most
+ * {@link RetentionSettings#batchSize()} rows from each table, selected with
+ * {@code FOR UPDATE SKIP LOCKED} so that rows a relay or consumer holds are skipped, never waited
+ * on. A run repeats batches while one comes back full; as a {@link SmartLifecycle} the worker
+ * runs every {@link RetentionSettings#interval()} on one daemon thread.
+ * <p>
+ * Eligible, older than {@code completedAfter}: (1) a published scope without an inbox row, (2) a
+ * published scope whose inbox row is processed, (3) a processed inbox row without an outbox
+ * scope. A consumer scope (one with an {@code inbound_message_id}) is tied to the inbox row of the
+ * same message and consumer: it stays while that row is unprocessed, and the inbox row stays while
+ * any scope of it remains, so the row goes in the same batch as, or after, its scopes. With
+ * {@code purgeIncomplete}, older than {@code incompleteAfter}: dead scopes; faulted (never
+ * processed) inbox rows together with their published consumer scopes (the redeliveries and the
+ * forward to the error queue); abandoned inbox rows (failed, neither processed nor faulted, with no
+ * redelivery pending, by {@code received_at}) together with theirs; and pending scopes only when
+ * {@code purgePendingAfter} is set. No inbox row younger than {@code inboxMinimumAge} is ever purged.
+ * <p>
+ * At most one worker purges a set of tables at a time: a run first takes a PostgreSQL session
+ * advisory lock with {@code pg_try_advisory_lock} on one pooled connection, runs every batch on
+ * that same connection and unlocks it there before handing the connection back. A run that does
+ * not get the lock returns {@link RetentionResult#SKIPPED} at once. If the host dies the session
+ * ends and PostgreSQL releases the lock, so another host takes over at its next run.
+ *
+ * @since 0.1
+ */
+public final class RetentionWorker implements SmartLifecycle {
+
+	private static final Log logger = LogFactory.getLog(RetentionWorker.class);
+
+	/** A batch that meets a lock the skip did not avoid (say, a cascade) fails instead of waiting long. */
+	private static final String LOCK_TIMEOUT = "SET LOCAL lock_timeout = '5s'";
+
+	private final DataSource dataSource;
+
+	private final RetentionSettings settings;
+
+	private final RetentionListener listener;
+
+	private final RetentionSql sql;
+
+	private final Object lifecycleMonitor = new Object();
+
+	private volatile boolean stopping;
+
+	private @Nullable ScheduledExecutorService scheduler;
+
+	private volatile WaybillThreads threads = WaybillThreads.platform();
+
+	/**
+	 * Creates a worker.
+	 * @param dataSource the database that holds the tables
+	 * @param tables the tables
+	 * @param settings what to purge and how fast
+	 * @param listener hears every batch and run, {@link RetentionListener#NONE} for none
+	 */
+	public RetentionWorker(DataSource dataSource, OutboxTables tables, RetentionSettings settings,
+			RetentionListener listener) {
+		this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
+		this.settings = Objects.requireNonNull(settings, "settings must not be null");
+		this.listener = Objects.requireNonNull(listener, "listener must not be null");
+		this.sql = new RetentionSql(Objects.requireNonNull(tables, "tables must not be null"));
+	}
+
+	/**
+	 * Returns the settings this worker runs with.
+	 * @return the settings
+	 */
+	public RetentionSettings settings() {
+		return this.settings;
+	}
+
+	/**
+	 * Runs the purge once, now, on the calling thread: takes the retention lock or returns
+	 * {@link RetentionResult#SKIPPED} when another worker holds it, then runs batches while they
+	 * come back full. Safe to call while the worker is scheduled; the lock keeps runs apart.
+	 * @return what the run purged
+	 * @throws IllegalStateException when the database fails; the batches committed before stay purged
+	 */
+	public RetentionResult runOnce() {
+		try (Connection connection = this.dataSource.getConnection()) {
+			connection.setAutoCommit(true);
+			if (!lock(connection, "pg_try_advisory_lock")) {
+				return RetentionResult.SKIPPED;
+			}
+			RetentionResult run = RetentionResult.NOTHING;
+			try {
+				connection.setAutoCommit(false);
+				boolean full = true;
+				while (full && !this.stopping) {
+					long started = System.nanoTime();
+					RetentionResult batch = batch(connection);
+					Duration took = Duration.ofNanos(System.nanoTime() - started);
+					run = run.plus(batch);
+					this.listener.batchCommitted(batch, took);
+					full = batch.outboxStates() >= this.settings.batchSize()
+							|| batch.inboxStates() >= this.settings.batchSize();
+				}
+			}
+			finally {
+				connection.setAutoCommit(true);
+				lock(connection, "pg_advisory_unlock");
+			}
+			this.listener.runCompleted(run, Instant.now());
+			return run;
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Retention run failed: " + ex.getMessage(), ex);
+		}
+	}
+
+	private boolean lock(Connection connection, String function) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement("SELECT " + function + "(?)")) {
+			statement.setLong(1, this.sql.lockKey);
+			try (ResultSet result = statement.executeQuery()) {
+				return result.next() && result.getBoolean(1);
+			}
+		}
+	}
+
+	private RetentionResult batch(Connection connection) throws SQLException {
+		try {
+			try (Statement statement = connection.createStatement()) {
+				statement.execute(LOCK_TIMEOUT);
+			}
+			int limit = this.settings.batchSize();
+			long[] scopes = { 0, 0 };
+			long inbox = 0;
+			if (this.settings.purgeCompleted()) {
+				add(scopes, deleteScopes(connection, this.sql.completedScopes, limit, this.settings.completedAfter()));
+			}
+			Duration pendingAfter = this.settings.purgePendingAfter();
+			if (this.settings.purgeIncomplete()) {
+				Duration incomplete = this.settings.incompleteAfter();
+				add(scopes, deleteScopes(connection, this.sql.deadScopes, limit - scopes[0], incomplete));
+				if (pendingAfter != null) {
+					add(scopes, deleteScopes(connection, this.sql.pendingScopes, limit - scopes[0], pendingAfter,
+							pendingAfter));
+				}
+				// After the dead and stuck ones, so that an inbox row they leave without a pending
+				// redelivery goes with the rest of its scopes in this same batch.
+				add(scopes, deleteScopes(connection, this.sql.faultedScopes, limit - scopes[0], inboxAge(incomplete),
+						incomplete));
+				add(scopes, deleteScopes(connection, this.sql.abandonedScopes, limit - scopes[0], inboxAge(incomplete),
+						incomplete));
+			}
+			if (this.settings.purgeCompleted()) {
+				inbox += deleteInbox(connection, this.sql.completedInbox, limit, inboxAge(this.settings.completedAfter()));
+			}
+			if (this.settings.purgeIncomplete()) {
+				inbox += deleteInbox(connection, this.sql.faultedInbox, limit - inbox,
+						inboxAge(this.settings.incompleteAfter()));
+				inbox += deleteInbox(connection, this.sql.abandonedInbox, limit - inbox,
+						inboxAge(this.settings.incompleteAfter()));
+			}
+			connection.commit();
+			return new RetentionResult(false, 1, scopes[0], scopes[1], inbox);
+		}
+		catch (SQLException | RuntimeException ex) {
+			connection.rollback();
+			throw ex;
+		}
+	}
+
+	private Duration inboxAge(Duration age) {
+		Duration minimum = this.settings.inboxMinimumAge();
+		return (age.compareTo(minimum) < 0) ? minimum : age;
+	}
+
+	private static void add(long[] sum, long[] more) {
+		sum[0] += more[0];
+		sum[1] += more[1];
+	}
+
+	private static long[] deleteScopes(Connection connection, String sql, long limit, Duration... ages)
+			throws SQLException {
+		if (limit <= 0) {
+			return new long[] { 0, 0 };
+		}
+		try (PreparedStatement statement = prepare(connection, sql, limit, ages);
+				ResultSet result = statement.executeQuery()) {
+			result.next();
+			return new long[] { result.getLong(1), result.getLong(2) };
+		}
+	}
+
+	private static long deleteInbox(Connection connection, String sql, long limit, Duration age) throws SQLException {
+		if (limit <= 0) {
+			return 0;
+		}
+		try (PreparedStatement statement = prepare(connection, sql, limit, age)) {
+			return statement.executeUpdate();
+		}
+	}
+
+	private static PreparedStatement prepare(Connection connection, String sql, long limit, Duration... ages)
+			throws SQLException {
+		PreparedStatement statement = connection.prepareStatement(sql);
+		int index = 1;
+		for (Duration age : ages) {
+			statement.setLong(index++, age.toMillis());
+		}
+		statement.setLong(index, limit);
+		return statement;
+	}
+
+	private void runScheduled() {
+		try {
+			RetentionResult run = runOnce();
+			if (run.total() > 0) {
+				logger.info("Retention purged " + run.outboxStates() + " outbox scopes, " + run.outboxMessages()
+						+ " outbox messages and " + run.inboxStates() + " inbox rows in " + run.batches() + " batches");
+			}
+			else if (logger.isDebugEnabled()) {
+				logger.debug(run.skipped() ? "Retention skipped: another worker holds the retention lock"
+						: "Retention found nothing to purge");
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Retention run failed; retrying in " + this.settings.interval(), ex);
+		}
+	}
+
+	/**
+	 * Sets where the retention scheduler's threads come from; {@link WaybillThreads#platform()} by default.
+	 * @param threads the thread source
+	 */
+	public void setThreads(WaybillThreads threads) {
+		this.threads = Objects.requireNonNull(threads, "threads must not be null");
+	}
+
+	@Override
+	public void start() {
+		synchronized (this.lifecycleMonitor) {
+			if (this.scheduler != null) {
+				return;
+			}
+			this.stopping = false;
+			ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1,
+					this.threads.named("waybill-retention"));
+			long interval = this.settings.interval().toMillis();
+			scheduler.scheduleWithFixedDelay(this::runScheduled, interval, interval, TimeUnit.MILLISECONDS);
+			this.scheduler = scheduler;
+		}
+	}
+
+	/**
+	 * Returns {@link WaybillPhases#RETENTION}.
+	 */
+	@Override
+	public int getPhase() {
+		return WaybillPhases.RETENTION;
+	}
+
+	/**
+	 * Stops the schedule; a run in progress ends after its current batch.
+	 */
+	@Override
+	public void stop() {
+		ScheduledExecutorService scheduler;
+		synchronized (this.lifecycleMonitor) {
+			scheduler = this.scheduler;
+			this.scheduler = null;
+		}
+		if (scheduler == null) {
+			return;
+		}
+		this.stopping = true;
+		scheduler.shutdownNow();
+		try {
+			if (!scheduler.awaitTermination(30, TimeUnit.SECONDS)) {
+				logger.warn("Retention worker did not stop within 30s; its batch is still running");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		finally {
+			this.stopping = false;
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		synchronized (this.lifecycleMonitor) {
+			return this.scheduler != null;
+		}
+	}
+
+}
