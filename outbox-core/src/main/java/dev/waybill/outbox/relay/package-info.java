@@ -1,7 +1,7 @@
 /**
- * The relay: claims committed outbox scopes, publishes them through a
- * {@link dev.waybill.outbox.spi.Transport} with confirms, and settles them (published, retried
- * with backoff, dead-lettered or released), behind a circuit breaker and woken by commits.
+ * Listening to the relay: implement {@link dev.waybill.outbox.relay.RelayListener} as a bean to
+ * hear of each scope published, retried, dead-lettered or released. The relay itself is
+ * auto-configured and internal.
  */
 @NullMarked
 package dev.waybill.outbox.relay;

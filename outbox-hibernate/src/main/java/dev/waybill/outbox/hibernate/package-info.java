@@ -1,9 +1,8 @@
 /**
  * Domain events raised by JPA entities ({@link dev.waybill.outbox.hibernate.AbstractOutboxAggregate},
  * {@link dev.waybill.outbox.hibernate.OutboxEventSource}) and written to the outbox by the Hibernate
- * flush of the same transaction, through the session's own connection
- * ({@link dev.waybill.outbox.hibernate.internal.HibernateOutbox}, registered by
- * {@link dev.waybill.outbox.hibernate.internal.OutboxEventsIntegrator}).
+ * flush of the same transaction, through the session's own connection (the integrator that does it
+ * is auto-configured and internal).
  */
 @NullMarked
 package dev.waybill.outbox.hibernate;

@@ -1,6 +1,7 @@
 /**
- * The RabbitMQ transport: {@link dev.waybill.outbox.rabbit.internal.RabbitTransport} publishes outbox
- * messages over one recovering connection, with publisher confirms and {@code mandatory} returns.
+ * RabbitMQ specifics a user sees: the AMQP header names Waybill sets
+ * ({@link dev.waybill.outbox.rabbit.RabbitHeaders}). The transport and the receive endpoint are
+ * auto-configured (see {@code dev.waybill.outbox.rabbit.autoconfigure}) and internal.
  */
 @NullMarked
 package dev.waybill.outbox.rabbit;

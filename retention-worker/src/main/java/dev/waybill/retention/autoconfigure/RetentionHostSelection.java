@@ -23,7 +23,7 @@ import dev.waybill.outbox.internal.HostNames;
  * @param reason why it does or does not
  * @since 0.1
  */
-public record RetentionHostSelection(String hostName, String source, boolean runs, String reason) {
+record RetentionHostSelection(String hostName, String source, boolean runs, String reason) {
 
 	/**
 	 * Decides from the environment's {@code waybill.retention.*} properties.
