@@ -95,7 +95,7 @@ public class WaybillProperties implements InitializingBean {
 	 * @return the tables
 	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property
 	 */
-	public OutboxTables toTables() {
+	OutboxTables toTables() {
 		OutboxTables defaults = OutboxTables.defaults();
 		String schema = identifier("waybill.schema", this.schema, defaults.schema());
 		String outboxState = identifier("waybill.tables.outbox-state", this.tables.outboxState, defaults.outboxState());
@@ -133,7 +133,7 @@ public class WaybillProperties implements InitializingBean {
 	 * @return the policy
 	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property
 	 */
-	public static RetryPolicy retryPolicy(String prefix, RetryPolicy.Strategy strategy, Duration interval, double rate,
+	static RetryPolicy retryPolicy(String prefix, RetryPolicy.Strategy strategy, Duration interval, double rate,
 			Duration maxDelay, int maxAttempts, double jitter) {
 		Outbox.positive(prefix + ".interval", interval);
 		Outbox.check(prefix + ".rate", rate, rate >= 1, "at least 1");

@@ -178,7 +178,7 @@ public class WaybillRetentionProperties {
 	 * @return the settings
 	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property
 	 */
-	public RetentionSettings toSettings(Duration duplicateDetectionWindow) {
+	RetentionSettings toSettings(Duration duplicateDetectionWindow) {
 		positive("interval", this.interval, "15s");
 		if (this.batchSize < 1) {
 			throw new InvalidConfigurationPropertyValueException(PREFIX + ".batch-size", this.batchSize,

@@ -1,0 +1,51 @@
+package dev.waybill.outbox.hibernate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import dev.waybill.outbox.test.ApiSurface;
+
+/**
+ * Holds outbox-hibernate's public API to a reviewed list: implementation classes belong in
+ * {@code dev.waybill.outbox.hibernate.internal} (or are package-private), and API signatures do not
+ * make users import them.
+ */
+class ApiSurfaceTests {
+
+	/** Every public type outside the internal packages, each there because a user needs it. */
+	static final Set<String> API = Set.of(
+			// What an entity extends or implements to raise events.
+			"dev.waybill.outbox.hibernate.AbstractOutboxAggregate",
+			"dev.waybill.outbox.hibernate.OutboxEventSource",
+			// Read-only mappings of Waybill's tables for applications that query them, and the naming
+			// strategy that points them at the configured schema and tables.
+			"dev.waybill.outbox.hibernate.jpa.InboxStateEntity",
+			"dev.waybill.outbox.hibernate.jpa.OutboxMessageEntity",
+			"dev.waybill.outbox.hibernate.jpa.OutboxStateEntity",
+			"dev.waybill.outbox.hibernate.jpa.WaybillNamingStrategy",
+			// Spring Boot auto-configuration.
+			"dev.waybill.outbox.hibernate.autoconfigure.WaybillHibernateAutoConfiguration");
+
+	/** API members that still mention an internal type, each reviewed (see the README's "API and internal packages"). */
+	static final Set<String> EXPOSED = Set.of(
+			// Built around the configured tables; only an application wiring Hibernate without Boot
+			// constructs it, and such wiring uses the internal types throughout.
+			"dev.waybill.outbox.hibernate.jpa.WaybillNamingStrategy#<init>");
+
+	private final ApiSurface surface = ApiSurface.ofModuleOf(AbstractOutboxAggregate.class);
+
+	@Test
+	void everyPublicTypeOutsideInternalPackagesIsReviewedApi() {
+		assertThat(this.surface.unreviewedApiTypes(API, ApiSurfaceTests.class.getName() + ".API")).isEmpty();
+	}
+
+	@Test
+	void apiSignaturesDoNotMentionInternalTypes() {
+		assertThat(this.surface.internalTypesExposed(EXPOSED, ApiSurfaceTests.class.getName() + ".EXPOSED"))
+			.isEmpty();
+	}
+
+}

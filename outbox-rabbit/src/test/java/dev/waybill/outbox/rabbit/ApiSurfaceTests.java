@@ -1,0 +1,46 @@
+package dev.waybill.outbox.rabbit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import dev.waybill.outbox.test.ApiSurface;
+
+/**
+ * Holds outbox-rabbit's public API to a reviewed list: implementation classes belong in
+ * {@code dev.waybill.outbox.rabbit.internal..} packages (or are package-private), and API signatures do not make users
+ * import them.
+ */
+class ApiSurfaceTests {
+
+	/** Every public type outside the internal packages, each there because a user needs it. */
+	static final Set<String> API = Set.of(
+			// The AMQP header names Waybill sets, for consumers outside Waybill.
+			"dev.waybill.outbox.rabbit.RabbitHeaders",
+			// Spring Boot auto-configuration, the properties bound from waybill.rabbit.*, and the
+			// customizer an application declares for what the properties do not cover.
+			"dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration",
+			"dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitConnectionFactoryCustomizer",
+			"dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration",
+			"dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitProperties",
+			"dev.waybill.outbox.rabbit.autoconfigure.health.WaybillRabbitHealthContributorAutoConfiguration");
+
+	/** API members that still mention an internal type, each reviewed. */
+	static final Set<String> EXPOSED = Set.of();
+
+	private final ApiSurface surface = ApiSurface.ofModuleOf(RabbitHeaders.class);
+
+	@Test
+	void everyPublicTypeOutsideInternalPackagesIsReviewedApi() {
+		assertThat(this.surface.unreviewedApiTypes(API, ApiSurfaceTests.class.getName() + ".API")).isEmpty();
+	}
+
+	@Test
+	void apiSignaturesDoNotMentionInternalTypes() {
+		assertThat(this.surface.internalTypesExposed(EXPOSED, ApiSurfaceTests.class.getName() + ".EXPOSED"))
+			.isEmpty();
+	}
+
+}

@@ -1,0 +1,43 @@
+package dev.waybill.retention;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import dev.waybill.outbox.test.ApiSurface;
+
+/**
+ * Holds retention-worker's public API to a reviewed list: implementation classes belong in
+ * {@code dev.waybill.retention.internal..} packages (or are package-private), and API signatures do not make users
+ * import them.
+ */
+class ApiSurfaceTests {
+
+	/** Every public type outside the internal packages, each there because a user needs it. */
+	static final Set<String> API = Set.of(
+			// What a RetentionListener bean hears.
+			"dev.waybill.retention.RetentionListener",
+			"dev.waybill.retention.RetentionResult",
+			// Spring Boot auto-configuration and the properties bound from waybill.retention.*.
+			"dev.waybill.retention.autoconfigure.WaybillRetentionAutoConfiguration",
+			"dev.waybill.retention.autoconfigure.WaybillRetentionProperties");
+
+	/** API members that still mention an internal type, each reviewed. */
+	static final Set<String> EXPOSED = Set.of();
+
+	private final ApiSurface surface = ApiSurface.ofModuleOf(RetentionListener.class);
+
+	@Test
+	void everyPublicTypeOutsideInternalPackagesIsReviewedApi() {
+		assertThat(this.surface.unreviewedApiTypes(API, ApiSurfaceTests.class.getName() + ".API")).isEmpty();
+	}
+
+	@Test
+	void apiSignaturesDoNotMentionInternalTypes() {
+		assertThat(this.surface.internalTypesExposed(EXPOSED, ApiSurfaceTests.class.getName() + ".EXPOSED"))
+			.isEmpty();
+	}
+
+}
