@@ -1,5 +1,6 @@
 package dev.waybill.inbox;
 
+import java.lang.reflect.Type;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -7,6 +8,7 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.ResolvableType;
 
 import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.internal.InboxProcessor;
@@ -50,6 +52,9 @@ public final class ConsumerRegistration<T> {
 
 	private final String messageType;
 
+	/** The type bodies are read into: the payload class, or Fault<M> with its argument. */
+	private final Type payloadType;
+
 	private final MessageHandler<T> handler;
 
 	private final int concurrency;
@@ -60,8 +65,14 @@ public final class ConsumerRegistration<T> {
 
 	private ConsumerRegistration(String queue, Class<T> payloadClass, String messageType, MessageHandler<T> handler,
 			int concurrency, int prefetch, Map<String, Object> queueArguments) {
+		this(queue, payloadClass, payloadClass, messageType, handler, concurrency, prefetch, queueArguments);
+	}
+
+	private ConsumerRegistration(String queue, Class<T> payloadClass, Type payloadType, String messageType,
+			MessageHandler<T> handler, int concurrency, int prefetch, Map<String, Object> queueArguments) {
 		this.queue = queue;
 		this.payloadClass = payloadClass;
+		this.payloadType = payloadType;
 		this.messageType = messageType;
 		this.handler = handler;
 		this.concurrency = concurrency;
@@ -89,8 +100,45 @@ public final class ConsumerRegistration<T> {
 		}
 		Objects.requireNonNull(payloadClass, "payloadClass must not be null");
 		Objects.requireNonNull(handler, "handler must not be null");
+		if (payloadClass == Fault.class) {
+			throw new IllegalArgumentException("A Fault handler needs the type of the failed messages: register it "
+					+ "with ConsumerRegistration.ofFault(queue, TheMessage.class, handler)");
+		}
 		return new ConsumerRegistration<>(queue, payloadClass, MessageTypes.nameOf(payloadClass), handler,
 				DEFAULT_CONCURRENCY, DEFAULT_PREFETCH, Map.of());
+	}
+
+	/**
+	 * Registers a handler for the {@link Fault fault events} of the messages of type
+	 * {@code messageClass}: its queue is bound to the fault exchange
+	 * {@code fault:<message type>} (see {@link Fault#typeName(String)}), and the bodies are read
+	 * into {@code Fault<M>} with the failed message as an {@code M}.
+	 * @param <M> the type of the messages whose faults are handled
+	 * @param queue the queue, also the consumer id; see {@link #queueNameProblem(String)}
+	 * @param messageClass the class of the failed messages
+	 * @param handler the handler
+	 * @return the registration
+	 * @throws IllegalArgumentException when the queue name is invalid, or the fault's type name too
+	 * long
+	 * @since 0.3
+	 */
+	@SuppressWarnings({ "unchecked", "rawtypes" }) // Fault<M> has no class literal of its own
+	public static <M> ConsumerRegistration<Fault<M>> ofFault(String queue, Class<M> messageClass,
+			MessageHandler<Fault<M>> handler) {
+		String problem = queueNameProblem(queue);
+		if (problem != null) {
+			throw new IllegalArgumentException("Queue '" + queue + "' " + problem);
+		}
+		Objects.requireNonNull(messageClass, "messageClass must not be null");
+		Objects.requireNonNull(handler, "handler must not be null");
+		String type = Fault.typeName(MessageTypes.nameOf(messageClass));
+		if (type.length() > 255) {
+			throw new IllegalArgumentException("The fault type name '" + type.substring(0, 40) + "...' of "
+					+ messageClass.getName() + " is over 255 characters; shorten its @MessageType");
+		}
+		Type payloadType = ResolvableType.forClassWithGenerics(Fault.class, messageClass).getType();
+		return new ConsumerRegistration<>(queue, (Class) Fault.class, payloadType, type, handler, DEFAULT_CONCURRENCY,
+				DEFAULT_PREFETCH, Map.of());
 	}
 
 	/**
@@ -122,7 +170,7 @@ public final class ConsumerRegistration<T> {
 	 */
 	public ConsumerRegistration<T> withConcurrency(int concurrency) {
 		requireAtLeastOne("concurrency", concurrency);
-		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.messageType, this.handler, concurrency,
+		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.payloadType, this.messageType, this.handler, concurrency,
 				this.prefetch, this.queueArguments);
 	}
 
@@ -133,7 +181,7 @@ public final class ConsumerRegistration<T> {
 	 */
 	public ConsumerRegistration<T> withPrefetch(int prefetch) {
 		requireAtLeastOne("prefetch", prefetch);
-		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.messageType, this.handler,
+		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.payloadType, this.messageType, this.handler,
 				this.concurrency, prefetch, this.queueArguments);
 	}
 
@@ -143,7 +191,7 @@ public final class ConsumerRegistration<T> {
 	 * @return the changed registration
 	 */
 	public ConsumerRegistration<T> withQueueArguments(Map<String, ?> queueArguments) {
-		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.messageType, this.handler,
+		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.payloadType, this.messageType, this.handler,
 				this.concurrency, this.prefetch, Collections.unmodifiableMap(new LinkedHashMap<>(queueArguments)));
 	}
 
@@ -185,6 +233,16 @@ public final class ConsumerRegistration<T> {
 	 */
 	public Class<T> payloadClass() {
 		return this.payloadClass;
+	}
+
+	/**
+	 * Returns the type message bodies are read into: the {@link #payloadClass() payload class}, or
+	 * for a {@link #ofFault fault handler} the parameterized {@code Fault<M>}.
+	 * @return the payload type
+	 * @since 0.3
+	 */
+	public Type payloadType() {
+		return this.payloadType;
 	}
 
 	/**

@@ -20,6 +20,7 @@ class ApiSurfaceTests {
 			// What a consumer writes: the annotation, the handler, its context and the headers Waybill
 			// puts on faulted messages.
 			"dev.waybill.inbox.Consumer",
+			"dev.waybill.inbox.Fault",
 			"dev.waybill.inbox.MessageHandler",
 			"dev.waybill.inbox.MessageContext",
 			"dev.waybill.inbox.InboxHeaders",

@@ -1,5 +1,6 @@
 package dev.waybill.outbox;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -27,6 +28,8 @@ public final class PublishOptions {
 	private @Nullable String conversationId;
 
 	private @Nullable Instant notBefore;
+
+	private @Nullable Duration timeToLive;
 
 	/**
 	 * Adds a header. Values must be a {@link String}, a {@link Number} or a {@link Boolean}, so
@@ -83,14 +86,46 @@ public final class PublishOptions {
 	}
 
 	/**
-	 * Delays delivery: the relay publishes this message, and the rest of its transaction's
-	 * messages, no earlier than {@code notBefore}.
-	 * @param notBefore the earliest delivery time
+	 * Schedules the message: the relay publishes it no earlier than {@code notBefore}. A scheduled
+	 * message is written as a scope of its own, so it does not hold back the other messages of its
+	 * transaction (they are published at once, and the order between them and it is not kept), and
+	 * it can be cancelled on its own, see {@link OutboxPublisher#schedule(Object, Instant)}.
+	 * @param notBefore the earliest delivery time, {@literal null} for as soon as committed
 	 * @return these options
 	 */
 	public PublishOptions notBefore(@Nullable Instant notBefore) {
 		this.notBefore = notBefore;
 		return this;
+	}
+
+	/**
+	 * Sets a time-to-live: once it has passed, the relay no longer publishes the message (its scope
+	 * is recorded as {@code expired}, not dead), and a broker that received it drops it from the
+	 * queues that hold it (AMQP {@code expiration}, set to the time left when it is published). It
+	 * counts from the message's not-before time when it has one, else from when it is published. A
+	 * message with a time-to-live is written as a scope of its own, like a scheduled one, so it
+	 * expires alone. The expiry is computed on the publishing host's clock and checked on the
+	 * relay's: keep the hosts' clocks synchronized.
+	 * @param timeToLive how long the message stays deliverable, positive; {@literal null} for ever
+	 * @return these options
+	 * @throws IllegalArgumentException when {@code timeToLive} is zero or negative
+	 * @since 0.3
+	 */
+	public PublishOptions timeToLive(@Nullable Duration timeToLive) {
+		if (timeToLive != null && (timeToLive.isZero() || timeToLive.isNegative())) {
+			throw new IllegalArgumentException("timeToLive must be positive, was " + timeToLive);
+		}
+		this.timeToLive = timeToLive;
+		return this;
+	}
+
+	/**
+	 * Returns the time-to-live.
+	 * @return the time-to-live, or {@literal null} when the message does not expire
+	 * @since 0.3
+	 */
+	public @Nullable Duration timeToLive() {
+		return this.timeToLive;
 	}
 
 	/**

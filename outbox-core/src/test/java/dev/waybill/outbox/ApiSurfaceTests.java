@@ -27,6 +27,7 @@ class ApiSurfaceTests {
 			"dev.waybill.outbox.OutboxPublisher",
 			"dev.waybill.outbox.OutboxStats",
 			"dev.waybill.outbox.PublishOptions",
+			"dev.waybill.outbox.ScheduledMessage",
 			// Lifecycle phases to order an application's own SmartLifecycle beans against Waybill's,
 			// and the thread source an application may replace.
 			"dev.waybill.outbox.WaybillPhases",

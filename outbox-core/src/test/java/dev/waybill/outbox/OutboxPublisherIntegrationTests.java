@@ -288,11 +288,10 @@ class OutboxPublisherIntegrationTests {
 	void publishOptionsAndSendFillTheEnvelope() {
 		run((context) -> {
 			// PostgreSQL keeps microseconds
-			Instant notBefore = Instant.now().plus(Duration.ofHours(2)).truncatedTo(java.time.temporal.ChronoUnit.MICROS);
 			inTransaction(context, (publisher) -> {
 				publisher.publish(new OrderPlaced(UUID.randomUUID(), 1), (o) -> o.routingKey("eu.orders")
 					.header("tenant", "acme").header("priority", 5).header("vip", true)
-					.correlationId("request-7").conversationId("conversation-9").notBefore(notBefore));
+					.correlationId("request-7").conversationId("conversation-9"));
 				publisher.send("billing-commands", new OrderPlaced(UUID.randomUUID(), 2));
 			});
 
@@ -302,12 +301,135 @@ class OutboxPublisherIntegrationTests {
 			assertThat(jdbc.queryForObject("SELECT headers::text FROM " + schema.name() + ".outbox_message WHERE message_id = ?",
 					String.class, messages.get(0).get("message_id")))
 				.isEqualTo("{\"vip\": true, \"tenant\": \"acme\", \"priority\": 5}");
-			assertThat(((Timestamp) messages.get(0).get("not_before")).toInstant()).isEqualTo(notBefore);
+			assertThat(messages.get(0).get("not_before")).isNull();
+			assertThat(messages.get(0).get("expires_at")).isNull();
 			assertThat(messages.get(1)).containsEntry("destination", "billing-commands")
 				.containsEntry("message_type", "test.order-placed");
-			assertThat(((Timestamp) latestScope().get("next_attempt_at")).toInstant())
-				.as("the scope waits for its latest not-before time").isEqualTo(notBefore);
 		});
+	}
+
+	@Test
+	void aScheduledMessageIsAScopeOfItsOwnAndHoldsBackNothingElse() {
+		run((context) -> {
+			// PostgreSQL keeps microseconds
+			Instant notBefore = Instant.now().plus(Duration.ofHours(2)).truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+			ScheduledMessage[] scheduled = new ScheduledMessage[1];
+			UUID[] ids = new UUID[3];
+			inTransaction(context, (publisher) -> {
+				ids[0] = publisher.publish(new OrderPlaced(UUID.randomUUID(), 1));
+				scheduled[0] = publisher.schedule(new OrderPlaced(UUID.randomUUID(), 2), notBefore);
+				ids[1] = publisher.publish(new OrderPlaced(UUID.randomUUID(), 3), (o) -> o.notBefore(notBefore));
+				ids[2] = publisher.publish(new OrderPlaced(UUID.randomUUID(), 4));
+			});
+
+			List<Map<String, Object>> scopes = jdbc.queryForList("SELECT s.id, s.next_attempt_at, s.message_count, "
+					+ "array_agg(m.message_id ORDER BY m.sequence_number)::text AS ids FROM " + schema.name()
+					+ ".outbox_state s JOIN " + schema.name() + ".outbox_message m ON m.outbox_id = s.id "
+					+ "WHERE m.message_id IN (?, ?, ?, ?) GROUP BY s.id ORDER BY s.message_count DESC, s.created_at",
+					ids[0], scheduled[0].messageId(), ids[1], ids[2]);
+			assertThat(scopes).hasSize(3);
+			assertThat(scopes.get(0)).containsEntry("message_count", 2);
+			assertThat(((Timestamp) scopes.get(0).get("next_attempt_at")).toInstant())
+				.as("the immediate messages are due at once").isBefore(notBefore.minus(Duration.ofHours(1)));
+			assertThat(scopes.get(1)).containsEntry("id", scheduled[0].scheduleId());
+			assertThat((String) scopes.get(1).get("ids")).contains(scheduled[0].messageId().toString());
+			for (Map<String, Object> later : scopes.subList(1, 3)) {
+				assertThat(later).containsEntry("message_count", 1);
+				assertThat(((Timestamp) later.get("next_attempt_at")).toInstant()).isEqualTo(notBefore);
+			}
+			assertThat(scheduled[0].notBefore()).isEqualTo(notBefore);
+		});
+	}
+
+	@Test
+	void aScheduledMessageIsCancelledInTheCallersTransaction() {
+		run((context) -> {
+			Instant later = Instant.now().plus(Duration.ofHours(1));
+			ScheduledMessage[] scheduled = new ScheduledMessage[1];
+			inTransaction(context, (publisher) -> scheduled[0] = publisher.schedule(new OrderPlaced(UUID.randomUUID(), 1), later));
+			UUID id = scheduled[0].scheduleId();
+
+			// A rollback undoes the cancellation.
+			TransactionTemplate transactions = context.getBean(TransactionTemplate.class);
+			OutboxPublisher publisher = context.getBean(OutboxPublisher.class);
+			transactions.executeWithoutResult((status) -> {
+				assertThat(publisher.cancel(scheduled[0])).isTrue();
+				status.setRollbackOnly();
+			});
+			assertThat(statusOf(id)).isEqualTo("pending");
+
+			assertThat(Boolean.TRUE.equals(transactions.execute((status) -> publisher.cancel(scheduled[0])))).isTrue();
+			assertThat(statusOf(id)).isEqualTo("cancelled");
+			assertThat(jdbc.queryForObject("SELECT completed_at IS NOT NULL FROM " + schema.name()
+					+ ".outbox_state WHERE id = ?", Boolean.class, id)).isTrue();
+			assertThat(Boolean.TRUE.equals(transactions.execute((status) -> publisher.cancel(id)))).as("cancelled already").isFalse();
+			assertThat(Boolean.TRUE.equals(transactions.execute((status) -> publisher.cancel(UUID.randomUUID())))).as("unknown").isFalse();
+
+			// Scheduled and cancelled in one transaction: nothing is written.
+			int scopes = count("outbox_state");
+			inTransaction(context, (p) -> assertThat(p.cancel(p.schedule(new OrderPlaced(UUID.randomUUID(), 2), later))).isTrue());
+			assertThat(count("outbox_state")).isEqualTo(scopes);
+
+			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> publisher.cancel(id))
+				.withMessageContaining("no transaction is active");
+		});
+	}
+
+	@Test
+	void aPublishedOrLeasedScopeCannotBeCancelled() {
+		run((context) -> {
+			ScheduledMessage[] scheduled = new ScheduledMessage[2];
+			inTransaction(context, (publisher) -> {
+				scheduled[0] = publisher.schedule(new OrderPlaced(UUID.randomUUID(), 1), Instant.now().plusSeconds(3600));
+				scheduled[1] = publisher.schedule(new OrderPlaced(UUID.randomUUID(), 2), Instant.now().plusSeconds(3600));
+			});
+			jdbc.update("UPDATE " + schema.name() + ".outbox_state SET status = 'published', published_at = now() "
+					+ "WHERE id = ?", scheduled[0].scheduleId());
+			jdbc.update("UPDATE " + schema.name() + ".outbox_state SET lease_owner = 'a-relay', "
+					+ "lease_until = now() + interval '1 minute' WHERE id = ?", scheduled[1].scheduleId());
+			TransactionTemplate transactions = context.getBean(TransactionTemplate.class);
+			OutboxPublisher publisher = context.getBean(OutboxPublisher.class);
+			assertThat(Boolean.TRUE.equals(transactions.execute((status) -> publisher.cancel(scheduled[0])))).as("published").isFalse();
+			assertThat(Boolean.TRUE.equals(transactions.execute((status) -> publisher.cancel(scheduled[1])))).as("leased").isFalse();
+			assertThat(statusOf(scheduled[1].scheduleId())).isEqualTo("pending");
+			jdbc.update("UPDATE " + schema.name() + ".outbox_state SET lease_until = now() - interval '1 second' "
+					+ "WHERE id = ?", scheduled[1].scheduleId());
+			assertThat(Boolean.TRUE.equals(transactions.execute((status) -> publisher.cancel(scheduled[1])))).as("lease expired").isTrue();
+		});
+	}
+
+	@Test
+	void aTimeToLiveSetsTheExpiryFromTheDueTimeInAScopeOfItsOwn() {
+		run((context) -> {
+			Instant before = Instant.now();
+			Instant notBefore = before.plus(Duration.ofHours(1)).truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+			UUID[] ids = new UUID[3];
+			inTransaction(context, (publisher) -> {
+				ids[0] = publisher.publish(new OrderPlaced(UUID.randomUUID(), 1));
+				ids[1] = publisher.publish(new OrderPlaced(UUID.randomUUID(), 2), (o) -> o.timeToLive(Duration.ofMinutes(5)));
+				ids[2] = publisher.schedule(new OrderPlaced(UUID.randomUUID(), 3), notBefore,
+						(o) -> o.timeToLive(Duration.ofMinutes(5))).messageId();
+			});
+			Instant after = Instant.now();
+			assertThat(jdbc.queryForObject("SELECT count(DISTINCT outbox_id) FROM " + schema.name()
+					+ ".outbox_message WHERE message_id IN (?, ?, ?)", Integer.class, ids[0], ids[1], ids[2])).isEqualTo(3);
+			Instant expires = expiresAt(ids[1]);
+			assertThat(expires).isBetween(before.plus(Duration.ofMinutes(5)).minusMillis(1),
+					after.plus(Duration.ofMinutes(5)).plusMillis(1));
+			assertThat(expiresAt(ids[2])).as("counted from the not-before time").isEqualTo(notBefore.plus(Duration.ofMinutes(5)));
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> new PublishOptions().timeToLive(Duration.ZERO));
+		});
+	}
+
+	private static String statusOf(UUID scopeId) {
+		return jdbc.queryForObject("SELECT status FROM " + schema.name() + ".outbox_state WHERE id = ?", String.class,
+				scopeId);
+	}
+
+	private static Instant expiresAt(UUID messageId) {
+		return jdbc.queryForObject("SELECT expires_at FROM " + schema.name() + ".outbox_message WHERE message_id = ?",
+				Timestamp.class, messageId).toInstant();
 	}
 
 	@Test

@@ -14,6 +14,8 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.internal.ConsumerRegistry;
+import dev.waybill.inbox.internal.ConsumerRegistry;
+import dev.waybill.inbox.Fault;
 import dev.waybill.inbox.MessageHandler;
 
 /**
@@ -46,7 +48,8 @@ final class ConsumerDiscovery {
 	private static ConsumerRegistration<?> register(String name, MessageHandler<?> handler,
 			WaybillInboxProperties properties) {
 		Class<?> handlerClass = AopProxyUtils.ultimateTargetClass(handler);
-		Class<?> messageClass = ResolvableType.forClass(handlerClass).as(MessageHandler.class).getGeneric(0).resolve();
+		ResolvableType messageType = ResolvableType.forClass(handlerClass).as(MessageHandler.class).getGeneric(0);
+		Class<?> messageClass = messageType.resolve();
 		if (messageClass == null || messageClass == Object.class) {
 			throw new IllegalStateException("Cannot tell which message type MessageHandler bean '" + name + "' ("
 					+ handlerClass.getName() + ") handles: its class does not fix T of MessageHandler<T>, so the "
@@ -67,6 +70,17 @@ final class ConsumerDiscovery {
 		int prefetch = orDefault(name, handlerClass, "prefetch", (settings != null) ? settings.prefetch() : 0,
 				properties.getPrefetch());
 		try {
+			if (messageClass == Fault.class) {
+				Class<?> failedClass = messageType.getGeneric(0).resolve();
+				if (failedClass == null || failedClass == Object.class) {
+					throw new IllegalStateException("MessageHandler bean '" + name + "' (" + handlerClass.getName()
+							+ ") handles Fault without saying of which message type; implement "
+							+ "MessageHandler<Fault<YourMessage>>.");
+				}
+				return faultRegistration(queue, failedClass, handler).withConcurrency(concurrency)
+					.withPrefetch(prefetch)
+					.withQueueArguments(properties.queueArgumentValues());
+			}
 			return registration(queue, messageClass, handler).withConcurrency(concurrency)
 				.withPrefetch(prefetch)
 				.withQueueArguments(properties.queueArgumentValues());
@@ -81,6 +95,12 @@ final class ConsumerDiscovery {
 	private static <T> ConsumerRegistration<T> registration(String queue, Class<T> messageClass,
 			MessageHandler<?> handler) {
 		return ConsumerRegistration.of(queue, messageClass, (MessageHandler<T>) handler);
+	}
+
+	@SuppressWarnings("unchecked") // T of the handler's class was resolved as Fault<failedClass>
+	private static <M> ConsumerRegistration<Fault<M>> faultRegistration(String queue, Class<M> failedClass,
+			MessageHandler<?> handler) {
+		return ConsumerRegistration.ofFault(queue, failedClass, (MessageHandler<Fault<M>>) handler);
 	}
 
 	private static int orDefault(String name, Class<?> handlerClass, String attribute, int value, int fallback) {

@@ -66,8 +66,10 @@ public final class WaybillInboxAutoConfiguration {
 				InboxStore store, OutboxWriter writer, OutboxPublisher publisher, ConsumerOutbox consumerOutbox,
 				MessageSerializer serializer, RelayWakeUp wakeUp, ObjectProvider<InboxListener> listeners) {
 			InboxListener listener = listeners.orderedStream().reduce(InboxListener.NONE, InboxListener::andThen);
-			return new InboxProcessor(transactionManager, store, writer, publisher, consumerOutbox,
+			InboxProcessor processor = new InboxProcessor(transactionManager, store, writer, publisher, consumerOutbox,
 					serializer, wakeUp, properties.toRetryPolicy(), properties.getRetry().getImmediate(), listener);
+			processor.setPublishFaults(properties.getFaults().isPublish());
+			return processor;
 		}
 
 		@Bean

@@ -63,6 +63,8 @@ public class WaybillInboxProperties implements InitializingBean {
 
 	private final Retry retry = new Retry();
 
+	private final Faults faults = new Faults();
+
 	public int getConcurrency() {
 		return this.concurrency;
 	}
@@ -105,6 +107,10 @@ public class WaybillInboxProperties implements InitializingBean {
 
 	public Retry getRetry() {
 		return this.retry;
+	}
+
+	public Faults getFaults() {
+		return this.faults;
 	}
 
 	@Override
@@ -195,6 +201,30 @@ public class WaybillInboxProperties implements InitializingBean {
 
 		public void setImmediate(int immediate) {
 			this.immediate = immediate;
+		}
+
+	}
+
+	/**
+	 * Fault events: what a consumer publishes when it gives a message up.
+	 */
+	public static class Faults {
+
+		/**
+		 * Whether a message whose handler failed every attempt is also published as a Fault event
+		 * (dev.waybill.inbox.Fault) to the exchange 'fault:<message type>', through the consumer
+		 * outbox in the transaction that records the fault. Off by default: Waybill publishes with
+		 * 'mandatory', so a fault event nobody consumes would be unroutable and end as a dead outbox
+		 * scope; turn it on in the services whose faults another service consumes.
+		 */
+		private boolean publish = false;
+
+		public boolean isPublish() {
+			return this.publish;
+		}
+
+		public void setPublish(boolean publish) {
+			this.publish = publish;
 		}
 
 	}

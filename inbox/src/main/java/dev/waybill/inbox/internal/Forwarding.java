@@ -38,7 +38,7 @@ final class Forwarding {
 		return forward(messageId, consumer.queue(), message, headers, now, notBefore);
 	}
 
-	static OutboxMessage fault(UUID messageId, ConsumerRegistration<?> consumer, InboundMessage message, Fault fault,
+	static OutboxMessage fault(UUID messageId, ConsumerRegistration<?> consumer, InboundMessage message, DeliveryFault fault,
 			int attempts, Instant now) {
 		Map<String, Object> headers = forwardedHeaders(message);
 		Throwable exception = fault.exception();

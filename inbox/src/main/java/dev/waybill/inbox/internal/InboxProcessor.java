@@ -3,6 +3,7 @@ package dev.waybill.inbox.internal;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Function;
@@ -19,6 +20,7 @@ import org.springframework.transaction.support.DefaultTransactionDefinition;
 import org.springframework.transaction.support.TransactionCallback;
 
 import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.Fault;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.InboxHeaders;
@@ -36,6 +38,9 @@ import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxWriter;
+import dev.waybill.outbox.internal.HostNames;
+import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.internal.TimeOrderedUuids;
 
 /**
  * Handles one delivery for one consumer, once in effect, and tells the transport what to do with
@@ -120,6 +125,13 @@ public final class InboxProcessor {
 	private final InboxListener listener;
 
 	private final Clock clock = Clock.systemUTC();
+
+	/** The longest fault type name: it names the fault exchange, an AMQP short string. */
+	private static final int MAX_FAULT_TYPE_LENGTH = 255;
+
+	private static final String HOST = HostNames.local();
+
+	private volatile boolean publishFaults;
 
 	/**
 	 * Creates a processor.
@@ -235,12 +247,12 @@ public final class InboxProcessor {
 			return faultWithoutId(consumer, message);
 		}
 		if (!consumer.messageType().equals(message.messageType())) {
-			return fail(consumer, message, id, Fault.poison("no handler for type '" + shown(message.messageType())
+			return fail(consumer, message, id, DeliveryFault.poison("no handler for type '" + shown(message.messageType())
 					+ "' on queue '" + consumer.queue() + "'; it handles '" + consumer.messageType() + "'", null));
 		}
 		T payload;
 		try {
-			payload = this.serializer.deserialize(message.body(), consumer.payloadClass());
+			payload = read(consumer, message.body());
 		}
 		catch (Exception ex) {
 			return fail(consumer, message, id, unreadable(consumer, message, ex));
@@ -274,7 +286,7 @@ public final class InboxProcessor {
 					Thread.currentThread().interrupt();
 				}
 				if (retry >= this.immediateRetries) {
-					return fail(consumer, message, id, Fault.handlerFailed(failure));
+					return fail(consumer, message, id, DeliveryFault.handlerFailed(failure), payload);
 				}
 				retry++;
 				if (logger.isDebugEnabled()) {
@@ -328,7 +340,17 @@ public final class InboxProcessor {
 	 * Records a failed delivery and forwards the message, as a redelivery or to the error queue, in
 	 * one transaction.
 	 */
-	private InboxOutcome fail(ConsumerRegistration<?> consumer, InboundMessage message, UUID id, Fault fault) {
+	private InboxOutcome fail(ConsumerRegistration<?> consumer, InboundMessage message, UUID id, DeliveryFault fault) {
+		return fail(consumer, message, id, fault, null);
+	}
+
+	/**
+	 * Records a failed delivery and forwards the message; when the message goes to the error queue
+	 * and fault events are on, publishes its {@link Fault} in the same transaction.
+	 * @param payload the message as the handler got it, {@literal null} for poison
+	 */
+	private InboxOutcome fail(ConsumerRegistration<?> consumer, InboundMessage message, UUID id, DeliveryFault fault,
+			@Nullable Object payload) {
 		int faultAt = fault.poison() ? 1 : this.retryPolicy.maxAttempts();
 		InboxOutcome outcome = record(consumer, id, (connection) -> execute((status) -> {
 			this.writer.checkTransaction();
@@ -345,6 +367,13 @@ public final class InboxProcessor {
 						: Forwarding.redelivery(id, consumer, message, failure.attempts(), now,
 								now.plus(this.retryPolicy.delay(failure.attempts() - 1)));
 				this.writer.write(new OutboxScope(TimeOrderedUuids.next(), List.of(forward), id, consumer.consumerId()));
+				OutboxMessage event = (failure.faulted() && payload != null && this.publishFaults)
+						? faultEvent(consumer, message, id, payload, fault, failure.attempts(), now) : null;
+				if (event != null) {
+					// A scope of its own, so that an unroutable fault event (no service consumes the
+					// faults yet) never holds back the copy in the error queue.
+					this.writer.write(new OutboxScope(TimeOrderedUuids.next(), List.of(event), id, consumer.consumerId()));
+				}
 				return failure.faulted() ? InboxOutcome.FAULTED : InboxOutcome.RETRY_SCHEDULED;
 			}
 			catch (RuntimeException ex) {
@@ -371,7 +400,7 @@ public final class InboxProcessor {
 	 */
 	private InboxOutcome faultWithoutId(ConsumerRegistration<?> consumer, InboundMessage message) {
 		String raw = message.messageId();
-		Fault fault = Fault.poison((raw == null) ? "the message has no message id"
+		DeliveryFault fault = DeliveryFault.poison((raw == null) ? "the message has no message id"
 				: "message id '" + shown(raw) + "' is not a UUID", null);
 		OutboxMessage forward = Forwarding.fault(TimeOrderedUuids.next(), consumer, message, fault, 1, this.clock.instant());
 		writeFault(consumer, null, forward);
@@ -389,7 +418,7 @@ public final class InboxProcessor {
 	private InboxOutcome faultUnrecorded(ConsumerRegistration<?> consumer, InboundMessage message, @Nullable UUID id,
 			Throwable cause) {
 		String reason = shorten("Waybill could not record the delivery in its inbox: " + cause, MAX_REASON_LENGTH);
-		Fault fault = Fault.poison(reason, cause);
+		DeliveryFault fault = DeliveryFault.poison(reason, cause);
 		OutboxMessage forward = Forwarding.fault((id != null) ? id : TimeOrderedUuids.next(), consumer, message, fault, 1,
 				this.clock.instant());
 		String shown = (id != null) ? id.toString() : "without a valid id";
@@ -505,8 +534,58 @@ public final class InboxProcessor {
 		}
 	}
 
-	private static Fault unreadable(ConsumerRegistration<?> consumer, InboundMessage message, @Nullable Exception ex) {
-		return Fault.poison("the body cannot be read as " + consumer.payloadClass().getName() + " (content type '"
+	/**
+	 * Turns fault events on or off: when on, a message given up after its handler failed every
+	 * attempt is published as a {@link Fault} to the exchange {@code fault:<message type>}, through
+	 * the consumer outbox, in the transaction that records the fault.
+	 * @param publishFaults whether to publish fault events ({@code waybill.inbox.faults.publish})
+	 * @since 0.3
+	 */
+	public void setPublishFaults(boolean publishFaults) {
+		this.publishFaults = publishFaults;
+	}
+
+	@SuppressWarnings("unchecked") // the serializer read the body into the consumer's payload type
+	private <T> @Nullable T read(ConsumerRegistration<T> consumer, byte[] body) throws Exception {
+		if (consumer.payloadType() instanceof Class<?>) {
+			return this.serializer.deserialize(body, consumer.payloadClass());
+		}
+		return (T) this.serializer.deserialize(body, consumer.payloadType());
+	}
+
+	/**
+	 * Builds the fault event of a message given up, or returns {@literal null} (and logs why) when it
+	 * cannot be built: the message still goes to the error queue.
+	 */
+	private @Nullable OutboxMessage faultEvent(ConsumerRegistration<?> consumer, InboundMessage message, UUID id,
+			Object payload, DeliveryFault fault, int attempts, Instant now) {
+		String type = Fault.typeName(Objects.toString(message.messageType(), ""));
+		Throwable exception = fault.exception();
+		try {
+			if (type.length() > MAX_FAULT_TYPE_LENGTH) {
+				throw new IllegalArgumentException("its type name '" + shown(type) + "' is over "
+						+ MAX_FAULT_TYPE_LENGTH + " characters");
+			}
+			Fault<Object> event = new Fault<>(payload, id, Objects.toString(message.messageType(), ""),
+					message.correlationId(), message.conversationId(), consumer.consumerId(), HOST, now, attempts,
+					(exception != null) ? exception.getClass().getName() : "",
+					(exception != null) ? Objects.toString(exception.getMessage(), "") : fault.summary(),
+					(exception != null) ? Forwarding.stackTrace(exception) : "");
+			byte[] body = this.serializer.serialize(event);
+			String correlationId = (message.correlationId() != null) ? message.correlationId() : id.toString();
+			return new OutboxMessage(TimeOrderedUuids.next(), type, "", type, this.serializer.contentType(), Map.of(),
+					body, PostgresText.column(correlationId), PostgresText.column(message.conversationId()), HOST,
+					now, null);
+		}
+		catch (Exception ex) {
+			logger.warn("Message " + id + " on queue '" + consumer.queue() + "' goes to '" + consumer.errorQueue()
+					+ "' without a fault event: it cannot be built (" + ex + ")");
+			return null;
+		}
+	}
+
+	private static DeliveryFault unreadable(ConsumerRegistration<?> consumer, InboundMessage message, @Nullable Exception ex) {
+		return DeliveryFault.poison("the body cannot be read as " + consumer.payloadType().getTypeName() + " (content type '"
 				+ shown(message.contentType()) + "')", ex);
 	}
 

@@ -3,6 +3,7 @@ package dev.waybill.outbox.internal;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -92,9 +93,13 @@ public final class DefaultOutboxMessageFactory implements OutboxMessageFactory {
 		byte[] body = serialize(type, message);
 		UUID id = TimeOrderedUuids.next();
 		String conversationId = options.conversationId() != null ? options.conversationId() : id.toString();
+		Instant sentAt = this.clock.instant();
+		// The time-to-live counts from when the message is due: its not-before time, else now.
+		Instant expiresAt = (options.timeToLive() != null)
+				? ((options.notBefore() != null) ? options.notBefore() : sentAt).plus(options.timeToLive()) : null;
 		OutboxMessage built = new OutboxMessage(id, (destination != null) ? destination : type, options.routingKey(),
 				type, this.serializer.contentType(), options.headers(), body, options.correlationId(), conversationId,
-				this.sourceHost, this.clock.instant(), options.notBefore());
+				this.sourceHost, sentAt, options.notBefore(), expiresAt);
 		MessageChecks.check(built, this.maxHeaderBytes.getAsLong());
 		return built;
 	}

@@ -1,6 +1,7 @@
 package dev.waybill.outbox.internal;
 
 import java.time.Clock;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Consumer;
@@ -12,6 +13,7 @@ import dev.waybill.outbox.InvalidMessageException;
 import dev.waybill.outbox.OutboxFullException;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.PublishOptions;
+import dev.waybill.outbox.ScheduledMessage;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxMessage;
@@ -117,6 +119,41 @@ public final class DefaultOutboxPublisher implements OutboxPublisher {
 			throw new InvalidMessageException(type, "the destination must not be blank", null);
 		}
 		return buffer(destination, message, options);
+	}
+
+	@Override
+	public ScheduledMessage schedule(Object message, Instant at, Consumer<PublishOptions> options) {
+		return scheduled(null, message, at, options);
+	}
+
+	@Override
+	public ScheduledMessage scheduleSend(String destination, Object message, Instant at,
+			Consumer<PublishOptions> options) {
+		String type = MessageTypes.nameOf(DefaultOutboxMessageFactory.requireMessage(message));
+		if (destination == null || destination.isBlank()) {
+			throw new InvalidMessageException(type, "the destination must not be blank", null);
+		}
+		return scheduled(destination, message, at, options);
+	}
+
+	@Override
+	public boolean cancel(UUID scheduleId) {
+		Objects.requireNonNull(scheduleId, "scheduleId must not be null");
+		OutboxTransaction transaction = OutboxTransaction.current("cancel of " + scheduleId, this.writer, this.wakeUp);
+		return transaction.cancelBuffered(scheduleId) || this.writer.cancel(scheduleId);
+	}
+
+	private ScheduledMessage scheduled(@Nullable String destination, Object message, Instant at,
+			Consumer<PublishOptions> options) {
+		String type = MessageTypes.nameOf(DefaultOutboxMessageFactory.requireMessage(message));
+		if (at == null) {
+			throw new InvalidMessageException(type, "the scheduled time must not be null", null);
+		}
+		Objects.requireNonNull(options, "options must not be null");
+		OutboxTransaction transaction = OutboxTransaction.current(type, this.writer, this.wakeUp);
+		OutboxMessage built = this.messages.create(destination, message, options.andThen((o) -> o.notBefore(at)));
+		UUID scheduleId = Objects.requireNonNull(transaction.add(built), "a scheduled message stands alone");
+		return new ScheduledMessage(scheduleId, built.messageId(), at);
 	}
 
 	/**

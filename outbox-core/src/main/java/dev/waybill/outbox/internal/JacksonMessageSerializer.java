@@ -49,4 +49,9 @@ public final class JacksonMessageSerializer implements MessageSerializer {
 		return this.mapper.readValue(body, type);
 	}
 
+	@Override
+	public Object deserialize(byte[] body, java.lang.reflect.Type type) {
+		return this.mapper.readValue(body, this.mapper.getTypeFactory().constructType(type));
+	}
+
 }

@@ -1,7 +1,9 @@
 package dev.waybill.outbox.internal;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
@@ -27,6 +29,9 @@ final class OutboxTransaction implements TransactionSynchronization {
 	private final RelayWakeUp wakeUp;
 
 	private final List<OutboxMessage> messages = new ArrayList<>();
+
+	/** Messages that are written as scopes of their own (scheduled or expiring), by scope id. */
+	private final Map<UUID, OutboxMessage> standalone = new LinkedHashMap<>();
 
 	private boolean written;
 
@@ -73,13 +78,32 @@ final class OutboxTransaction implements TransactionSynchronization {
 	private record Key(OutboxWriter writer) {
 	}
 
-	void add(OutboxMessage message) {
+	/**
+	 * Buffers a message.
+	 * @return the id of the scope it will be written in when it stands alone (see
+	 * {@link OutboxMessage#standsAlone()}), else {@literal null}
+	 */
+	@Nullable UUID add(OutboxMessage message) {
 		if (this.written) {
 			throw new IllegalStateException("Cannot publish '" + message.messageType() + "': this transaction's "
 					+ "outbox was already written because the transaction is committing. Publish before commit, "
 					+ "not from a beforeCommit callback or after it.");
 		}
+		if (message.standsAlone()) {
+			UUID scopeId = TimeOrderedUuids.next();
+			this.standalone.put(scopeId, message);
+			return scopeId;
+		}
 		this.messages.add(message);
+		return null;
+	}
+
+	/**
+	 * Removes a scheduled message buffered in this transaction.
+	 * @return whether it was buffered here
+	 */
+	boolean cancelBuffered(UUID scopeId) {
+		return !this.written && this.standalone.remove(scopeId) != null;
 	}
 
 	void bindInbound(UUID inboundMessageId, String consumerId) {
@@ -99,11 +123,15 @@ final class OutboxTransaction implements TransactionSynchronization {
 		if (!this.messages.isEmpty()) {
 			this.writer.write(new OutboxScope(TimeOrderedUuids.next(), this.messages, this.inboundMessageId, this.consumerId));
 		}
+		// Each scheduled or expiring message is a scope of its own: its not-before time holds back
+		// nothing else, and it can be cancelled or expire alone.
+		this.standalone.forEach((scopeId, message) -> this.writer
+			.write(new OutboxScope(scopeId, List.of(message), this.inboundMessageId, this.consumerId)));
 	}
 
 	@Override
 	public void afterCommit() {
-		if (!this.messages.isEmpty()) {
+		if (!this.messages.isEmpty() || !this.standalone.isEmpty()) {
 			this.wakeUp.committed();
 		}
 	}

@@ -47,6 +47,15 @@ public interface RelayListener {
 	}
 
 	/**
+	 * The scope's messages expired (their time-to-live passed) before they could be published: the
+	 * scope is recorded as expired and not published.
+	 * @param scope the scope
+	 * @since 0.3
+	 */
+	default void expired(ClaimedScope scope) {
+	}
+
+	/**
 	 * The broker failed, not the message: the scope was given back without counting the attempt.
 	 * @param scope the scope
 	 * @param error what went wrong
@@ -86,6 +95,12 @@ public interface RelayListener {
 			public void deadLettered(ClaimedScope scope, String error) {
 				first.deadLettered(scope, error);
 				next.deadLettered(scope, error);
+			}
+
+			@Override
+			public void expired(ClaimedScope scope) {
+				first.expired(scope);
+				next.expired(scope);
 			}
 
 			@Override

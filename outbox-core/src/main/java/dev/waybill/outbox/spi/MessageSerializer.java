@@ -32,4 +32,22 @@ public interface MessageSerializer {
 	 */
 	<T> T deserialize(byte[] body, Class<T> type) throws Exception;
 
+	/**
+	 * Reads a body into a generic type, such as {@code Fault<OrderPlaced>} for the inbox's fault
+	 * handlers. By default reads a plain class with {@link #deserialize(byte[], Class)} and refuses
+	 * any other type.
+	 * @param body the body
+	 * @param type the type to read into
+	 * @return the message
+	 * @throws Exception when the body is not a valid {@code type}, or this serializer cannot read
+	 * generic types
+	 * @since 0.3
+	 */
+	default Object deserialize(byte[] body, java.lang.reflect.Type type) throws Exception {
+		if (type instanceof Class<?> plain) {
+			return deserialize(body, plain);
+		}
+		throw new UnsupportedOperationException(getClass().getName() + " cannot read the generic type " + type);
+	}
+
 }

@@ -30,11 +30,15 @@ import org.jspecify.annotations.Nullable;
  * @param sourceHost the host that published the message, or {@literal null}
  * @param sentAt when the message was published
  * @param notBefore the earliest delivery time, or {@literal null}
+ * @param expiresAt when the message expires: the relay does not publish it from then on (its scope is
+ * recorded as expired) and the broker drops it then (AMQP {@code expiration}), or {@literal null}
+ * for never; see {@link dev.waybill.outbox.PublishOptions#timeToLive(java.time.Duration)}
  * @since 0.1
  */
 public record OutboxMessage(UUID messageId, String destination, String routingKey, String messageType,
 		String contentType, Map<String, Object> headers, byte[] body, @Nullable String correlationId,
-		@Nullable String conversationId, @Nullable String sourceHost, Instant sentAt, @Nullable Instant notBefore) {
+		@Nullable String conversationId, @Nullable String sourceHost, Instant sentAt, @Nullable Instant notBefore,
+		@Nullable Instant expiresAt) {
 
 	/**
 	 * Checks the required components and copies the headers.
@@ -48,6 +52,49 @@ public record OutboxMessage(UUID messageId, String destination, String routingKe
 		Objects.requireNonNull(body, "body must not be null");
 		Objects.requireNonNull(sentAt, "sentAt must not be null");
 		headers = Map.copyOf(headers);
+	}
+
+	/**
+	 * Creates a message that never expires.
+	 * @param messageId unique, time-ordered id
+	 * @param destination the exchange to publish to
+	 * @param routingKey the routing key, empty when none
+	 * @param messageType the message type name
+	 * @param contentType the MIME type of {@code body}
+	 * @param headers the headers
+	 * @param body the serialized message
+	 * @param correlationId the correlation id, or {@literal null}
+	 * @param conversationId the conversation id, or {@literal null}
+	 * @param sourceHost the host that published the message, or {@literal null}
+	 * @param sentAt when the message was published
+	 * @param notBefore the earliest delivery time, or {@literal null}
+	 */
+	public OutboxMessage(UUID messageId, String destination, String routingKey, String messageType,
+			String contentType, Map<String, Object> headers, byte[] body, @Nullable String correlationId,
+			@Nullable String conversationId, @Nullable String sourceHost, Instant sentAt, @Nullable Instant notBefore) {
+		this(messageId, destination, routingKey, messageType, contentType, headers, body, correlationId,
+				conversationId, sourceHost, sentAt, notBefore, null);
+	}
+
+	/**
+	 * Tells whether this message is written as a scope of its own rather than with the other
+	 * messages of its transaction: a scheduled message (a not-before time) or one that expires, so
+	 * that it neither holds back its siblings nor is held back, and is cancelled or expires alone.
+	 * @return whether the message stands alone
+	 * @since 0.3
+	 */
+	public boolean standsAlone() {
+		return this.notBefore != null || this.expiresAt != null;
+	}
+
+	/**
+	 * Tells whether this message has expired at {@code now}.
+	 * @param now the current time
+	 * @return whether it has an expiry time that is not after {@code now}
+	 * @since 0.3
+	 */
+	public boolean expiredAt(Instant now) {
+		return this.expiresAt != null && !this.expiresAt.isAfter(now);
 	}
 
 	@Override

@@ -68,6 +68,20 @@ public interface OutboxStore {
 	boolean deadLetter(UUID scopeId, String leaseOwner, String error);
 
 	/**
+	 * Records claimed scopes as expired: their messages' time-to-live passed before they could be
+	 * published, so they are not published, kept with status {@code expired} (final, purged by
+	 * retention like published scopes) and never claimed again.
+	 * @param leaseOwner the owner they were claimed by
+	 * @param scopeIds the expired scopes
+	 * @return how many were marked; fewer when a lease was lost to another claimer
+	 * @throws UnsupportedOperationException when this store cannot (the default)
+	 * @since 0.3
+	 */
+	default int expire(String leaseOwner, Collection<UUID> scopeIds) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot expire scopes");
+	}
+
+	/**
 	 * Gives claimed scopes back without counting the attempt, e.g. when the broker, not the
 	 * message, failed.
 	 * @param leaseOwner the owner they were claimed by

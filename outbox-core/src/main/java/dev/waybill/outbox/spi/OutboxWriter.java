@@ -1,5 +1,7 @@
 package dev.waybill.outbox.spi;
 
+import java.util.UUID;
+
 /**
  * Writes outbox scopes inside the caller's transaction. The JDBC store writes on the connection
  * of the current Spring transaction; other persistence technologies (Hibernate) provide their own.
@@ -23,5 +25,17 @@ public interface OutboxWriter {
 	 * @param scope the scope to write, must not be {@literal null}
 	 */
 	void write(OutboxScope scope);
+
+	/**
+	 * Cancels a committed, scheduled scope in the current transaction: marks it {@code cancelled}
+	 * if it is still pending and no relay holds a lease on it.
+	 * @param scopeId the scope
+	 * @return whether it was cancelled
+	 * @throws UnsupportedOperationException when this writer cannot (the default)
+	 * @since 0.3
+	 */
+	default boolean cancel(UUID scopeId) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot cancel scheduled messages");
+	}
 
 }

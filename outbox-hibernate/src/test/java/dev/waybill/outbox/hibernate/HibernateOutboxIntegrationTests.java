@@ -1,5 +1,11 @@
 package dev.waybill.outbox.hibernate;
 
+import java.time.Duration;
+import java.time.Instant;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.ScheduledMessage;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -56,6 +62,12 @@ class HibernateOutboxIntegrationTests {
 
 	@Autowired
 	private OutboxWriter writer;
+
+	@Autowired
+	private OutboxPublisher publisher;
+
+	@Autowired
+	private PlatformTransactionManager transactionManager;
 
 	private JdbcTemplate jdbc;
 
@@ -179,6 +191,27 @@ class HibernateOutboxIntegrationTests {
 		assertThat(messageTypes()).containsExactly("test.order-placed", "test.audit", "test.audit");
 		assertThat(bodies().get(1)).contains("before");
 		assertThat(bodies().get(2)).contains("after");
+	}
+
+	@Test
+	void aScheduledMessageIsWrittenAsAScopeOfItsOwnAndCancelledInAJpaTransaction() {
+		TransactionTemplate transactions = new TransactionTemplate(this.transactionManager);
+		Instant later = Instant.now().plus(Duration.ofHours(1));
+		ScheduledMessage scheduled = transactions.execute((status) -> {
+			this.service.place("hal", "n"); // joins: the entity's events and the publish share a scope
+			return this.publisher.schedule(new Reminder("pay"), later);
+		});
+
+		assertThat(scopes()).hasSize(2);
+		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM " + schema.name() + ".outbox_state WHERE id = ? "
+				+ "AND message_count = 1 AND next_attempt_at > now() + interval '50 minutes'", Integer.class,
+				scheduled.scheduleId())).isOne();
+		assertThat(Boolean.TRUE.equals(transactions.execute((status) -> this.publisher.cancel(scheduled)))).isTrue();
+		assertThat(this.jdbc.queryForObject("SELECT status FROM " + schema.name() + ".outbox_state WHERE id = ?",
+				String.class, scheduled.scheduleId())).isEqualTo("cancelled");
+	}
+
+	record Reminder(String text) {
 	}
 
 	@Test

@@ -64,6 +64,8 @@ final class RetentionSql {
 
 	final String faultedScopes;
 
+	final String finishedScopes;
+
 	final String abandonedScopes;
 
 	final String abandonedInbox;
@@ -88,6 +90,10 @@ final class RetentionSql {
 				+ " AND (s.inbound_message_id IS NULL OR NOT EXISTS (SELECT 1 FROM " + inbox + " i "
 				+ "WHERE i.message_id = s.inbound_message_id AND i.consumer_id = s.consumer_id AND i.processed_at IS NULL))",
 				"s.published_at");
+		// Expired and cancelled scopes are final and will never be delivered, so they go by their
+		// completion time whatever their inbox row says (over the finished index).
+		this.finishedScopes = DELETE_SCOPES.formatted(state, inbox,
+				"s.status IN ('expired', 'cancelled') AND s.completed_at < " + AGE, "s.completed_at");
 		// Faulted: terminal until an operator resets the row, so its published scopes are incomplete
 		// rows too; they go first, and the faulted inbox row follows in the same batch.
 		this.faultedScopes = DELETE_SCOPES_OF_INBOX.formatted(state, inbox, FAULTED, "i.faulted_at", AGE);

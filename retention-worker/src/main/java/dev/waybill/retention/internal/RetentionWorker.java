@@ -37,7 +37,7 @@ import dev.waybill.retention.RetentionListener;
  * <p>
  * Eligible, older than {@code completedAfter}: (1) a published scope without an inbox row, (2) a
  * published scope whose inbox row is processed, (3) a processed inbox row without an outbox
- * scope. A consumer scope (one with an {@code inbound_message_id}) is tied to the inbox row of the
+ * scope, and any expired or cancelled scope (by the time it expired or was cancelled). A consumer scope (one with an {@code inbound_message_id}) is tied to the inbox row of the
  * same message and consumer: it stays while that row is unprocessed, and the inbox row stays while
  * any scope of it remains, so the row goes in the same batch as, or after, its scopes. With
  * {@code purgeIncomplete}, older than {@code incompleteAfter}: dead scopes; faulted (never
@@ -158,6 +158,8 @@ public final class RetentionWorker implements SmartLifecycle {
 			long inbox = 0;
 			if (this.settings.purgeCompleted()) {
 				add(scopes, deleteScopes(connection, this.sql.completedScopes, limit, this.settings.completedAfter()));
+				add(scopes, deleteScopes(connection, this.sql.finishedScopes, limit - scopes[0],
+						this.settings.completedAfter()));
 			}
 			Duration pendingAfter = this.settings.purgePendingAfter();
 			if (this.settings.purgeIncomplete()) {

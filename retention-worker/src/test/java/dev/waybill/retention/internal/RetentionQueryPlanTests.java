@@ -44,6 +44,12 @@ class RetentionQueryPlanTests {
 	}
 
 	@Test
+	void expiredAndCancelledScopesWalkTheFinishedIndex() throws SQLException {
+		assertThat(plan(sql.finishedScopes)).doesNotContain("Seq Scan")
+			.contains(schema.tables().outboxState() + "_finished_idx");
+	}
+
+	@Test
 	void faultedScopesWalkTheFaultedAndTheConsumerOutboxIndexes() throws SQLException {
 		assertThat(plan(sql.faultedScopes)).doesNotContain("Seq Scan")
 			.contains(schema.tables().inboxState() + "_faulted_idx")

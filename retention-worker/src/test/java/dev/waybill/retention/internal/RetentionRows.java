@@ -49,6 +49,17 @@ public final class RetentionRows {
 		return scope("dead", "NULL", created, created, inbound, consumer);
 	}
 
+	/**
+	 * A scope that reached {@code status} ({@code expired} or {@code cancelled}) {@code completedAgo},
+	 * created a year ago, optionally of a consumer.
+	 */
+	public UUID finished(String status, String completedAgo, @Nullable UUID inbound, @Nullable String consumer) {
+		UUID id = scope(status, "NULL", "now() - interval '365 days'", "now()", inbound, consumer);
+		this.jdbc.update("UPDATE " + this.tables.qualifiedOutboxState() + " SET completed_at = now() - interval '"
+				+ completedAgo + "' WHERE id = ?", id);
+		return id;
+	}
+
 	public UUID dead(String createdAgo) {
 		String created = "now() - interval '" + createdAgo + "'";
 		return scope("dead", "NULL", created, created, null, null);

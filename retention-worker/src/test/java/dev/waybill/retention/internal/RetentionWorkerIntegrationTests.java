@@ -69,6 +69,29 @@ class RetentionWorkerIntegrationTests {
 	}
 
 	@Test
+	void expiredAndCancelledScopesArePurgedLikeCompletedOnesOnceOldEnough() {
+		UUID oldExpired = rows.finished("expired", "31 days", null, null);
+		UUID oldCancelled = rows.finished("cancelled", "31 days", null, null);
+		UUID youngExpired = rows.finished("expired", "29 days", null, null);
+		UUID youngCancelled = rows.finished("cancelled", "29 days", null, null);
+		// A consumer's cancelled send goes too, although its inbox row is still unprocessed: it will
+		// never be delivered, so nothing waits for it.
+		UUID inbound = rows.retrying("1 day", "billing");
+		UUID consumerCancelled = rows.finished("cancelled", "31 days", inbound, "billing");
+
+		RetentionResult result = worker(RetentionSettings.defaults()).runOnce();
+
+		for (UUID gone : List.of(oldExpired, oldCancelled, consumerCancelled)) {
+			assertThat(rows.scopeExists(gone)).as("scope %s", gone).isFalse();
+			assertThat(rows.messagesOf(gone)).isZero();
+		}
+		assertThat(rows.scopeExists(youngExpired)).isTrue();
+		assertThat(rows.scopeExists(youngCancelled)).isTrue();
+		assertThat(rows.inboxExists(inbound)).as("the unprocessed inbox row stays").isTrue();
+		assertThat(result).isEqualTo(new RetentionResult(false, 1, 3, 3, 0));
+	}
+
+	@Test
 	void scenario2PublishedScopeAndItsProcessedInboxRowArePurgedTogetherOnceOldEnough() {
 		UUID oldInbound = rows.processed("31 days", "billing");
 		UUID oldScope = rows.consumerScope("31 days", oldInbound, "billing");

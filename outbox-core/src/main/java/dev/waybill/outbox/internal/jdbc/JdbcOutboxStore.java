@@ -122,7 +122,8 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::conversationId));
 			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::sourceHost));
 			statement.setArray(index++, array(connection, "text", messages, (m) -> m.sentAt().toString()));
-			statement.setArray(index, array(connection, "text", messages, (m) -> m.notBefore() != null ? m.notBefore().toString() : null));
+			statement.setArray(index++, array(connection, "text", messages, (m) -> m.notBefore() != null ? m.notBefore().toString() : null));
+			statement.setArray(index, array(connection, "text", messages, (m) -> m.expiresAt() != null ? m.expiresAt().toString() : null));
 			return statement.executeUpdate();
 		}
 	}
@@ -199,6 +200,44 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 	}
 
 	@Override
+	public int expire(String leaseOwner, Collection<UUID> scopeIds) {
+		requireOwner(leaseOwner);
+		if (scopeIds.isEmpty()) {
+			return 0;
+		}
+		return this.autonomous.update((Connection connection) -> {
+			PreparedStatement statement = connection.prepareStatement(this.sql.expire);
+			statement.setArray(1, connection.createArrayOf("uuid", scopeIds.toArray()));
+			statement.setString(2, leaseOwner);
+			return statement;
+		});
+	}
+
+	/**
+	 * Cancels a scheduled scope in the current Spring transaction; see {@link OutboxWriter#cancel(UUID)}.
+	 */
+	@Override
+	public boolean cancel(UUID scopeId) {
+		return this.transactional.execute((Connection connection) -> cancel(connection, scopeId));
+	}
+
+	/**
+	 * Cancels a scheduled scope on the given connection, for callers that hold the transaction's
+	 * connection themselves; see {@link OutboxWriter#cancel(UUID)}.
+	 * @param connection the connection of the transaction to cancel in
+	 * @param scopeId the scope
+	 * @return whether it was cancelled
+	 * @throws SQLException when the database refuses the statement
+	 * @since 0.3
+	 */
+	public boolean cancel(Connection connection, UUID scopeId) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(this.sql.cancel)) {
+			statement.setObject(1, Objects.requireNonNull(scopeId, "scopeId must not be null"));
+			return statement.executeUpdate() == 1;
+		}
+	}
+
+	@Override
 	public int release(String leaseOwner, Collection<UUID> scopeIds, Duration delay) {
 		requireOwner(leaseOwner);
 		if (scopeIds.isEmpty()) {
@@ -255,7 +294,7 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 				row.getString("routing_key"), row.getString("message_type"), row.getString("content_type"),
 				HeaderCodec.read(row.getString("headers")), row.getBytes("body"),
 				row.getString("correlation_id"), row.getString("conversation_id"), row.getString("source_host"),
-				instant(row, "created_at"), nullableInstant(row, "not_before"));
+				instant(row, "created_at"), nullableInstant(row, "not_before"), nullableInstant(row, "expires_at"));
 	}
 
 	private static Instant instant(ResultSet row, String column) throws SQLException {

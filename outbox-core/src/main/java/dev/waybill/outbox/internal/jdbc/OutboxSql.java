@@ -8,7 +8,7 @@ package dev.waybill.outbox.internal.jdbc;
 final class OutboxSql {
 
 	private static final String MESSAGE_COLUMNS = "message_id, destination, routing_key, message_type, content_type, "
-			+ "headers, body, correlation_id, conversation_id, source_host, created_at, not_before";
+			+ "headers, body, correlation_id, conversation_id, source_host, created_at, not_before, expires_at";
 
 	private static final String SETTLE = "lease_owner = NULL, lease_until = NULL";
 
@@ -27,6 +27,10 @@ final class OutboxSql {
 	final String retryLater;
 
 	final String deadLetter;
+
+	final String expire;
+
+	final String cancel;
 
 	final String release;
 
@@ -55,9 +59,9 @@ final class OutboxSql {
 				INSERT INTO %2$s (outbox_id, %3$s)
 				SELECT scope.id, m.message_id, m.destination, m.routing_key, m.message_type, m.content_type,
 				       m.headers::jsonb, m.body, m.correlation_id, m.conversation_id, m.source_host,
-				       m.created_at::timestamptz, m.not_before::timestamptz
+				       m.created_at::timestamptz, m.not_before::timestamptz, m.expires_at::timestamptz
 				FROM scope, unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bytea[],
-				                   ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+				                   ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
 				  WITH ORDINALITY AS m(%3$s, position)
 				ORDER BY m.position""".formatted(state, message, MESSAGE_COLUMNS);
 		// MATERIALIZED keeps the locking sub-select evaluated exactly once.
@@ -78,7 +82,8 @@ final class OutboxSql {
 				SELECT c.id AS scope_id, c.created_at AS scope_created_at, c.attempts, c.lease_owner, c.lease_until,
 				       m.message_id, m.destination,
 				       m.routing_key, m.message_type, m.content_type, m.headers::text AS headers, m.body,
-				       m.correlation_id, m.conversation_id, m.source_host, m.created_at, m.not_before
+				       m.correlation_id, m.conversation_id, m.source_host, m.created_at, m.not_before,
+				       m.expires_at
 				FROM claimed c LEFT JOIN %2$s m ON m.outbox_id = c.id
 				ORDER BY m.sequence_number""".formatted(state, message, MILLIS);
 		this.markPublished = "UPDATE " + state + " SET status = 'published', published_at = now(), last_error = NULL, "
@@ -90,6 +95,13 @@ final class OutboxSql {
 				+ SETTLE + " WHERE id = ? AND " + FENCE;
 		this.deadLetter = "UPDATE " + state + " SET status = 'dead', last_error = ?, " + SETTLE + " WHERE id = ? AND "
 				+ FENCE;
+		// Expired and cancelled scopes are final, like published ones; completed_at dates them for retention.
+		this.expire = "UPDATE " + state + " SET status = 'expired', completed_at = now(), " + SETTLE
+				+ " WHERE id = ANY(?) AND " + FENCE;
+		// In the caller's transaction: clock_timestamp(), not its start time, tells whether a lease holds.
+		// A scope a relay holds may be on its way to the broker, so it is no longer cancellable.
+		this.cancel = "UPDATE " + state + " SET status = 'cancelled', completed_at = clock_timestamp(), " + SETTLE
+				+ " WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until < clock_timestamp())";
 		this.release = "UPDATE " + state + " SET attempts = greatest(attempts - 1, 0), next_attempt_at = now() + ?"
 				+ MILLIS + ", " + SETTLE + " WHERE id = ANY(?) AND " + FENCE;
 		String redrive = "UPDATE " + state + " s SET status = 'pending', attempts = 0, next_attempt_at = now(), "

@@ -35,6 +35,9 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 	/** Scopes dead-lettered. */
 	public static final String DEAD = "waybill.outbox.dead";
 
+	/** Messages not published because their time-to-live passed first (their scope is expired). */
+	public static final String EXPIRED = "waybill.outbox.expired";
+
 	/** Messages waiting for delivery. */
 	public static final String PENDING = "waybill.outbox.pending";
 
@@ -92,6 +95,8 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 				Counter.builder(FAILED).tag("cause", "message").description("Failed delivery attempts").register(registry),
 				Counter.builder(FAILED).tag("cause", "broker").description("Failed delivery attempts").register(registry),
 				Counter.builder(DEAD).description("Outbox scopes dead-lettered").register(registry),
+				Counter.builder(EXPIRED).description("Messages not published because their time-to-live passed")
+					.baseUnit("messages").register(registry),
 				Timer.builder(LATENCY).description("Commit to broker confirm").publishPercentileHistogram().register(registry));
 	}
 
@@ -123,6 +128,14 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 	}
 
 	@Override
+	public void expired(ClaimedScope scope) {
+		Meters meters = this.meters;
+		if (meters != null) {
+			meters.expired.increment(scope.messages().size());
+		}
+	}
+
+	@Override
 	public void released(ClaimedScope scope, String error) {
 		Meters meters = this.meters;
 		if (meters != null) {
@@ -135,7 +148,7 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 		this.circuit = state;
 	}
 
-	private record Meters(Counter published, Counter failedMessage, Counter failedBroker, Counter dead, Timer latency) {
+	private record Meters(Counter published, Counter failedMessage, Counter failedBroker, Counter dead, Counter expired, Timer latency) {
 	}
 
 }

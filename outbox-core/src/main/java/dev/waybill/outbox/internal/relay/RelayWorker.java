@@ -1,6 +1,7 @@
 package dev.waybill.outbox.internal.relay;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -108,10 +109,18 @@ final class RelayWorker {
 
 	private void publish(TransportChannel channel, List<ClaimedScope> batch) {
 		List<CompletableFuture<?>> settled = new ArrayList<>(batch.size());
+		Instant now = Instant.now();
 		for (ClaimedScope scope : batch) {
 			List<CompletableFuture<@Nullable Throwable>> outcomes = new ArrayList<>(scope.messages().size());
 			for (OutboxMessage message : scope.messages()) {
-				outcomes.add(channel.publish(message).handle((ok, failure) -> failure));
+				// A message whose time-to-live passed is not published (the broker would drop it).
+				if (!message.expiredAt(now)) {
+					outcomes.add(channel.publish(message).handle((ok, failure) -> failure));
+				}
+			}
+			if (outcomes.isEmpty() && !scope.messages().isEmpty()) {
+				this.relay.settler().submitExpired(scope);
+				continue;
 			}
 			settled.add(CompletableFuture.allOf(outcomes.toArray(CompletableFuture[]::new))
 				.thenRun(() -> this.relay.settler().submit(scope, failures(outcomes))));

@@ -76,7 +76,14 @@ final class Settler {
 	 * Queues a scope's outcome; called from broker threads.
 	 */
 	void submit(ClaimedScope scope, List<TransportException> failures) {
-		this.outcomes.add(new Outcome(scope, failures, Instant.now()));
+		this.outcomes.add(new Outcome(scope, failures, Instant.now(), false));
+	}
+
+	/**
+	 * Queues a scope whose messages all expired before they were published.
+	 */
+	void submitExpired(ClaimedScope scope) {
+		this.outcomes.add(new Outcome(scope, List.of(), Instant.now(), true));
 	}
 
 	/**
@@ -185,7 +192,20 @@ final class Settler {
 		List<Outcome> failed = new ArrayList<>();
 		Map<String, List<Outcome>> publishedByOwner = new LinkedHashMap<>();
 		for (Outcome outcome : batch) {
-			if (outcome.failures().isEmpty()) {
+			if (outcome.expired) {
+				try {
+					if (this.store.expire(outcome.scope().leaseOwner(), List.of(outcome.scope().id())) == 1) {
+						logger.debug("Waybill outbox scope " + outcome.scope().id() + " expired before it was published");
+						this.listener.expired(outcome.scope());
+					}
+					this.leases.settled(outcome.scope());
+				}
+				catch (RuntimeException ex) {
+					this.lastBookkeepingError = ex.toString();
+					failed.add(outcome);
+				}
+			}
+			else if (outcome.failures().isEmpty()) {
 				publishedByOwner.computeIfAbsent(outcome.scope().leaseOwner(), (owner) -> new ArrayList<>()).add(outcome);
 			}
 			else {
@@ -295,10 +315,14 @@ final class Settler {
 
 		private final Instant completedAt;
 
+		/** Whether the scope expired before it was published. */
+		final boolean expired;
+
 		/** When its write first failed ({@link System#nanoTime()}), or 0. */
 		long unrecordedSince;
 
-		Outcome(ClaimedScope scope, List<TransportException> failures, Instant completedAt) {
+		Outcome(ClaimedScope scope, List<TransportException> failures, Instant completedAt, boolean expired) {
+			this.expired = expired;
 			this.scope = scope;
 			this.failures = failures;
 			this.completedAt = completedAt;

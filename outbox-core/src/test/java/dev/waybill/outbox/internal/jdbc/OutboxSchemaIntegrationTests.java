@@ -42,15 +42,15 @@ class OutboxSchemaIntegrationTests {
 
 		assertThat(columns("outbox_state")).containsExactly("id", "created_at", "status", "published_at", "attempts",
 				"next_attempt_at", "last_error", "lease_owner", "lease_until", "inbound_message_id", "consumer_id",
-				"message_count");
+				"message_count", "completed_at");
 		assertThat(columns("outbox_message")).containsExactly("sequence_number", "outbox_id", "message_id",
 				"destination", "routing_key", "message_type", "content_type", "headers", "body", "correlation_id",
-				"conversation_id", "source_host", "created_at", "not_before");
+				"conversation_id", "source_host", "created_at", "not_before", "expires_at");
 		assertThat(columns("inbox_state")).containsExactly("message_id", "consumer_id", "received_at",
 				"receive_count", "processed_at", "attempts", "last_error", "faulted_at");
 		assertThat(indexes()).contains("outbox_state_due_idx", "outbox_state_published_idx", "outbox_state_dead_idx",
 				"outbox_state_inbound_idx", "outbox_message_outbox_idx", "outbox_message_message_id_idx",
-				"inbox_state_pkey", "inbox_state_processed_idx", "inbox_state_faulted_idx");
+				"inbox_state_pkey", "inbox_state_processed_idx", "inbox_state_faulted_idx", "outbox_state_finished_idx");
 	}
 
 	@Test

@@ -2,6 +2,7 @@ package dev.waybill.outbox.hibernate.internal;
 
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -80,6 +81,15 @@ public final class HibernateOutbox implements OutboxWriter {
 		else {
 			this.store.write(scope);
 		}
+	}
+
+	@Override
+	public boolean cancel(UUID scopeId) {
+		SessionImplementor session = transactionalSession();
+		if (session == null) {
+			return this.store.cancel(scopeId);
+		}
+		return session.doReturningWork((connection) -> this.store.cancel(connection, scopeId));
 	}
 
 	/**

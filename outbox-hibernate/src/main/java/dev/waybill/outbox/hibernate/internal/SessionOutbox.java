@@ -15,7 +15,8 @@ import dev.waybill.outbox.internal.TimeOrderedUuids;
 
 /**
  * What one session's transaction puts in the outbox: entity events in flush order, then the
- * messages {@code OutboxPublisher} buffered, in publish order. Written once, as one scope.
+ * messages {@code OutboxPublisher} buffered, in publish order. Written once, as one scope, plus
+ * one scope for each scheduled or expiring message.
  */
 final class SessionOutbox {
 
@@ -30,6 +31,9 @@ final class SessionOutbox {
 	private final List<OutboxMessage> events = new ArrayList<>();
 
 	private final List<OutboxMessage> published = new ArrayList<>();
+
+	/** Scopes of one scheduled or expiring message, written as they are (see OutboxMessage#standsAlone). */
+	private final List<OutboxScope> standalone = new ArrayList<>();
 
 	private @Nullable UUID scopeId;
 
@@ -62,6 +66,10 @@ final class SessionOutbox {
 			throw new IllegalStateException("Cannot add " + scope.messages().size() + " published message(s): this "
 					+ "transaction's outbox was already written");
 		}
+		if (scope.messages().size() == 1 && scope.messages().get(0).standsAlone()) {
+			this.standalone.add(scope);
+			return;
+		}
 		if (this.scopeId == null) {
 			this.scopeId = scope.id();
 		}
@@ -81,6 +89,10 @@ final class SessionOutbox {
 		this.written = true;
 		List<OutboxMessage> messages = new ArrayList<>(this.events);
 		messages.addAll(this.published);
+		for (OutboxScope scope : this.standalone) {
+			session.doWork((connection) -> this.store.write(connection, scope));
+			this.wroteMessages = true;
+		}
 		if (messages.isEmpty()) {
 			return;
 		}

@@ -70,7 +70,7 @@ final class AmqpMessages {
 
 	/**
 	 * Returns the AMQP properties of a message: persistent, with its ids, type, content type, send
-	 * time and headers.
+	 * time, headers and, when it expires, the time it has left as {@code expiration}.
 	 * @param message the message
 	 * @return the properties
 	 */
@@ -84,7 +84,11 @@ final class AmqpMessages {
 		if (message.sourceHost() != null) {
 			headers.put(RabbitHeaders.SOURCE_HOST, message.sourceHost());
 		}
+		// The broker drops the message once its time-to-live, what is left of it now, has passed.
+		String expiration = (message.expiresAt() != null) ? Long.toString(Math.max(1,
+				java.time.Duration.between(java.time.Instant.now(), message.expiresAt()).toMillis())) : null;
 		return new AMQP.BasicProperties.Builder().deliveryMode(PERSISTENT)
+			.expiration(expiration)
 			.messageId(message.messageId().toString())
 			.type(message.messageType())
 			.contentType(message.contentType())

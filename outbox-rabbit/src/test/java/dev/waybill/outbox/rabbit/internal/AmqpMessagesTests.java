@@ -94,6 +94,19 @@ class AmqpMessagesTests {
 		assertThat(AmqpMessages.properties(forwarded).getHeaders()).containsEntry(RabbitHeaders.CONVERSATION_ID, "conv\0");
 	}
 
+	@Test
+	void anExpiringMessageCarriesTheTimeItHasLeftAsItsExpiration() {
+		Instant now = Instant.now();
+		OutboxMessage expiring = new OutboxMessage(UUID.randomUUID(), "orders", "", "test.message", "text/plain",
+				Map.of(), new byte[1], null, null, null, now, null, now.plusSeconds(10));
+		long expiration = Long.parseLong(AmqpMessages.properties(expiring).getExpiration());
+		assertThat(expiration).isPositive().isLessThanOrEqualTo(10_000);
+		OutboxMessage past = new OutboxMessage(UUID.randomUUID(), "orders", "", "test.message", "text/plain", Map.of(),
+				new byte[1], null, null, null, now, null, now.minusSeconds(1));
+		assertThat(AmqpMessages.properties(past).getExpiration()).as("never 0 or negative").isEqualTo("1");
+		assertThat(AmqpMessages.properties(message("orders", "", Map.of(), 1)).getExpiration()).isNull();
+	}
+
 	private static OutboxMessage message(String destination, String routingKey, Map<String, Object> headers,
 			int bodySize) {
 		return new OutboxMessage(UUID.randomUUID(), destination, routingKey, "test.message", "text/plain", headers,

@@ -22,7 +22,8 @@ import dev.waybill.samples.messages.PaymentMethod;
  * The demo's scenario: place the orders from several threads through the HTTP API; once every
  * billable order is billed, make the relay publish some of them again; wait until billing has
  * suppressed every copy, the order service has recorded every payment, the unbillable order sits in
- * the error queue and the retention workers have purged completed rows; then check, from the
+ * the error queue and, through its fault event, is marked {@code PAYMENT_FAILED} by the order
+ * service, and the retention workers have purged completed rows; then check, from the
  * billing service's own table, that every billable order was billed exactly once. Prints a progress
  * line every second meanwhile.
  */
@@ -74,6 +75,8 @@ final class DemoScenario {
 			waitFor("every copy suppressed", () -> duplicates() >= expected, deadline);
 			waitFor("the unbillable order in the error queue",
 					() -> billing(InboxOutcome.FAULTED) >= this.unbillable.size(), deadline);
+			waitFor("the unbillable order marked PAYMENT_FAILED by its fault event",
+					() -> paymentFailedOrders() >= this.unbillable.size(), deadline);
 			waitFor("completed rows purged", () -> purged() > 0, deadline);
 		}
 		Duration elapsed = Duration.ofNanos(System.nanoTime() - this.started);
@@ -198,6 +201,13 @@ final class DemoScenario {
 			.queryForObject("SELECT count(*) FROM orders.orders WHERE status = 'PAID' AND id = ANY (?)", Long.class,
 					(Object) this.billable.toArray(UUID[]::new));
 		return (paid != null) ? paid : 0;
+	}
+
+	private long paymentFailedOrders() {
+		Long failed = this.services.orderDatabase()
+			.queryForObject("SELECT count(*) FROM orders.orders WHERE status = 'PAYMENT_FAILED' AND id = ANY (?)",
+					Long.class, (Object) this.unbillable.toArray(UUID[]::new));
+		return (failed != null) ? failed : 0;
 	}
 
 	private long published() {

@@ -35,7 +35,10 @@ public class Order extends AbstractOutboxAggregate {
 		PLACED,
 
 		/** The billing service captured its payment. */
-		PAID
+		PAID,
+
+		/** The billing service gave up charging it (its fault event arrived). */
+		PAYMENT_FAILED
 
 	}
 
@@ -107,6 +110,18 @@ public class Order extends AbstractOutboxAggregate {
 		this.status = Status.PAID;
 		this.paymentId = paymentId;
 		this.paidAt = now.truncatedTo(ChronoUnit.MICROS);
+		return true;
+	}
+
+	/**
+	 * Records that billing gave up on the order. Only a placed order changes: a paid one stays paid.
+	 * @return whether the order was placed and unpaid until now
+	 */
+	public boolean paymentFailed() {
+		if (this.status != Status.PLACED) {
+			return false;
+		}
+		this.status = Status.PAYMENT_FAILED;
 		return true;
 	}
 

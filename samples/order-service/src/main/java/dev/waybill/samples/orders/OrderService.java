@@ -63,6 +63,20 @@ public class OrderService {
 	}
 
 	/**
+	 * Marks an order whose payment the billing service gave up on.
+	 * @param orderId the order
+	 * @return whether it was placed and unpaid until now
+	 * @throws IllegalStateException when the order does not exist
+	 */
+	@Transactional
+	public boolean paymentFailed(UUID orderId) {
+		Order order = this.orders.findById(orderId)
+			.orElseThrow(() -> new IllegalStateException("Billing gave up on order " + orderId
+					+ ", which does not exist"));
+		return order.paymentFailed();
+	}
+
+	/**
 	 * Finds an order.
 	 * @param id the order id
 	 * @return the order, or empty when there is none

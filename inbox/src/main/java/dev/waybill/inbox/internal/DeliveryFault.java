@@ -9,14 +9,14 @@ import org.jspecify.annotations.Nullable;
  * @param reason why the message is poison, or {@literal null} for a handler failure
  * @param exception the exception, or {@literal null} for poison found without one
  */
-record Fault(@Nullable String reason, @Nullable Throwable exception) {
+record DeliveryFault(@Nullable String reason, @Nullable Throwable exception) {
 
-	static Fault handlerFailed(Throwable exception) {
-		return new Fault(null, exception);
+	static DeliveryFault handlerFailed(Throwable exception) {
+		return new DeliveryFault(null, exception);
 	}
 
-	static Fault poison(String reason, @Nullable Throwable exception) {
-		return new Fault(reason, exception);
+	static DeliveryFault poison(String reason, @Nullable Throwable exception) {
+		return new DeliveryFault(reason, exception);
 	}
 
 	/**
