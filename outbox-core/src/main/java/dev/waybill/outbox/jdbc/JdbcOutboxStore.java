@@ -119,27 +119,24 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 				lock.executeQuery().close();
 			}
 		}
-		int written = 0;
+		List<OutboxMessage> messages = new ArrayList<>();
+		List<Object> outboxIds = new ArrayList<>();
 		for (OutboxScope part : parts) {
-			written += writePart(connection, part);
+			for (OutboxMessage message : part.messages()) {
+				messages.add(message);
+				outboxIds.add(part.id());
+			}
 		}
-		return written;
-	}
-
-	private int writePart(Connection connection, OutboxScope scope) throws SQLException {
-		List<OutboxMessage> messages = scope.messages();
-		String key = scope.orderingKey();
 		try (PreparedStatement statement = connection.prepareStatement(this.sql.write)) {
-			statement.setObject(1, scope.id());
-			setInstant(statement, 2, scope.notBefore());
-			statement.setObject(3, scope.inboundMessageId());
-			statement.setString(4, scope.consumerId());
-			statement.setInt(5, messages.size());
-			statement.setString(6, key);
-			statement.setString(7, key);
-			statement.setString(8, key);
-			statement.setString(9, key);
-			int index = 10;
+			statement.setObject(1, scope.inboundMessageId());
+			statement.setString(2, scope.consumerId());
+			int index = 3;
+			statement.setArray(index++, connection.createArrayOf("uuid", parts.stream().map(OutboxScope::id).toArray()));
+			statement.setArray(index++, connection.createArrayOf("text", parts.stream()
+				.map((part) -> (part.notBefore() != null) ? part.notBefore().toString() : null).toArray()));
+			statement.setArray(index++, connection.createArrayOf("text", parts.stream().map(OutboxScope::orderingKey).toArray()));
+			statement.setArray(index++, connection.createArrayOf("int4", parts.stream().map((part) -> part.messages().size()).toArray()));
+			statement.setArray(index++, connection.createArrayOf("uuid", outboxIds.toArray()));
 			statement.setArray(index++, array(connection, "uuid", messages, OutboxMessage::messageId));
 			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::destination));
 			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::routingKey));
@@ -352,16 +349,6 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 	private static @Nullable Instant nullableInstant(ResultSet row, int column) throws SQLException {
 		OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
 		return value != null ? value.toInstant() : null;
-	}
-
-	private static void setInstant(PreparedStatement statement, int index, @Nullable Instant value)
-			throws SQLException {
-		if (value == null) {
-			statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
-		}
-		else {
-			statement.setObject(index, value.atOffset(ZoneOffset.UTC));
-		}
 	}
 
 	private static <T> Array array(Connection connection, String type, List<OutboxMessage> messages,

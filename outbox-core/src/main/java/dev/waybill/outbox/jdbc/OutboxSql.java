@@ -14,6 +14,9 @@ final class OutboxSql {
 
 	private static final String FENCE = "lease_owner = ? AND status = 'pending'";
 
+	/** How many advisory locks the ordering keys share (a power of two). */
+	static final int KEY_LOCK_BUCKETS = 1024;
+
 	private static final String MILLIS = " * interval '1 millisecond'";
 
 	final String write;
@@ -51,38 +54,43 @@ final class OutboxSql {
 	OutboxSql(OutboxTables tables) {
 		String state = tables.qualifiedOutboxState();
 		String message = tables.qualifiedOutboxMessage();
-		// One statement per scope: the state row (created_at is the write's own time, just before
-		// commit, so commit-to-confirm latency can be measured), then every message in publish order from
-		// parallel arrays (one round trip however many messages the transaction published).
+		// One statement per transaction: its scope rows (one per ordering key, see
+		// OutboxScope.perOrderingKey; created_at is the write's own time, just before commit, so
+		// commit-to-confirm latency can be measured), then every message in publish order from
+		// parallel arrays (one round trip however many messages and keys the transaction wrote).
 		// Ordering (issue 17), see the README's "Ordering": a keyed scope takes the next value of
 		// the ordering sequence while its transaction holds the key's advisory lock (lockKeys, run
 		// just before, in a statement of its own), and keeps the lock until it commits; so two
 		// transactions that write one key take sequence values in the order they commit. It is
 		// held back (ordering_held) when its key already has a scope that is not published: only
-		// the head of each key is in the claim's index. The write decides that on its own snapshot;
-		// the relay's promotion and sweep below make up for a snapshot that was stale.
+		// the head of each key is in the claim's ready index. The write decides that on its own
+		// snapshot; the relay's promotion and sweep make up for a snapshot that was stale.
 		this.write = """
 				WITH scope AS (
 				  INSERT INTO %1$s (id, created_at, next_attempt_at, inbound_message_id, consumer_id, message_count,
 				                    ordering_key, ordering_seq, ordering_held)
-				  VALUES (?, clock_timestamp(), greatest(now(), ?), ?, ?, ?, ?::text,
-				          CASE WHEN ?::text IS NULL THEN NULL ELSE nextval('%4$s') END,
-				          ?::text IS NOT NULL AND EXISTS (SELECT 1 FROM %1$s p
-				                                          WHERE p.ordering_key = ?::text AND p.status <> 'published'))
+				  SELECT s.id, clock_timestamp(), greatest(now(), s.not_before::timestamptz), ?, ?, s.message_count,
+				         s.ordering_key, CASE WHEN s.ordering_key IS NULL THEN NULL ELSE nextval('%4$s') END,
+				         s.ordering_key IS NOT NULL AND EXISTS (SELECT 1 FROM %1$s p
+				           WHERE p.ordering_key = s.ordering_key AND p.status <> 'published')
+				  FROM unnest(?::uuid[], ?::text[], ?::text[], ?::int[]) AS s(id, not_before, ordering_key, message_count)
 				  RETURNING id
 				)
 				INSERT INTO %2$s (outbox_id, %3$s)
 				SELECT scope.id, m.message_id, m.destination, m.routing_key, m.message_type, m.content_type,
 				       m.headers::jsonb, m.body, m.correlation_id, m.conversation_id, m.source_host,
 				       m.created_at::timestamptz, m.not_before::timestamptz
-				FROM scope, unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bytea[],
-				                   ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-				  WITH ORDINALITY AS m(%3$s, position)
+				FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bytea[],
+				            ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+				  WITH ORDINALITY AS m(outbox_id, %3$s, position)
+				  JOIN scope ON scope.id = m.outbox_id
 				ORDER BY m.position""".formatted(state, message, MESSAGE_COLUMNS, tables.orderingSequence());
-		// Advisory locks (two-int form: this table set, the key's hash), taken in hash order so two
-		// lockers of several keys cannot deadlock. A hash collision only serializes two keys' commits.
-		String keyLocks = "SELECT count(pg_advisory_xact_lock(hashtext('%1$s'), h)) FROM (SELECT DISTINCT hashtext(k) AS h "
-				+ "FROM %2$s ORDER BY h) locked";
+		// Advisory locks (two-int form: this table set, one of 1024 buckets of the key's hash), taken
+		// in bucket order so two lockers of several keys cannot deadlock. Buckets bound the locks a
+		// transaction of many keys takes (PostgreSQL's lock table is shared and finite); two keys of
+		// one bucket only serialize their writers' commits.
+		String keyLocks = "SELECT count(pg_advisory_xact_lock(hashtext('%1$s'), h)) FROM (SELECT DISTINCT hashtext(k) & "
+				+ (KEY_LOCK_BUCKETS - 1) + " AS h FROM %2$s ORDER BY h) locked";
 		this.lockKeys = keyLocks.formatted(state, "unnest(?::text[]) k");
 		// Promotes the head of each key (its unpublished scope with the lowest sequence) when it is
 		// held back. Reads the ordering index only.
