@@ -9,6 +9,7 @@ import org.springframework.util.unit.DataSize;
 
 import dev.waybill.outbox.jdbc.OutboxTables;
 import dev.waybill.outbox.jdbc.SqlIdentifiers;
+import dev.waybill.outbox.relay.DeadScopePolicy;
 import dev.waybill.outbox.relay.RelaySettings;
 import dev.waybill.outbox.relay.RetryPolicy;
 
@@ -357,6 +358,20 @@ public class WaybillProperties implements InitializingBean {
 		 * How long shutdown waits for outstanding broker confirms before giving the rest back.
 		 */
 		private Duration shutdownTimeout = Duration.ofSeconds(10);
+
+		/**
+		 * What a dead scope with an ordering key does to its key's later scopes: block (they wait
+		 * until an operator redrives or skips it) or skip (the relay skips it at once; it stays dead).
+		 */
+		private DeadScopePolicy deadScopeOrdering = DeadScopePolicy.BLOCK;
+
+		public DeadScopePolicy getDeadScopeOrdering() {
+			return this.deadScopeOrdering;
+		}
+
+		public void setDeadScopeOrdering(DeadScopePolicy deadScopeOrdering) {
+			this.deadScopeOrdering = deadScopeOrdering;
+		}
 
 		public boolean isEnabled() {
 			return this.enabled;

@@ -35,6 +35,7 @@ import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxProcessor;
 import dev.waybill.inbox.UnrecordableDeliveryException;
+import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 
@@ -249,7 +250,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		}
 		for (InboxConsumer consumer : cancelled) {
 			try {
-				if (!consumer.finished.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+				if (!consumer.finished.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
+						|| (consumer.partitions != null && !consumer.partitions.awaitIdle(deadlineNanos))) {
 					logger.warn("Waybill's consumer of " + consumer.registration.queue() + " did not finish its deliveries within "
 							+ this.shutdownTimeout + "; the broker delivers those again");
 					break;
@@ -260,7 +262,13 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				break;
 			}
 		}
-		this.inboxConsumers.removeIf((consumer) -> consumer.connection() == connection);
+		this.inboxConsumers.removeIf((consumer) -> {
+			if (consumer.connection() == connection) {
+				consumer.shutdownPartitions();
+				return true;
+			}
+			return false;
+		});
 	}
 
 	/**
@@ -322,7 +330,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				declare(created, consumer);
 			}
 			for (ConsumerRegistration<?> consumer : this.consumers) {
-				for (int i = 0; i < consumer.concurrency(); i++) {
+				// Partitioned by ordering key: one channel whose workers are the key lanes.
+				int channels = partitioned(consumer) ? 1 : consumer.concurrency();
+				for (int i = 0; i < channels; i++) {
 					consume(created, consumer);
 				}
 			}
@@ -448,10 +458,22 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		}
 	}
 
+	private static boolean partitioned(ConsumerRegistration<?> consumer) {
+		return consumer.partitionByOrderingKey() && consumer.concurrency() > 1;
+	}
+
 	private void consume(Connection connection, ConsumerRegistration<?> consumer) throws IOException {
 		Channel channel = connection.createChannel();
-		channel.basicQos(consumer.prefetch());
-		InboxConsumer inboxConsumer = new InboxConsumer(channel, consumer);
+		KeyPartitions partitions = null;
+		if (partitioned(consumer)) {
+			channel.basicQos(consumer.prefetch() * consumer.concurrency());
+			partitions = new KeyPartitions(consumer.concurrency(),
+					this.threads.factory("waybill-consumer-" + consumer.queue() + "-"));
+		}
+		else {
+			channel.basicQos(consumer.prefetch());
+		}
+		InboxConsumer inboxConsumer = new InboxConsumer(channel, consumer, partitions);
 		this.inboxConsumers.removeIf((earlier) -> !earlier.getChannel().isOpen());
 		this.inboxConsumers.add(inboxConsumer);
 		channel.basicConsume(consumer.queue(), false, inboxConsumer);
@@ -497,14 +519,24 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 		private final ConsumerRegistration<?> registration;
 
+		/** The key lanes when partitioned by ordering key, else {@literal null}: handled on the dispatch thread. */
+		final @Nullable KeyPartitions partitions;
+
 		/** Counted down once the consumer's cancel-ok arrived, or its channel closed. */
 		final CountDownLatch finished = new CountDownLatch(1);
 
 		volatile boolean stopping;
 
-		InboxConsumer(Channel channel, ConsumerRegistration<?> registration) {
+		InboxConsumer(Channel channel, ConsumerRegistration<?> registration, @Nullable KeyPartitions partitions) {
 			super(channel);
 			this.registration = registration;
+			this.partitions = partitions;
+		}
+
+		void shutdownPartitions() {
+			if (this.partitions != null) {
+				this.partitions.shutdown();
+			}
 		}
 
 		Connection connection() {
@@ -519,6 +551,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		@Override
 		public void handleShutdownSignal(String consumerTag, ShutdownSignalException sig) {
 			this.finished.countDown();
+			// What the lanes still hold is skipped (the channel is closed) and delivered again.
+			shutdownPartitions();
 		}
 
 		@Override
@@ -530,6 +564,14 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				return;
 			}
 			InboundMessage message = inbound(envelope, properties, body);
+			if (this.partitions != null) {
+				// Ordering (issue 17): a key's deliveries on one lane, in delivery order; the lane
+				// acknowledges. The dispatch thread goes on with the next delivery at once.
+				Object key = message.headers().get(PublishOptions.ORDERING_KEY_HEADER);
+				this.partitions.submit((key instanceof String text) ? text : null,
+						() -> handleInLane(envelope, properties, body, message));
+				return;
+			}
 			try {
 				RabbitReceiveEndpoint.this.processor.process(this.registration, message);
 			}
@@ -555,6 +597,61 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			getChannel().basicAck(envelope.getDeliveryTag(), false);
 		}
 
+		/**
+		 * Handles a delivery on its key's lane. When the database is unavailable it tries again in
+		 * place, after a pause, rather than requeueing: a requeued delivery would come back behind
+		 * its key's later ones. Deliveries received ahead are returned to the queue when stopping,
+		 * and left to the broker when the channel is closed.
+		 */
+		private void handleInLane(Envelope envelope, AMQP.BasicProperties properties, byte[] body,
+				InboundMessage message) {
+			Channel channel = getChannel();
+			long tag = envelope.getDeliveryTag();
+			boolean warned = false;
+			while (channel.isOpen()) {
+				if (this.stopping) {
+					settleQuietly(() -> channel.basicReject(tag, true));
+					return;
+				}
+				try {
+					RabbitReceiveEndpoint.this.processor.process(this.registration, message);
+				}
+				catch (UnrecordableDeliveryException ex) {
+					try {
+						ErrorQueueFallback.publish(channel.getConnection(), this.registration, envelope, properties, body, ex);
+					}
+					catch (IOException | TimeoutException | RuntimeException publishFailure) {
+						logger.warn("Waybill could not move delivery " + properties.getMessageId() + " to "
+								+ this.registration.errorQueue() + ", trying again: " + publishFailure.getMessage());
+						pause();
+						continue;
+					}
+				}
+				catch (RuntimeException ex) {
+					if (!warned) {
+						logger.warn("Waybill could not record delivery " + properties.getMessageId() + " on "
+								+ this.registration.queue() + ", trying again in place to keep its key's order: "
+								+ ex.getMessage());
+						warned = true;
+					}
+					pause();
+					continue;
+				}
+				settleQuietly(() -> channel.basicAck(tag, false));
+				return;
+			}
+		}
+
+		private void settleQuietly(ChannelAction action) {
+			try {
+				action.run();
+			}
+			catch (IOException | RuntimeException ex) {
+				// The channel closed: the broker delivers it again, and the inbox knows it.
+				logger.debug("Waybill could not settle a delivery on " + this.registration.queue() + ": " + ex.getMessage());
+			}
+		}
+
 		@Override
 		public void handleCancel(String consumerTag) {
 			lost(getChannel().getConnection(), "the broker cancelled the consumer of " + this.registration.queue()
@@ -569,6 +666,12 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				Thread.currentThread().interrupt();
 			}
 		}
+
+	}
+
+	private interface ChannelAction {
+
+		void run() throws IOException;
 
 	}
 
