@@ -232,11 +232,16 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	 */
 	private void drain(Connection connection, long deadlineNanos) {
 		List<InboxConsumer> cancelled = new ArrayList<>();
+		List<InboxConsumer> partitioned = new ArrayList<>();
 		for (InboxConsumer consumer : this.inboxConsumers) {
 			if (consumer.connection() != connection) {
 				continue;
 			}
 			consumer.stopping = true;
+			if (consumer.partitions != null) {
+				partitioned.add(consumer);
+				continue;
+			}
 			String tag = consumer.getConsumerTag();
 			try {
 				if (tag != null && consumer.getChannel().isOpen()) {
@@ -248,10 +253,31 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				logger.debug("Cancelling the consumer of " + consumer.registration.queue() + " failed: " + ex.getMessage());
 			}
 		}
+		// Partitioned by ordering key: no cancel. A cancelled consumer's deliveries, still held,
+		// would return to the queue after the broker gave later ones to another consumer (the next
+		// single active consumer); closing the channel returns them at once, at the head of the
+		// queue, before the broker serves anyone else. So: finish what the lanes are handling,
+		// leave what they hold unacknowledged, close.
+		for (InboxConsumer consumer : partitioned) {
+			try {
+				if (!Objects.requireNonNull(consumer.partitions).awaitIdle(deadlineNanos)) {
+					logger.warn("Waybill's consumer of " + consumer.registration.queue() + " did not finish its deliveries "
+							+ "within " + this.shutdownTimeout + "; the broker delivers those again");
+				}
+				consumer.getChannel().close();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				break;
+			}
+			catch (IOException | TimeoutException | RuntimeException ex) {
+				logger.debug("Closing the channel of the consumer of " + consumer.registration.queue() + " failed: "
+						+ ex.getMessage());
+			}
+		}
 		for (InboxConsumer consumer : cancelled) {
 			try {
-				if (!consumer.finished.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
-						|| (consumer.partitions != null && !consumer.partitions.awaitIdle(deadlineNanos))) {
+				if (!consumer.finished.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
 					logger.warn("Waybill's consumer of " + consumer.registration.queue() + " did not finish its deliveries within "
 							+ this.shutdownTimeout + "; the broker delivers those again");
 					break;
@@ -559,8 +585,11 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body)
 				throws IOException {
 			if (this.stopping) {
-				// received ahead of the handlers, never handled: back to the queue for the next consumer
-				getChannel().basicReject(envelope.getDeliveryTag(), true);
+				if (this.partitions == null) {
+					// received ahead of the handlers, never handled: back to the queue for the next consumer
+					getChannel().basicReject(envelope.getDeliveryTag(), true);
+				}
+				// partitioned: left unacknowledged, returned in order when the channel closes (see drain)
 				return;
 			}
 			InboundMessage message = inbound(envelope, properties, body);
@@ -600,8 +629,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		/**
 		 * Handles a delivery on its key's lane. When the database is unavailable it tries again in
 		 * place, after a pause, rather than requeueing: a requeued delivery would come back behind
-		 * its key's later ones. Deliveries received ahead are returned to the queue when stopping,
-		 * and left to the broker when the channel is closed.
+		 * its key's later ones. When stopping, or when the channel is closed, deliveries received
+		 * ahead are left unacknowledged: the broker returns them when the channel closes.
 		 */
 		private void handleInLane(Envelope envelope, AMQP.BasicProperties properties, byte[] body,
 				InboundMessage message) {
@@ -610,8 +639,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			boolean warned = false;
 			while (channel.isOpen()) {
 				if (this.stopping) {
-					settleQuietly(() -> channel.basicReject(tag, true));
-					return;
+					return; // left unacknowledged: returned to the queue, in order, when the channel closes
 				}
 				try {
 					RabbitReceiveEndpoint.this.processor.process(this.registration, message);
