@@ -38,6 +38,15 @@ final class ConfirmedPublisher {
 	 */
 	static void publish(Connection connection, String exchange, String routingKey, long first, int count, int window)
 			throws IOException, InterruptedException {
+		publish(connection, exchange, routingKey, first, count, window, 0);
+	}
+
+	/**
+	 * Publishes like {@link #publish(Connection, String, String, long, int, int)}, message
+	 * {@code seq} with the ordering key {@code key-<seq % keys>} when {@code keys} is positive.
+	 */
+	static void publish(Connection connection, String exchange, String routingKey, long first, int count, int window,
+			int keys) throws IOException, InterruptedException {
 		Channel channel = connection.createChannel();
 		try {
 			channel.confirmSelect();
@@ -50,7 +59,10 @@ final class ConfirmedPublisher {
 			for (long seq = first; seq < first + count; seq++) {
 				room.acquire();
 				unconfirmed.add(channel.getNextPublishSeqNo());
-				channel.basicPublish(exchange, routingKey, true, properties(), BenchOrder.json(seq));
+				AMQP.BasicProperties properties = (keys > 0) ? properties().builder()
+					.headers(java.util.Map.of(dev.waybill.outbox.PublishOptions.ORDERING_KEY_HEADER, "key-" + (seq % keys)))
+					.build() : properties();
+				channel.basicPublish(exchange, routingKey, true, properties, BenchOrder.json(seq));
 			}
 			if (!done.await(CONFIRM_WAIT_MINUTES, TimeUnit.MINUTES)) {
 				throw new IllegalStateException(done.getCount() + " of " + count + " publishes unconfirmed after "

@@ -37,6 +37,11 @@ final class InboxThroughput implements Benchmark {
 
 	static final String INBOX = "inbox: dedupe + handler insert + ack";
 
+	static final String PARTITIONED = "inbox partitioned by ordering key (1,000 keys)";
+
+	/** Keys of the partitioned run's messages. */
+	private static final int KEYS = 1_000;
+
 	private static final WaybillInboxProperties DEFAULTS = new WaybillInboxProperties();
 
 	@Override
@@ -56,7 +61,11 @@ final class InboxThroughput implements Benchmark {
 				handledCount.incrementAndGet();
 			})
 			.withConcurrency(DEFAULTS.getConcurrency())
-			.withPrefetch(DEFAULTS.getPrefetch());
+			.withPrefetch(DEFAULTS.getPrefetch())
+			// The figure as before ordering keys: a channel per thread (issue 17 measures it against
+			// the partitioned one below).
+			.withPartitionByOrderingKey(false);
+		ConsumerRegistration<BenchOrder> partitioned = consumer.withPartitionByOrderingKey(true);
 		queue.alsoDelete(consumer.errorQueue());
 		InboxProcessor processor = new InboxProcessor(wiring.transactionManager(),
 				new InboxStore(wiring.schema().dataSource(), wiring.schema().tables()), wiring.store(),
@@ -64,38 +73,52 @@ final class InboxThroughput implements Benchmark {
 				DEFAULTS.toRetryPolicy(), DEFAULTS.getRetry().getImmediate());
 		List<Double> bare = new ArrayList<>();
 		List<Double> inbox = new ArrayList<>();
+		List<Double> keyed = new ArrayList<>();
 		for (int run = 1; run <= context.runs(); run++) {
-			fill(connection, queue, messages);
+			fill(connection, queue, messages, 0);
 			bare.add(bareConsume(connection, queue.name(), messages));
 			rows.truncate();
 			jdbc.execute("TRUNCATE " + handled);
-			fill(connection, queue, messages);
-			handledCount.set(0);
-			try (RabbitTransport transport = OutboxWiring.transport(context.rabbit())) {
-				RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumer));
-				Timer timer = Timer.start();
-				endpoint.start();
-				try {
-					await(handledCount, messages);
-					inbox.add(timer.rate(messages));
-				}
-				finally {
-					endpoint.stop();
-				}
-			}
+			fill(connection, queue, messages, 0);
+			inbox.add(consume(context, processor, consumer, handledCount, messages));
+			rows.truncate();
+			jdbc.execute("TRUNCATE " + handled);
+			fill(connection, queue, messages, KEYS);
+			keyed.add(consume(context, processor, partitioned, handledCount, messages));
 			progress.report("run " + run + ": bare " + ResultTable.number(bare.get(run - 1)) + " msg/s, inbox "
-					+ ResultTable.number(inbox.get(run - 1)) + " msg/s");
+					+ ResultTable.number(inbox.get(run - 1)) + " msg/s, partitioned "
+					+ ResultTable.number(keyed.get(run - 1)) + " msg/s");
 			queue.purge();
 		}
 		String note = messages + " msgs, " + DEFAULTS.getConcurrency() + " channel(s), prefetch " + DEFAULTS.getPrefetch();
 		return List.of(new Measurement(NAME, BARE, "msg/s", bare, note),
-				new Measurement(NAME, INBOX, "msg/s", inbox, note));
+				new Measurement(NAME, INBOX, "msg/s", inbox, note),
+				new Measurement(NAME, PARTITIONED, "msg/s", keyed, messages + " msgs with " + KEYS + " ordering keys, "
+						+ "1 channel (prefetch " + DEFAULTS.getPrefetch() * DEFAULTS.getConcurrency() + "), "
+						+ DEFAULTS.getConcurrency() + " key lanes"));
 	}
 
-	private static void fill(Connection connection, BrokerQueue queue, int messages)
+	private static double consume(BenchContext context, InboxProcessor processor, ConsumerRegistration<BenchOrder> consumer,
+			AtomicLong handledCount, int messages) throws InterruptedException {
+		handledCount.set(0);
+		try (RabbitTransport transport = OutboxWiring.transport(context.rabbit())) {
+			RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumer));
+			Timer timer = Timer.start();
+			endpoint.start();
+			try {
+				await(handledCount, messages);
+				return timer.rate(messages);
+			}
+			finally {
+				endpoint.stop();
+			}
+		}
+	}
+
+	private static void fill(Connection connection, BrokerQueue queue, int messages, int keys)
 			throws IOException, InterruptedException {
 		queue.purge();
-		ConfirmedPublisher.publish(connection, "", queue.name(), 0, messages, OutboxWiring.confirmWindow());
+		ConfirmedPublisher.publish(connection, "", queue.name(), 0, messages, OutboxWiring.confirmWindow(), keys);
 	}
 
 	private static double bareConsume(Connection connection, String queue, int messages)

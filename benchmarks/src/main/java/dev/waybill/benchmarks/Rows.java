@@ -56,6 +56,32 @@ final class Rows {
 	}
 
 	/**
+	 * Writes {@code messages} pending scopes of one message each, due now, each with the ordering
+	 * key {@code keyOf} gives its number {@code i} (an SQL expression over {@code i}, 1-based), as
+	 * the publisher would: the key in the scope row and the message's header, the scope's place in
+	 * its key's order, and every scope but the first of its key held back.
+	 */
+	void pendingKeyed(int messages, String keyOf, String destination) {
+		this.schema.execute("""
+				WITH keyed AS (
+				  SELECT i, %6$s AS k FROM generate_series(1, %3$d) i
+				), scope AS (
+				  INSERT INTO %1$s (id, created_at, next_attempt_at, message_count, ordering_key, ordering_seq, ordering_held)
+				  SELECT gen_random_uuid(), clock_timestamp(), now(), 1, k, nextval('%7$s'),
+				         row_number() OVER (PARTITION BY k ORDER BY i) > 1
+				  FROM keyed ORDER BY i
+				  RETURNING id, ordering_key, ordering_seq
+				)
+				INSERT INTO %2$s (outbox_id, message_id, destination, routing_key, message_type, content_type, headers,
+				                  body, source_host, created_at)
+				SELECT s.id, gen_random_uuid(), '%4$s', '', '%4$s', 'application/json',
+				       jsonb_build_object('waybill-ordering-key', s.ordering_key), %5$s, 'bench', now()
+				FROM scope s ORDER BY s.ordering_seq""".formatted(this.tables.qualifiedOutboxState(),
+				this.tables.qualifiedOutboxMessage(), messages, destination, BenchOrder.sqlJson("s.ordering_seq"), keyOf,
+				this.tables.orderingSequence()));
+	}
+
+	/**
 	 * Writes {@code scopes} published scopes of one message each (64-byte bodies), published
 	 * {@code publishedAgo} (a PostgreSQL interval such as {@code 31 days}). Their ids are
 	 * sequential, so index inserts append.

@@ -36,6 +36,12 @@ final class Targets {
 		if (bare.isPresent() && inbox.isPresent()) {
 			targets.add(Target.atLeast("inbox / bare consume", inbox.get() / bare.get(), 0.4, ">= 0.40"));
 		}
+		Optional<Double> unordered = median(measurements, OrderedRelayThroughput.NAME, OrderedRelayThroughput.UNORDERED);
+		Optional<Double> ordered = median(measurements, OrderedRelayThroughput.NAME, OrderedRelayThroughput.KEYS_10K);
+		if (unordered.isPresent() && ordered.isPresent()) {
+			targets.add(Target.atLeast("relay with 10,000 ordering keys / unordered", ordered.get() / unordered.get(), 0.8,
+					">= 0.80"));
+		}
 		List<Measurement> claims = measurements.stream()
 			.filter((m) -> m.benchmark().equals(TableScale.NAME) && m.figure().startsWith("claim time"))
 			.toList();

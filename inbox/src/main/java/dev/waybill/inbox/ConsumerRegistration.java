@@ -63,13 +63,17 @@ public final class ConsumerRegistration<T> {
 
 	private final Map<String, Object> queueArguments;
 
+	private final boolean partitionByOrderingKey;
+
 	private ConsumerRegistration(String queue, Class<T> payloadClass, String messageType, MessageHandler<T> handler,
 			int concurrency, int prefetch, Map<String, Object> queueArguments) {
-		this(queue, payloadClass, payloadClass, messageType, handler, concurrency, prefetch, queueArguments);
+		this(queue, payloadClass, payloadClass, messageType, handler, concurrency, prefetch, queueArguments, true);
 	}
 
 	private ConsumerRegistration(String queue, Class<T> payloadClass, Type payloadType, String messageType,
-			MessageHandler<T> handler, int concurrency, int prefetch, Map<String, Object> queueArguments) {
+			MessageHandler<T> handler, int concurrency, int prefetch, Map<String, Object> queueArguments,
+			boolean partitionByOrderingKey) {
+		this.partitionByOrderingKey = partitionByOrderingKey;
 		this.queue = queue;
 		this.payloadClass = payloadClass;
 		this.payloadType = payloadType;
@@ -138,7 +142,7 @@ public final class ConsumerRegistration<T> {
 		}
 		Type payloadType = ResolvableType.forClassWithGenerics(Fault.class, messageClass).getType();
 		return new ConsumerRegistration<>(queue, (Class) Fault.class, payloadType, type, handler, DEFAULT_CONCURRENCY,
-				DEFAULT_PREFETCH, Map.of());
+				DEFAULT_PREFETCH, Map.of(), true);
 	}
 
 	/**
@@ -171,7 +175,7 @@ public final class ConsumerRegistration<T> {
 	public ConsumerRegistration<T> withConcurrency(int concurrency) {
 		requireAtLeastOne("concurrency", concurrency);
 		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.payloadType, this.messageType, this.handler, concurrency,
-				this.prefetch, this.queueArguments);
+				this.prefetch, this.queueArguments, this.partitionByOrderingKey);
 	}
 
 	/**
@@ -182,7 +186,7 @@ public final class ConsumerRegistration<T> {
 	public ConsumerRegistration<T> withPrefetch(int prefetch) {
 		requireAtLeastOne("prefetch", prefetch);
 		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.payloadType, this.messageType, this.handler,
-				this.concurrency, prefetch, this.queueArguments);
+				this.concurrency, prefetch, this.queueArguments, this.partitionByOrderingKey);
 	}
 
 	/**
@@ -192,7 +196,35 @@ public final class ConsumerRegistration<T> {
 	 */
 	public ConsumerRegistration<T> withQueueArguments(Map<String, ?> queueArguments) {
 		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.payloadType, this.messageType, this.handler,
-				this.concurrency, this.prefetch, Collections.unmodifiableMap(new LinkedHashMap<>(queueArguments)));
+				this.concurrency, this.prefetch, Collections.unmodifiableMap(new LinkedHashMap<>(queueArguments)),
+				this.partitionByOrderingKey);
+	}
+
+	/**
+	 * Returns a copy that does or does not partition deliveries by their ordering key (the
+	 * {@value dev.waybill.outbox.PublishOptions#ORDERING_KEY_HEADER} header); on by default. When on
+	 * and the concurrency is above 1, the endpoint consumes the queue on one channel (prefetch
+	 * times concurrency) and hands each delivery to one of {@code concurrency} workers by its key's
+	 * hash: the deliveries of one key are handled one at a time, in the order the queue delivers
+	 * them, different keys in parallel; deliveries without a key go to the workers in turn. When
+	 * off, each unit of concurrency consumes on a channel of its own and a key's deliveries may be
+	 * handled concurrently and out of order. See the README's "Ordering".
+	 * @param partitionByOrderingKey whether to partition
+	 * @return the changed registration
+	 * @since 0.3
+	 */
+	public ConsumerRegistration<T> withPartitionByOrderingKey(boolean partitionByOrderingKey) {
+		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.payloadType, this.messageType, this.handler,
+				this.concurrency, this.prefetch, this.queueArguments, partitionByOrderingKey);
+	}
+
+	/**
+	 * Returns whether deliveries are partitioned by ordering key onto the handling threads.
+	 * @return whether they are; true by default
+	 * @since 0.3
+	 */
+	public boolean partitionByOrderingKey() {
+		return this.partitionByOrderingKey;
 	}
 
 	/**
@@ -281,7 +313,8 @@ public final class ConsumerRegistration<T> {
 	public String toString() {
 		return "ConsumerRegistration[queue=" + this.queue + ", messageType=" + this.messageType + ", handler="
 				+ this.handler.getClass().getName() + ", concurrency=" + this.concurrency + ", prefetch="
-				+ this.prefetch + ", queueArguments=" + this.queueArguments + "]";
+				+ this.prefetch + ", queueArguments=" + this.queueArguments + ", partitionByOrderingKey="
+				+ this.partitionByOrderingKey + "]";
 	}
 
 	private static void requireAtLeastOne(String name, int value) {

@@ -32,6 +32,22 @@ public interface OutboxAdmin {
 	int redriveAll();
 
 	/**
+	 * Skips dead scopes in the order of their ordering key: a dead scope with a key holds back
+	 * every later scope of that key (see the README's "Ordering"); skipping it lets them go. The
+	 * skipped scope stays dead, its messages and last error kept (prefixed with the key it had),
+	 * and {@link #redrive(Collection) redriving} it later publishes it without a place in the
+	 * key's order. To keep the order instead, {@link #redrive(Collection) redrive} it: it is
+	 * still its key's head, so it goes first. Ids of scopes that are not dead or have no key are
+	 * ignored.
+	 * @param scopeIds the dead scopes, must not be {@literal null}
+	 * @return how many were skipped
+	 * @since 0.3
+	 */
+	default int skip(Collection<UUID> scopeIds) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not support ordering keys");
+	}
+
+	/**
 	 * Reads the backlog now.
 	 * @return pending, due and dead scopes, pending messages and the oldest pending scope
 	 */

@@ -19,6 +19,16 @@ import org.jspecify.annotations.Nullable;
  */
 public final class PublishOptions {
 
+	/**
+	 * The AMQP header that carries a message's ordering key (see {@link #orderingKey(String)}), so
+	 * consumers that are not Waybill can partition on it too.
+	 * @since 0.3
+	 */
+	public static final String ORDERING_KEY_HEADER = "waybill-ordering-key";
+
+	/** The longest ordering key, in characters. */
+	public static final int MAX_ORDERING_KEY_LENGTH = 255;
+
 	private final Map<String, Object> headers = new LinkedHashMap<>();
 
 	private String routingKey = "";
@@ -120,12 +130,47 @@ public final class PublishOptions {
 	}
 
 	/**
+	 * Orders this message with every other message of the same key: the relay publishes the
+	 * transactions that wrote a key in their commit order, each after the previous one was
+	 * confirmed, and a consumer handles a key's deliveries one at a time, in order (see the
+	 * README's "Ordering" section for exactly what holds). Typically the id of the aggregate the
+	 * message is about, e.g. {@code "Order#42"}. Messages without a key (the default) are
+	 * unordered and relayed as fast as the relay can. The key travels as the
+	 * {@value #ORDERING_KEY_HEADER} header.
+	 * @param orderingKey the key, at most {@value #MAX_ORDERING_KEY_LENGTH} characters, not blank;
+	 * {@literal null} removes it
+	 * @return these options
+	 * @since 0.3
+	 */
+	public PublishOptions orderingKey(@Nullable String orderingKey) {
+		if (orderingKey == null) {
+			this.headers.remove(ORDERING_KEY_HEADER);
+			return this;
+		}
+		if (orderingKey.isBlank() || orderingKey.length() > MAX_ORDERING_KEY_LENGTH) {
+			throw new IllegalArgumentException("orderingKey must be 1 to " + MAX_ORDERING_KEY_LENGTH
+					+ " characters and not blank, was '" + orderingKey + "'");
+		}
+		this.headers.put(ORDERING_KEY_HEADER, orderingKey);
+		return this;
+	}
+
+	/**
 	 * Returns the time-to-live.
 	 * @return the time-to-live, or {@literal null} when the message does not expire
 	 * @since 0.3
 	 */
 	public @Nullable Duration timeToLive() {
 		return this.timeToLive;
+	}
+
+	/**
+	 * Returns the ordering key.
+	 * @return the key, or {@literal null} for an unordered message
+	 * @since 0.3
+	 */
+	public @Nullable String orderingKey() {
+		return (this.headers.get(ORDERING_KEY_HEADER) instanceof String key) ? key : null;
 	}
 
 	/**

@@ -33,6 +33,7 @@ class ApiSurfaceTests {
 			"dev.waybill.outbox.WaybillPhases",
 			"dev.waybill.outbox.WaybillThreads",
 			// The relay's events, for an application's listener beans.
+			"dev.waybill.outbox.relay.DeadScopePolicy",
 			"dev.waybill.outbox.relay.RelayListener",
 			// Extension points: another transport, serializer, message factory or store, and the
 			// types they exchange.

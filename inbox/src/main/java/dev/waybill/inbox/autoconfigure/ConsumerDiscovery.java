@@ -83,7 +83,8 @@ final class ConsumerDiscovery {
 			}
 			return registration(queue, messageClass, handler).withConcurrency(concurrency)
 				.withPrefetch(prefetch)
-				.withQueueArguments(properties.queueArgumentValues());
+				.withQueueArguments(properties.queueArgumentValues())
+				.withPartitionByOrderingKey(properties.isPartitionByOrderingKey());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalStateException("MessageHandler bean '" + name + "' (" + handlerClass.getName()

@@ -50,6 +50,13 @@ public class WaybillInboxProperties implements InitializingBean {
 	private Map<String, String> queueArguments = new LinkedHashMap<>();
 
 	/**
+	 * Whether each consumer hands its deliveries to its handling threads by the hash of their
+	 * ordering key (waybill-ordering-key header), so one key's deliveries are handled one at a
+	 * time and in order. Off: each handling thread consumes on its own channel, unordered.
+	 */
+	private boolean partitionByOrderingKey = true;
+
+	/**
 	 * How long processed inbox rows must be kept so that a redelivered duplicate is still
 	 * recognised. Retention refuses a shorter completed-after.
 	 */
@@ -79,6 +86,14 @@ public class WaybillInboxProperties implements InitializingBean {
 
 	public void setPrefetch(int prefetch) {
 		this.prefetch = prefetch;
+	}
+
+	public boolean isPartitionByOrderingKey() {
+		return this.partitionByOrderingKey;
+	}
+
+	public void setPartitionByOrderingKey(boolean partitionByOrderingKey) {
+		this.partitionByOrderingKey = partitionByOrderingKey;
 	}
 
 	public Map<String, String> getQueueArguments() {

@@ -11,6 +11,11 @@ import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.internal.jdbc.SqlIdentifiers;
 import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.jdbc.SqlIdentifiers;
+import dev.waybill.outbox.relay.DeadScopePolicy;
+import dev.waybill.outbox.internal.relay.RelaySettings;
+import dev.waybill.outbox.internal.relay.RetryPolicy;
 
 /**
  * Configuration of Waybill's outbox under {@code waybill.*}. Checked as soon as it is bound, on
@@ -357,6 +362,20 @@ public class WaybillProperties implements InitializingBean {
 		 * How long shutdown waits for outstanding broker confirms before giving the rest back.
 		 */
 		private Duration shutdownTimeout = Duration.ofSeconds(10);
+
+		/**
+		 * What a dead scope with an ordering key does to its key's later scopes: block (they wait
+		 * until an operator redrives or skips it) or skip (the relay skips it at once; it stays dead).
+		 */
+		private DeadScopePolicy deadScopeOrdering = DeadScopePolicy.BLOCK;
+
+		public DeadScopePolicy getDeadScopeOrdering() {
+			return this.deadScopeOrdering;
+		}
+
+		public void setDeadScopeOrdering(DeadScopePolicy deadScopeOrdering) {
+			this.deadScopeOrdering = deadScopeOrdering;
+		}
 
 		public boolean isEnabled() {
 			return this.enabled;

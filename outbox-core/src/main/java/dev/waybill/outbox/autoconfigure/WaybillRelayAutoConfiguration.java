@@ -42,6 +42,7 @@ public final class WaybillRelayAutoConfiguration {
 		RelayListener listener = listeners.orderedStream().reduce(RelayListener.NONE, RelayListener::andThen);
 		Relay relay = new Relay(store, transport, wakeUp, properties.getOutbox().toRelaySettings(), listener, backlog);
 		relay.setThreads(threads.getIfAvailable(WaybillThreads::platform));
+		relay.setDeadScopePolicy(properties.getOutbox().getRelay().getDeadScopeOrdering());
 		return relay;
 	}
 

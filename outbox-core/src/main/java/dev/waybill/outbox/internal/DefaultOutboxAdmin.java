@@ -45,6 +45,11 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
 		return wakeIfAny(this.store.redriveAll());
 	}
 
+	@Override
+	public int skip(Collection<UUID> scopeIds) {
+		return wakeIfAny(this.store.skip(scopeIds));
+	}
+
 	private int wakeIfAny(int redriven) {
 		if (redriven > 0) {
 			this.wakeUp.signal(); // the store has notified other instances

@@ -97,6 +97,17 @@ public record OutboxMessage(UUID messageId, String destination, String routingKe
 		return this.expiresAt != null && !this.expiresAt.isAfter(now);
 	}
 
+	/**
+	 * Returns the ordering key, the {@value dev.waybill.outbox.PublishOptions#ORDERING_KEY_HEADER}
+	 * header.
+	 * @return the key, or {@literal null} for an unordered message
+	 * @since 0.3
+	 */
+	public @Nullable String orderingKey() {
+		return (this.headers.get(dev.waybill.outbox.PublishOptions.ORDERING_KEY_HEADER) instanceof String key
+				&& !key.isEmpty()) ? key : null;
+	}
+
 	@Override
 	public String toString() {
 		return "OutboxMessage[" + this.messageId + " " + this.messageType + " -> " + this.destination + ", "

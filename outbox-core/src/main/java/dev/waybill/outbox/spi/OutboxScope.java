@@ -1,11 +1,16 @@
 package dev.waybill.outbox.spi;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
+
+import dev.waybill.outbox.internal.TimeOrderedUuids;
 
 /**
  * The messages one transaction published, in publish order: one {@code outbox_state} row and its
@@ -46,6 +51,48 @@ public record OutboxScope(UUID id, List<OutboxMessage> messages, @Nullable UUID 
 			.filter(Objects::nonNull)
 			.max(Instant::compareTo)
 			.orElse(null);
+	}
+
+	/**
+	 * Returns the ordering key of this scope's messages (see
+	 * {@link dev.waybill.outbox.PublishOptions#orderingKey(String)}).
+	 * @return the key all its messages share, or {@literal null} when none has one
+	 * @throws IllegalStateException when its messages carry different keys or only some carry one;
+	 * {@link #perOrderingKey()} splits such a scope
+	 * @since 0.3
+	 */
+	public @Nullable String orderingKey() {
+		String key = this.messages.get(0).orderingKey();
+		for (OutboxMessage message : this.messages) {
+			if (!Objects.equals(key, message.orderingKey())) {
+				throw new IllegalStateException("The messages of scope " + this.id + " carry different ordering keys");
+			}
+		}
+		return key;
+	}
+
+	/**
+	 * Splits this scope into one scope per ordering key, since the relay orders scopes by their
+	 * key: the messages without a key form one scope, those of each key another, each in publish
+	 * order, in the order each key first appears. The first part keeps this scope's id, the others
+	 * get new ones; all keep the inbound message this scope belongs to.
+	 * @return this scope alone when its messages share one key or none has one, else its parts
+	 * @since 0.3
+	 */
+	public List<OutboxScope> perOrderingKey() {
+		Map<@Nullable String, List<OutboxMessage>> parts = new LinkedHashMap<>();
+		for (OutboxMessage message : this.messages) {
+			parts.computeIfAbsent(message.orderingKey(), (key) -> new ArrayList<>()).add(message);
+		}
+		if (parts.size() == 1) {
+			return List.of(this);
+		}
+		List<OutboxScope> scopes = new ArrayList<>(parts.size());
+		for (List<OutboxMessage> part : parts.values()) {
+			UUID partId = scopes.isEmpty() ? this.id : TimeOrderedUuids.next();
+			scopes.add(new OutboxScope(partId, part, this.inboundMessageId, this.consumerId));
+		}
+		return scopes;
 	}
 
 }

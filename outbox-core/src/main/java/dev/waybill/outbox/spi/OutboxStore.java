@@ -119,4 +119,28 @@ public interface OutboxStore {
 	 */
 	OutboxStats stats();
 
+	/**
+	 * Detaches dead scopes from their ordering key so that the key's later scopes are published:
+	 * each stays dead with its messages and last error (prefixed with the key it had), and a
+	 * later redrive publishes it unordered. Ids of scopes that are not dead or have no key are
+	 * ignored. Wakes the relays.
+	 * @param scopeIds the dead scopes, must not be {@literal null}
+	 * @return how many were detached
+	 * @since 0.3
+	 */
+	default int skip(Collection<UUID> scopeIds) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not support ordering keys");
+	}
+
+	/**
+	 * Makes claimable every key's head (its earliest unpublished scope) that is still held back:
+	 * a safety net the relay runs now and then for a writer that decided on a stale snapshot.
+	 * Reads only unpublished keyed scopes.
+	 * @return how many heads were promoted
+	 * @since 0.3
+	 */
+	default int promoteHeldHeads() {
+		return 0;
+	}
+
 }

@@ -183,14 +183,40 @@ class HibernateOutboxIntegrationTests {
 	}
 
 	@Test
-	void publishedMessagesAndEntityEventsShareOneScope() {
-		this.service.placeBetweenPublishes("fay");
+	void publishedMessagesAndEntityEventsAreOneScopePerOrderingKey() {
+		Order order = this.service.placeBetweenPublishes("fay");
 
-		assertThat(scopes()).hasSize(1);
+		// The entity's events have its ordering key, the unkeyed messages are a scope of their own.
+		assertThat(scopes()).hasSize(2);
 		// Entity events (in flush order) come first, then OutboxPublisher messages (in publish order).
 		assertThat(messageTypes()).containsExactly("test.order-placed", "test.audit", "test.audit");
 		assertThat(bodies().get(1)).contains("before");
 		assertThat(bodies().get(2)).contains("after");
+		assertThat(this.jdbc.queryForList("SELECT ordering_key FROM " + schema.name() + ".outbox_state "
+				+ "ORDER BY ordering_key NULLS LAST", String.class))
+			.containsExactly(Order.class.getName() + "#" + order.id(), null);
+	}
+
+	@Test
+	void entityEventsAreOrderedByTheEntityTypeAndIdByDefault() {
+		Order order = this.service.place("kai", "n");
+		this.service.ship(order.id());
+
+		String key = Order.class.getName() + "#" + order.id();
+		assertThat(this.jdbc.queryForList("SELECT ordering_key FROM " + schema.name() + ".outbox_state ORDER BY "
+				+ "ordering_seq", String.class)).containsExactly(key, key);
+		assertThat(this.jdbc.queryForList("SELECT headers->>'waybill-ordering-key' FROM " + schema.name()
+				+ ".outbox_message ORDER BY sequence_number", String.class)).hasSize(3).containsOnly(key);
+		assertThat(this.jdbc.queryForList("SELECT ordering_held FROM " + schema.name() + ".outbox_state ORDER BY "
+				+ "ordering_seq", Boolean.class)).as("the second waits for the first").containsExactly(false, true);
+	}
+
+	@Test
+	void anEntityCanChooseItsEventsOrderingKey() {
+		this.service.label("fragile");
+
+		assertThat(this.jdbc.queryForObject("SELECT ordering_key FROM " + schema.name() + ".outbox_state",
+				String.class)).isEqualTo("label:fragile");
 	}
 
 	@Test
@@ -273,10 +299,11 @@ class HibernateOutboxIntegrationTests {
 		});
 		List<StatementLog.Execution> outboxWrites = executions.stream().filter((e) -> e.touches("outbox_message")).toList();
 		assertThat(outboxWrites).as("outbox writes").hasSize(1);
-		assertThat(executions).as("every round-trip of the transaction").hasSize(21);
+		// 20 batches, the ordering keys' locks, the outbox write
+		assertThat(executions).as("every round-trip of the transaction").hasSize(22);
 		assertThat(statements.connections()).as("connections taken").isEqualTo(1);
 
-		assertThat(scopes()).hasSize(1);
+		assertThat(scopes()).as("one per entity: each has its own ordering key").hasSize(1000);
 		assertThat(count("outbox_message")).isEqualTo(1000);
 		assertThat(this.jdbc.queryForList("SELECT convert_from(body, 'UTF8')::jsonb->>'orderId' FROM " + schema.name()
 				+ ".outbox_message ORDER BY sequence_number", String.class))
@@ -311,7 +338,8 @@ class HibernateOutboxIntegrationTests {
 			assertThat(new String(first.getBody())).contains(order.id().toString());
 			assertThat(first.getDestination()).isEqualTo("test.order-placed");
 			assertThat(first.getContentType()).isEqualTo("application/json");
-			assertThat(first.getHeaders()).isEqualTo("{}");
+			assertThat(first.getHeaders())
+				.isEqualTo("{\"waybill-ordering-key\": \"" + Order.class.getName() + "#" + order.id() + "\"}");
 			assertThat(first.getScope().getStatus()).isEqualTo("pending");
 			assertThat(first.getScope().getMessageCount()).isEqualTo(2);
 			Map<String, Object> row = this.jdbc.queryForMap("SELECT message_id, outbox_id FROM " + schema.name()

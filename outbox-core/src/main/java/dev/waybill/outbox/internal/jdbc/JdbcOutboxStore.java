@@ -103,14 +103,40 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 	 * @since 0.1
 	 */
 	public int write(Connection connection, OutboxScope scope) throws SQLException {
-		List<OutboxMessage> messages = scope.messages();
+		// One scope per ordering key (a transaction that touched two aggregates writes two), each
+		// key's lock taken before any is written and held until commit: see OutboxSql.write.
+		List<OutboxScope> parts = scope.perOrderingKey();
+		List<String> keys = new ArrayList<>();
+		for (OutboxScope part : parts) {
+			String key = part.orderingKey();
+			if (key != null) {
+				keys.add(key);
+			}
+		}
+		if (!keys.isEmpty()) {
+			try (PreparedStatement lock = connection.prepareStatement(this.sql.lockKeys)) {
+				lock.setArray(1, connection.createArrayOf("text", keys.toArray()));
+				lock.executeQuery().close();
+			}
+		}
+		List<OutboxMessage> messages = new ArrayList<>();
+		List<Object> outboxIds = new ArrayList<>();
+		for (OutboxScope part : parts) {
+			for (OutboxMessage message : part.messages()) {
+				messages.add(message);
+				outboxIds.add(part.id());
+			}
+		}
 		try (PreparedStatement statement = connection.prepareStatement(this.sql.write)) {
-			statement.setObject(1, scope.id());
-			setInstant(statement, 2, scope.notBefore());
-			statement.setObject(3, scope.inboundMessageId());
-			statement.setString(4, scope.consumerId());
-			statement.setInt(5, messages.size());
-			int index = 6;
+			statement.setObject(1, scope.inboundMessageId());
+			statement.setString(2, scope.consumerId());
+			int index = 3;
+			statement.setArray(index++, connection.createArrayOf("uuid", parts.stream().map(OutboxScope::id).toArray()));
+			statement.setArray(index++, connection.createArrayOf("text", parts.stream()
+				.map((part) -> (part.notBefore() != null) ? part.notBefore().toString() : null).toArray()));
+			statement.setArray(index++, connection.createArrayOf("text", parts.stream().map(OutboxScope::orderingKey).toArray()));
+			statement.setArray(index++, connection.createArrayOf("int4", parts.stream().map((part) -> part.messages().size()).toArray()));
+			statement.setArray(index++, connection.createArrayOf("uuid", outboxIds.toArray()));
 			statement.setArray(index++, array(connection, "uuid", messages, OutboxMessage::messageId));
 			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::destination));
 			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::routingKey));
@@ -159,12 +185,65 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 		if (scopeIds.isEmpty()) {
 			return 0;
 		}
-		return this.autonomous.update((Connection connection) -> {
+		Object[] ids = scopeIds.toArray();
+		List<String> keys = new ArrayList<>();
+		int[] marked = { 0 };
+		this.autonomous.query((Connection connection) -> {
 			PreparedStatement statement = connection.prepareStatement(this.sql.markPublished);
-			statement.setArray(1, connection.createArrayOf("uuid", scopeIds.toArray()));
+			statement.setArray(1, connection.createArrayOf("uuid", ids));
 			statement.setString(2, leaseOwner);
+			statement.setArray(3, connection.createArrayOf("uuid", ids));
+			return statement;
+		}, (ResultSet row) -> {
+			marked[0]++;
+			String key = row.getString(1);
+			if (key != null) {
+				keys.add(key);
+			}
+		});
+		promote(keys);
+		return marked[0];
+	}
+
+	/**
+	 * Makes the head of each key claimable, in a statement after the one that published or
+	 * detached its predecessor, so that it sees a writer that committed meanwhile.
+	 */
+	private int promote(List<String> keys) {
+		if (keys.isEmpty()) {
+			return 0;
+		}
+		return this.autonomous.update((Connection connection) -> {
+			PreparedStatement statement = connection.prepareStatement(this.sql.promote);
+			statement.setArray(1, connection.createArrayOf("text", keys.stream().distinct().toArray()));
 			return statement;
 		});
+	}
+
+	@Override
+	public int skip(Collection<UUID> scopeIds) {
+		if (scopeIds.isEmpty()) {
+			return 0;
+		}
+		Object[] ids = scopeIds.toArray();
+		List<String> keys = new ArrayList<>();
+		this.autonomous.query((Connection connection) -> {
+			PreparedStatement statement = connection.prepareStatement(this.sql.skip);
+			statement.setArray(1, connection.createArrayOf("uuid", ids));
+			statement.setArray(2, connection.createArrayOf("uuid", ids));
+			return statement;
+		}, (ResultSet row) -> {
+			keys.add(row.getString(1));
+		});
+		if (promote(keys) > 0) {
+			notifyIfAny(1);
+		}
+		return keys.size();
+	}
+
+	@Override
+	public int promoteHeldHeads() {
+		return this.autonomous.update(this.sql.sweep);
 	}
 
 	@Override
@@ -309,16 +388,6 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 	private static @Nullable Instant nullableInstant(ResultSet row, int column) throws SQLException {
 		OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
 		return value != null ? value.toInstant() : null;
-	}
-
-	private static void setInstant(PreparedStatement statement, int index, @Nullable Instant value)
-			throws SQLException {
-		if (value == null) {
-			statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
-		}
-		else {
-			statement.setObject(index, value.atOffset(ZoneOffset.UTC));
-		}
 	}
 
 	private static <T> Array array(Connection connection, String type, List<OutboxMessage> messages,

@@ -14,9 +14,20 @@ final class OutboxSql {
 
 	private static final String FENCE = "lease_owner = ? AND status = 'pending'";
 
+	/** How many advisory locks the ordering keys share (a power of two). */
+	static final int KEY_LOCK_BUCKETS = 1024;
+
 	private static final String MILLIS = " * interval '1 millisecond'";
 
 	final String write;
+
+	final String lockKeys;
+
+	final String promote;
+
+	final String skip;
+
+	final String sweep;
 
 	final String claim;
 
@@ -47,28 +58,74 @@ final class OutboxSql {
 	OutboxSql(OutboxTables tables) {
 		String state = tables.qualifiedOutboxState();
 		String message = tables.qualifiedOutboxMessage();
-		// One statement per scope: the state row (created_at is the write's own time, just before
-		// commit, so commit-to-confirm latency can be measured), then every message in publish order from
-		// parallel arrays (one round trip however many messages the transaction published).
+		// One statement per transaction: its scope rows (one per ordering key, see
+		// OutboxScope.perOrderingKey; created_at is the write's own time, just before commit, so
+		// commit-to-confirm latency can be measured), then every message in publish order from
+		// parallel arrays (one round trip however many messages and keys the transaction wrote).
+		// Ordering (issue 17), see the README's "Ordering": a keyed scope takes the next value of
+		// the ordering sequence while its transaction holds the key's advisory lock (lockKeys, run
+		// just before, in a statement of its own), and keeps the lock until it commits; so two
+		// transactions that write one key take sequence values in the order they commit. It is
+		// held back (ordering_held) when its key already has a scope that is not published: only
+		// the head of each key is in the claim's ready index. The write decides that on its own
+		// snapshot; the relay's promotion and sweep make up for a snapshot that was stale.
 		this.write = """
 				WITH scope AS (
-				  INSERT INTO %1$s (id, created_at, next_attempt_at, inbound_message_id, consumer_id, message_count)
-				  VALUES (?, clock_timestamp(), greatest(now(), ?), ?, ?, ?)
+				  INSERT INTO %1$s (id, created_at, next_attempt_at, inbound_message_id, consumer_id, message_count,
+				                    ordering_key, ordering_seq, ordering_held)
+				  SELECT s.id, clock_timestamp(), greatest(now(), s.not_before::timestamptz), ?, ?, s.message_count,
+				         s.ordering_key, CASE WHEN s.ordering_key IS NULL THEN NULL ELSE nextval('%4$s') END,
+				         s.ordering_key IS NOT NULL AND EXISTS (SELECT 1 FROM %1$s p
+				           WHERE p.ordering_key = s.ordering_key AND p.status IN ('pending', 'dead'))
+				  FROM unnest(?::uuid[], ?::text[], ?::text[], ?::int[]) AS s(id, not_before, ordering_key, message_count)
 				  RETURNING id
 				)
 				INSERT INTO %2$s (outbox_id, %3$s)
 				SELECT scope.id, m.message_id, m.destination, m.routing_key, m.message_type, m.content_type,
 				       m.headers::jsonb, m.body, m.correlation_id, m.conversation_id, m.source_host,
 				       m.created_at::timestamptz, m.not_before::timestamptz, m.expires_at::timestamptz
-				FROM scope, unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bytea[],
-				                   ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-				  WITH ORDINALITY AS m(%3$s, position)
-				ORDER BY m.position""".formatted(state, message, MESSAGE_COLUMNS);
+				FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bytea[],
+				            ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+				  WITH ORDINALITY AS m(outbox_id, %3$s, position)
+				  JOIN scope ON scope.id = m.outbox_id
+				ORDER BY m.position""".formatted(state, message, MESSAGE_COLUMNS, tables.orderingSequence());
+		// Advisory locks (two-int form: this table set, one of 1024 buckets of the key's hash), taken
+		// in bucket order so two lockers of several keys cannot deadlock. Buckets bound the locks a
+		// transaction of many keys takes (PostgreSQL's lock table is shared and finite); two keys of
+		// one bucket only serialize their writers' commits.
+		String keyLocks = "SELECT count(pg_advisory_xact_lock(hashtext('%1$s'), h)) FROM (SELECT DISTINCT hashtext(k) & "
+				+ (KEY_LOCK_BUCKETS - 1) + " AS h FROM %2$s ORDER BY h) locked";
+		this.lockKeys = keyLocks.formatted(state, "unnest(?::text[]) k");
+		// Promotes the head of each key (its unpublished scope with the lowest sequence) when it is
+		// held back. Reads the ordering index only.
+		String heads = "SELECT DISTINCT ON (ordering_key) id, ordering_held FROM " + state
+				+ " WHERE ordering_key IS NOT NULL AND status IN ('pending', 'dead') %s ORDER BY ordering_key, ordering_seq";
+		String promoteHeads = "UPDATE " + state + " s SET ordering_held = false FROM (" + heads + ") h "
+				+ "WHERE s.id = h.id AND h.ordering_held AND s.status IN ('pending', 'dead')";
+		this.promote = promoteHeads.formatted("AND ordering_key = ANY(?)");
+		// The safety net for a write whose snapshot missed its head's publication (a REPEATABLE
+		// READ writer), run now and then: one pass over the unpublished keyed scopes.
+		this.sweep = promoteHeads.formatted("");
+		// An operator's skip detaches dead scopes from their key (they stay dead, can be redriven,
+		// unordered), under the keys' locks; the caller then promotes the keys it returns.
+		this.skip = "UPDATE " + state + " s SET ordering_key = NULL, ordering_seq = NULL, ordering_held = false, "
+				+ "last_error = left('[ordering key ' || d.ordering_key || ' skipped] ' || coalesce(s.last_error, ''), 4000) "
+				+ "FROM (SELECT id, ordering_key FROM " + state + " WHERE id = ANY(?) AND status = 'dead' "
+				+ "AND ordering_key IS NOT NULL) d WHERE s.id = d.id AND s.status = 'dead' "
+				+ "AND (" + keyLocks.formatted(state, state + " WHERE id = ANY(?) AND ordering_key IS NOT NULL "
+						+ "AND status = 'dead'").replace("hashtext(k)", "hashtext(ordering_key)") + ") >= 0 "
+				+ "RETURNING d.ordering_key";
 		// MATERIALIZED keeps the locking sub-select evaluated exactly once.
 		this.claim = """
 				WITH due AS MATERIALIZED (
-				  SELECT id FROM %1$s
-				  WHERE status = 'pending' AND next_attempt_at <= now()
+				  SELECT id FROM %1$s s
+				  WHERE status = 'pending' AND next_attempt_at <= now() AND NOT ordering_held
+				    -- Head of line (issue 17): a keyed scope only when no earlier scope of its key is
+				    -- unpublished (pending, in flight or dead). One probe of the ordering index; held
+				    -- scopes are not even in the ready index, so this rarely rejects a row.
+				    AND (s.ordering_key IS NULL OR NOT EXISTS (
+				      SELECT 1 FROM %1$s p WHERE p.ordering_key = s.ordering_key
+				        AND p.ordering_seq < s.ordering_seq AND p.status IN ('pending', 'dead')))
 				  ORDER BY next_attempt_at
 				  LIMIT ?
 				  FOR UPDATE SKIP LOCKED
@@ -86,8 +143,14 @@ final class OutboxSql {
 				       m.expires_at
 				FROM claimed c LEFT JOIN %2$s m ON m.outbox_id = c.id
 				ORDER BY m.sequence_number""".formatted(state, message, MILLIS);
+		// Under the locks of the scopes' keys: a writer of one of those keys that is committing
+		// now finishes first, so the promotion that follows (a later statement) sees its scope, and
+		// one that comes after sees these published. Returns the keys to promote.
 		this.markPublished = "UPDATE " + state + " SET status = 'published', published_at = now(), last_error = NULL, "
-				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE;
+				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " AND ("
+				+ keyLocks.formatted(state, state + " WHERE id = ANY(?) AND ordering_key IS NOT NULL")
+					.replace("hashtext(k)", "hashtext(ordering_key)")
+				+ ") >= 0 RETURNING ordering_key";
 		// By primary key and owner: its cost is the held scopes', whatever the table holds.
 		this.renew = "UPDATE " + state + " SET lease_until = now() + ?" + MILLIS + ", next_attempt_at = now() + ?" + MILLIS
 				+ " WHERE id = ANY(?) AND " + FENCE;

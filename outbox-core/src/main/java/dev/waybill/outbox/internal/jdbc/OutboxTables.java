@@ -86,6 +86,16 @@ public record OutboxTables(String schema, String outboxState, String outboxMessa
 	}
 
 	/**
+	 * Returns the schema-qualified sequence that orders the scopes of one ordering key:
+	 * {@code <schema>.<outbox state table>_ordering_seq}.
+	 * @return e.g. {@code waybill.outbox_state_ordering_seq}
+	 * @since 0.3
+	 */
+	public String orderingSequence() {
+		return this.schema + "." + this.outboxState + "_ordering_seq";
+	}
+
+	/**
 	 * Returns the channel that committed outbox inserts are announced on with {@code NOTIFY}:
 	 * {@code <schema>_<outbox state table>}.
 	 * @return the channel name

@@ -14,6 +14,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 
+import dev.waybill.outbox.relay.DeadScopePolicy;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 
@@ -112,7 +113,18 @@ public final class Relay implements SmartLifecycle {
 		this.id = HostNames.local() + ":" + ProcessHandle.current().pid() + ":" + UUID.randomUUID().toString().substring(0, 8);
 		this.breaker = new CircuitBreaker(settings.failureThreshold(), settings.coolDown(), Clock.systemUTC(), this::circuitChanged);
 		this.leases = new Leases(store, settings.leaseDuration());
-		this.settler = new Settler(store, this.leases, settings.retry(), listener, this.breaker, this::dueIn);
+		this.settler = new Settler(store, this.leases, settings.retry(), listener, this.breaker, this::dueIn,
+				this.wakeUp::signal);
+	}
+
+	/**
+	 * Sets what a dead scope with an ordering key does to its key's later scopes;
+	 * {@link DeadScopePolicy#BLOCK} by default.
+	 * @param policy the policy
+	 * @since 0.3
+	 */
+	public void setDeadScopePolicy(DeadScopePolicy policy) {
+		this.settler.setDeadScopePolicy(Objects.requireNonNull(policy, "policy must not be null"));
 	}
 
 	/**
@@ -284,17 +296,37 @@ public final class Relay implements SmartLifecycle {
 	 * Reads the backlog when the last reading is older than the poll interval.
 	 * @return the backlog figures
 	 */
+	private static final int SWEEP_EVERY_POLLS = 10;
+
+	private volatile long sweptAt = System.nanoTime();
+
 	OutboxStats refreshStatsIfStale() {
 		long now = System.nanoTime();
 		if (now - this.statsRefreshedAt >= this.settings.pollInterval().toNanos()) {
 			this.statsRefreshedAt = now;
 			OutboxStats stats = this.store.stats();
 			this.backlog.update(stats);
+			sweepHeldHeadsIfDue(now);
 			if (stats.nextDueIn() != null) {
 				dueIn(stats.nextDueIn());
 			}
 		}
 		return this.backlog.current();
+	}
+
+	// Ordering's safety net (see OutboxSql.sweep), every ten poll intervals, from the primary worker.
+	private void sweepHeldHeadsIfDue(long now) {
+		if (now - this.sweptAt >= this.settings.pollInterval().toNanos() * SWEEP_EVERY_POLLS) {
+			this.sweptAt = now;
+			try {
+				if (this.store.promoteHeldHeads() > 0) {
+					this.wakeUp.signal();
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Waybill relay could not promote held ordering heads: " + ex);
+			}
+		}
 	}
 
 	/**

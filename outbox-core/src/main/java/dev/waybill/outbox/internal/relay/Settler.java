@@ -15,6 +15,7 @@ import java.util.function.Consumer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.waybill.outbox.relay.DeadScopePolicy;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxStore;
@@ -41,6 +42,11 @@ final class Settler {
 
 	private final Consumer<Duration> dueIn;
 
+	/** Wakes the relay's workers: a published keyed scope may have made its key's next claimable. */
+	private final Runnable promoted;
+
+	private volatile DeadScopePolicy deadScopePolicy = DeadScopePolicy.BLOCK;
+
 	static final Duration BOOKKEEPING_FIRST_DELAY = Duration.ofMillis(50);
 
 	static final Duration BOOKKEEPING_MAX_DELAY = Duration.ofSeconds(2);
@@ -63,13 +69,18 @@ final class Settler {
 	private String lastBookkeepingError = "";
 
 	Settler(OutboxStore store, Leases leases, RetryPolicy retry, RelayListener listener, CircuitBreaker breaker,
-			Consumer<Duration> dueIn) {
+			Consumer<Duration> dueIn, Runnable promoted) {
+		this.promoted = promoted;
 		this.leases = leases;
 		this.store = store;
 		this.retry = retry;
 		this.listener = listener;
 		this.breaker = breaker;
 		this.dueIn = dueIn;
+	}
+
+	void setDeadScopePolicy(DeadScopePolicy policy) {
+		this.deadScopePolicy = policy;
 	}
 
 	/**
@@ -230,6 +241,9 @@ final class Settler {
 				return;
 			}
 			this.breaker.recordSuccess();
+			if (published.stream().anyMatch((outcome) -> hasOrderingKey(outcome.scope()))) {
+				this.promoted.run();
+			}
 			published.forEach((outcome) -> {
 				this.leases.settled(outcome.scope());
 				this.listener.published(outcome.scope(), outcome.completedAt());
@@ -274,7 +288,17 @@ final class Settler {
 			logger.error("Waybill outbox scope " + scope.id() + " to " + destinations(scope) + " is dead after "
 					+ scope.attempts() + " attempt(s), kept for redrive: " + error);
 			this.listener.deadLettered(scope, error);
+			if (this.deadScopePolicy == DeadScopePolicy.SKIP && hasOrderingKey(scope)
+					&& this.store.skip(List.of(scope.id())) > 0) {
+				logger.warn("Waybill skipped dead scope " + scope.id() + " in the order of its ordering key "
+						+ scope.messages().get(0).orderingKey() + " (waybill.outbox.ordering.dead-scope=skip)");
+				this.promoted.run();
+			}
 		}
+	}
+
+	private static boolean hasOrderingKey(ClaimedScope scope) {
+		return !scope.messages().isEmpty() && scope.messages().get(0).orderingKey() != null;
 	}
 
 	// A permanent failure decides the scope's fate; otherwise the broker's failure costs no attempt.

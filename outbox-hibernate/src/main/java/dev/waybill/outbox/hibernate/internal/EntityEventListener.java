@@ -32,7 +32,8 @@ final class EntityEventListener implements FlushEntityEventListener, MergeEventL
 	public void onFlushEntity(FlushEntityEvent event) {
 		if (event.getEntity() instanceof OutboxEventSource source && !source.pendingOutboxEvents().isEmpty()) {
 			EntityEntry entry = event.getEntityEntry();
-			this.outbox.get().collect(event.getSession(), source, describe(entry.getEntityName(), entry.getId()));
+			this.outbox.get().collect(event.getSession(), source, describe(entry.getEntityName(), entry.getId()),
+					orderingKey(entry.getEntityName(), entry.getId()));
 		}
 	}
 
@@ -52,8 +53,14 @@ final class EntityEventListener implements FlushEntityEventListener, MergeEventL
 				&& original instanceof OutboxEventSource source && !source.pendingOutboxEvents().isEmpty()) {
 			SharedSessionContractImplementor session = event.getSession();
 			Object id = (event.getResult() != null) ? session.getContextEntityIdentifier(event.getResult()) : null;
-			this.outbox.get().collect(session, source, describe(Hibernate.getClass(original).getName(), id));
+			String entityName = Hibernate.getClass(original).getName();
+			this.outbox.get().collect(session, source, describe(entityName, id), orderingKey(entityName, id));
 		}
+	}
+
+	// The default ordering key: without an id, none (the type alone would order every new entity).
+	static @Nullable String orderingKey(String entityName, @Nullable Object id) {
+		return (id != null) ? entityName + "#" + id : null;
 	}
 
 	static String describe(String entityName, @Nullable Object id) {

@@ -97,10 +97,13 @@ public final class HibernateOutbox implements OutboxWriter {
 	 * @param session the session flushing or merging the entity
 	 * @param source the entity
 	 * @param entity names the entity in errors, e.g. {@code com.example.Order#42}
+	 * @param defaultKey the entity's default ordering key, {@code <entity name>#<id>}, or
+	 * {@literal null} when its id is not known
 	 * @throws IllegalStateException when the session has no transaction in progress, or its outbox
 	 * was already written
 	 */
-	void collect(SharedSessionContractImplementor session, OutboxEventSource source, String entity) {
+	void collect(SharedSessionContractImplementor session, OutboxEventSource source, String entity,
+			@Nullable String defaultKey) {
 		if (source.pendingOutboxEvents().isEmpty()) {
 			return;
 		}
@@ -112,8 +115,9 @@ public final class HibernateOutbox implements OutboxWriter {
 		OutboxMessageFactory messages = this.messages.get();
 		SessionOutbox outbox = outboxOf(session);
 		outbox.requireOpen(entity);
+		String orderingKey = source.outboxOrderingKey(defaultKey);
 		for (Object event : source.pendingOutboxEvents()) {
-			outbox.add(messages.create(event));
+			outbox.add(messages.create(null, event, (options) -> options.orderingKey(orderingKey)));
 		}
 		source.clearOutboxEvents();
 	}

@@ -43,6 +43,11 @@ public class Parcel implements OutboxEventSource {
 		this.events.clear();
 	}
 
+	@Override
+	public String outboxOrderingKey(String defaultKey) {
+		return "label:" + this.label;
+	}
+
 	public UUID id() {
 		return this.id;
 	}

@@ -35,6 +35,9 @@ import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.UnrecordableDeliveryException;
+import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.internal.UnrecordableDeliveryException;
+import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.rabbit.RabbitHeaders;
@@ -232,11 +235,16 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	 */
 	private void drain(Connection connection, long deadlineNanos) {
 		List<InboxConsumer> cancelled = new ArrayList<>();
+		List<InboxConsumer> partitioned = new ArrayList<>();
 		for (InboxConsumer consumer : this.inboxConsumers) {
 			if (consumer.connection() != connection) {
 				continue;
 			}
 			consumer.stopping = true;
+			if (consumer.partitions != null) {
+				partitioned.add(consumer);
+				continue;
+			}
 			String tag = consumer.getConsumerTag();
 			try {
 				if (tag != null && consumer.getChannel().isOpen()) {
@@ -246,6 +254,28 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			}
 			catch (IOException | RuntimeException ex) {
 				logger.debug("Cancelling the consumer of " + consumer.registration.queue() + " failed: " + ex.getMessage());
+			}
+		}
+		// Partitioned by ordering key: no cancel. A cancelled consumer's deliveries, still held,
+		// would return to the queue after the broker gave later ones to another consumer (the next
+		// single active consumer); closing the channel returns them at once, at the head of the
+		// queue, before the broker serves anyone else. So: finish what the lanes are handling,
+		// leave what they hold unacknowledged, close.
+		for (InboxConsumer consumer : partitioned) {
+			try {
+				if (!Objects.requireNonNull(consumer.partitions).awaitIdle(deadlineNanos)) {
+					logger.warn("Waybill's consumer of " + consumer.registration.queue() + " did not finish its deliveries "
+							+ "within " + this.shutdownTimeout + "; the broker delivers those again");
+				}
+				consumer.getChannel().close();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				break;
+			}
+			catch (IOException | TimeoutException | RuntimeException ex) {
+				logger.debug("Closing the channel of the consumer of " + consumer.registration.queue() + " failed: "
+						+ ex.getMessage());
 			}
 		}
 		for (InboxConsumer consumer : cancelled) {
@@ -261,7 +291,13 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				break;
 			}
 		}
-		this.inboxConsumers.removeIf((consumer) -> consumer.connection() == connection);
+		this.inboxConsumers.removeIf((consumer) -> {
+			if (consumer.connection() == connection) {
+				consumer.shutdownPartitions();
+				return true;
+			}
+			return false;
+		});
 	}
 
 	/**
@@ -323,7 +359,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				declare(created, consumer);
 			}
 			for (ConsumerRegistration<?> consumer : this.consumers) {
-				for (int i = 0; i < consumer.concurrency(); i++) {
+				// Partitioned by ordering key: one channel whose workers are the key lanes.
+				int channels = partitioned(consumer) ? 1 : consumer.concurrency();
+				for (int i = 0; i < channels; i++) {
 					consume(created, consumer);
 				}
 			}
@@ -449,10 +487,22 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		}
 	}
 
+	private static boolean partitioned(ConsumerRegistration<?> consumer) {
+		return consumer.partitionByOrderingKey() && consumer.concurrency() > 1;
+	}
+
 	private void consume(Connection connection, ConsumerRegistration<?> consumer) throws IOException {
 		Channel channel = connection.createChannel();
-		channel.basicQos(consumer.prefetch());
-		InboxConsumer inboxConsumer = new InboxConsumer(channel, consumer);
+		KeyPartitions partitions = null;
+		if (partitioned(consumer)) {
+			channel.basicQos(consumer.prefetch() * consumer.concurrency());
+			partitions = new KeyPartitions(consumer.concurrency(),
+					this.threads.factory("waybill-consumer-" + consumer.queue() + "-"));
+		}
+		else {
+			channel.basicQos(consumer.prefetch());
+		}
+		InboxConsumer inboxConsumer = new InboxConsumer(channel, consumer, partitions);
 		this.inboxConsumers.removeIf((earlier) -> !earlier.getChannel().isOpen());
 		this.inboxConsumers.add(inboxConsumer);
 		channel.basicConsume(consumer.queue(), false, inboxConsumer);
@@ -498,14 +548,24 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 		private final ConsumerRegistration<?> registration;
 
+		/** The key lanes when partitioned by ordering key, else {@literal null}: handled on the dispatch thread. */
+		final @Nullable KeyPartitions partitions;
+
 		/** Counted down once the consumer's cancel-ok arrived, or its channel closed. */
 		final CountDownLatch finished = new CountDownLatch(1);
 
 		volatile boolean stopping;
 
-		InboxConsumer(Channel channel, ConsumerRegistration<?> registration) {
+		InboxConsumer(Channel channel, ConsumerRegistration<?> registration, @Nullable KeyPartitions partitions) {
 			super(channel);
 			this.registration = registration;
+			this.partitions = partitions;
+		}
+
+		void shutdownPartitions() {
+			if (this.partitions != null) {
+				this.partitions.shutdown();
+			}
 		}
 
 		Connection connection() {
@@ -520,17 +580,30 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		@Override
 		public void handleShutdownSignal(String consumerTag, ShutdownSignalException sig) {
 			this.finished.countDown();
+			// What the lanes still hold is skipped (the channel is closed) and delivered again.
+			shutdownPartitions();
 		}
 
 		@Override
 		public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body)
 				throws IOException {
 			if (this.stopping) {
-				// received ahead of the handlers, never handled: back to the queue for the next consumer
-				getChannel().basicReject(envelope.getDeliveryTag(), true);
+				if (this.partitions == null) {
+					// received ahead of the handlers, never handled: back to the queue for the next consumer
+					getChannel().basicReject(envelope.getDeliveryTag(), true);
+				}
+				// partitioned: left unacknowledged, returned in order when the channel closes (see drain)
 				return;
 			}
 			InboundMessage message = inbound(envelope, properties, body);
+			if (this.partitions != null) {
+				// Ordering (issue 17): a key's deliveries on one lane, in delivery order; the lane
+				// acknowledges. The dispatch thread goes on with the next delivery at once.
+				Object key = message.headers().get(PublishOptions.ORDERING_KEY_HEADER);
+				this.partitions.submit((key instanceof String text) ? text : null,
+						() -> handleInLane(envelope, properties, body, message));
+				return;
+			}
 			try {
 				RabbitReceiveEndpoint.this.processor.process(this.registration, message);
 			}
@@ -556,6 +629,60 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			getChannel().basicAck(envelope.getDeliveryTag(), false);
 		}
 
+		/**
+		 * Handles a delivery on its key's lane. When the database is unavailable it tries again in
+		 * place, after a pause, rather than requeueing: a requeued delivery would come back behind
+		 * its key's later ones. When stopping, or when the channel is closed, deliveries received
+		 * ahead are left unacknowledged: the broker returns them when the channel closes.
+		 */
+		private void handleInLane(Envelope envelope, AMQP.BasicProperties properties, byte[] body,
+				InboundMessage message) {
+			Channel channel = getChannel();
+			long tag = envelope.getDeliveryTag();
+			boolean warned = false;
+			while (channel.isOpen()) {
+				if (this.stopping) {
+					return; // left unacknowledged: returned to the queue, in order, when the channel closes
+				}
+				try {
+					RabbitReceiveEndpoint.this.processor.process(this.registration, message);
+				}
+				catch (UnrecordableDeliveryException ex) {
+					try {
+						ErrorQueueFallback.publish(channel.getConnection(), this.registration, envelope, properties, body, ex);
+					}
+					catch (IOException | TimeoutException | RuntimeException publishFailure) {
+						logger.warn("Waybill could not move delivery " + properties.getMessageId() + " to "
+								+ this.registration.errorQueue() + ", trying again: " + publishFailure.getMessage());
+						pause();
+						continue;
+					}
+				}
+				catch (RuntimeException ex) {
+					if (!warned) {
+						logger.warn("Waybill could not record delivery " + properties.getMessageId() + " on "
+								+ this.registration.queue() + ", trying again in place to keep its key's order: "
+								+ ex.getMessage());
+						warned = true;
+					}
+					pause();
+					continue;
+				}
+				settleQuietly(() -> channel.basicAck(tag, false));
+				return;
+			}
+		}
+
+		private void settleQuietly(ChannelAction action) {
+			try {
+				action.run();
+			}
+			catch (IOException | RuntimeException ex) {
+				// The channel closed: the broker delivers it again, and the inbox knows it.
+				logger.debug("Waybill could not settle a delivery on " + this.registration.queue() + ": " + ex.getMessage());
+			}
+		}
+
 		@Override
 		public void handleCancel(String consumerTag) {
 			lost(getChannel().getConnection(), "the broker cancelled the consumer of " + this.registration.queue()
@@ -570,6 +697,12 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				Thread.currentThread().interrupt();
 			}
 		}
+
+	}
+
+	private interface ChannelAction {
+
+		void run() throws IOException;
 
 	}
 
