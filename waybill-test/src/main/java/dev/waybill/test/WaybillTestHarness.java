@@ -345,7 +345,8 @@ public final class WaybillTestHarness {
 	 * @param <T> the message class
 	 * @param handler the handler class (or a supertype of it)
 	 * @param type the message class
-	 * @return the first such delivery; its headers carry the fault ({@link dev.waybill.inbox.InboxHeaders})
+	 * @return the first such delivery, with the headers it arrived with (the copy in the error queue
+	 * carries the fault, see {@link dev.waybill.inbox.InboxHeaders})
 	 * @throws AssertionError on timeout, listing what was observed
 	 */
 	public <T> ObservedDelivery<T> awaitFaulted(Class<?> handler, Class<T> type) {
