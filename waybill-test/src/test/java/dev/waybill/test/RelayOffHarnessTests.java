@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import java.time.Duration;
 import java.util.UUID;
 
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ApplicationContext;
@@ -22,11 +25,13 @@ import dev.waybill.test.app.Messages.OrderPlaced;
 /**
  * The harness with the relay off and the in-memory transport chosen by property rather than by
  * the annotation: publications are observed at commit, and {@link WaybillTestHarness#awaitIdle()}
- * fails naming the pending outbox.
+ * fails naming the pending outbox. The tests run in order: the second shows the harness was reset
+ * before it.
  */
 @SpringBootTest(classes = HarnessTestApplication.class,
 		properties = { "waybill.test.transport=in-memory", "waybill.outbox.relay.enabled=false" })
 @AutoConfigureWaybillTest
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RelayOffHarnessTests {
 
 	@DynamicPropertySource
@@ -44,6 +49,7 @@ class RelayOffHarnessTests {
 	ApplicationContext context;
 
 	@Test
+	@Order(1)
 	void publicationsAreObservedAtCommitAndIdleWaitsForTheOutbox() {
 		assertThat(this.context.getBean(Transport.class)).isInstanceOf(InMemoryTransport.class);
 		assertThat(this.context.getBeanProvider(Relay.class).getIfAvailable()).isNull();
@@ -56,6 +62,16 @@ class RelayOffHarnessTests {
 			.withMessageContaining("Expected Waybill to be idle within PT0.3S, but it did not happen.")
 			.withMessageContaining("under way: 1 outbox scopes pending (1 messages)")
 			.withMessageContaining("1 deliveries on their way to local handlers");
+	}
+
+	@Test
+	@Order(2)
+	void theHarnessIsResetBeforeEachTest() {
+		assertThat(this.harness.published()).isEmpty();
+
+		UUID id = this.orders.place(91);
+
+		assertThat(this.harness.published()).extracting(ObservedMessage::message).containsExactly(new OrderPlaced(id, 91));
 	}
 
 }
