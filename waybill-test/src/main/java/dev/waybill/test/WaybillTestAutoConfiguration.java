@@ -16,6 +16,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 import dev.waybill.inbox.ConsumerRegistration;
@@ -84,6 +85,7 @@ public final class WaybillTestAutoConfiguration {
 	static class InMemoryTransportConfiguration {
 
 		@Bean
+		@Primary // over a transport the application defines itself
 		InMemoryTransport waybillInMemoryTransport(ObjectProvider<ConsumerRegistry> consumers,
 				ObjectProvider<InboxProcessor> processor) {
 			return new InMemoryTransport(consumers(consumers), processor::getObject);
