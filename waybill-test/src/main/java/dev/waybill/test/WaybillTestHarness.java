@@ -169,6 +169,17 @@ public final class WaybillTestHarness {
 	}
 
 	/**
+	 * Returns the messages of one type whose scope failed an attempt at the relay (a nack, an
+	 * unroutable return) and waits for its next one.
+	 * @param <T> the message class
+	 * @param type the message class
+	 * @return the messages, once per failed attempt
+	 */
+	public <T> List<ObservedMessage<T>> relayRetried(Class<T> type) {
+		return relayedOf(this.observations.relayRetried, type);
+	}
+
+	/**
 	 * Returns the messages of one type whose scope the relay dead-lettered.
 	 * @param <T> the message class
 	 * @param type the message class
@@ -300,6 +311,19 @@ public final class WaybillTestHarness {
 	 */
 	public <T> ObservedMessage<T> awaitRelayed(Class<T> type, Predicate<? super T> matching) {
 		return await("a relayed " + name(type) + " that matches", () -> first(relayed(type), matching));
+	}
+
+	/**
+	 * Waits until the relay dead-lettered a scope holding a matching message of this type: its
+	 * attempts are exhausted or its failure is permanent.
+	 * @param <T> the message class
+	 * @param type the message class
+	 * @param matching the condition on the message
+	 * @return the first such message
+	 * @throws AssertionError on timeout, listing what was observed
+	 */
+	public <T> ObservedMessage<T> awaitDeadLettered(Class<T> type, Predicate<? super T> matching) {
+		return await("a dead-lettered " + name(type) + " that matches", () -> first(deadLettered(type), matching));
 	}
 
 	/**

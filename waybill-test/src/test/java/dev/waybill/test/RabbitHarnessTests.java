@@ -36,12 +36,14 @@ import dev.waybill.test.app.HarnessTestApplication.Orders;
 import dev.waybill.test.app.HarnessTestApplication.ReceiptHandler;
 import dev.waybill.test.app.Messages.CardCharged;
 import dev.waybill.test.app.Messages.OrderPlaced;
+import dev.waybill.test.app.Messages.ShipOrder;
 
 /**
  * The harness with the application's real transport: the relay publishes to RabbitMQ
  * ({@link TestRabbit}) and the receive endpoint feeds the inbox.
  */
-@SpringBootTest(classes = HarnessTestApplication.class)
+@SpringBootTest(classes = HarnessTestApplication.class,
+		properties = { "waybill.outbox.retry.max-attempts=2", "waybill.outbox.retry.interval=100ms" })
 @AutoConfigureWaybillTest
 @Import(RabbitHarnessTests.DeleteTopology.class)
 class RabbitHarnessTests {
@@ -151,6 +153,20 @@ class RabbitHarnessTests {
 			.isThrownBy(() -> this.harness.within(Duration.ofMillis(200)).awaitPublished(OrderPlaced.class,
 					(event) -> event.cents() == 21))
 			.withMessageContaining("under way: 0 outbox scopes pending");
+	}
+
+	@Test
+	void aScopeTheBrokerCannotRouteIsRetriedByTheRelayThenDeadLettered() {
+		UUID id = this.orders.placeAndShip(30); // to an exchange that does not exist
+
+		ObservedMessage<ShipOrder> dead = this.harness.awaitDeadLettered(ShipOrder.class,
+				(command) -> command.orderId().equals(id));
+
+		assertThat(dead.destination()).isEqualTo("waybill-test-harness.shipping");
+		assertThat(this.harness.relayRetried(ShipOrder.class)).extracting(ObservedMessage::messageId)
+			.containsExactly(dead.messageId());
+		assertThat(this.harness.describe()).contains("dead-lettered by the relay (2):")
+			.contains("destination exchange 'waybill-test-harness.shipping' does not exist");
 	}
 
 	private static void deleteTopology() {
