@@ -14,7 +14,7 @@ public class WaybillTestHarnessResetListener extends AbstractTestExecutionListen
 
 	@Override
 	public int getOrder() {
-		return 5000; // after dependency injection (2000), before transactions and SQL scripts
+		return 2500; // after dependency injection (2000), before transactions (4000) and SQL scripts (5000)
 	}
 
 	@Override
