@@ -16,6 +16,7 @@ import org.springframework.test.context.DynamicPropertySource;
 
 import dev.waybill.inbox.InboxHeaders;
 import dev.waybill.inbox.InboxOutcome;
+import dev.waybill.outbox.rabbit.RabbitReceiveEndpoint;
 import dev.waybill.outbox.spi.Transport;
 import dev.waybill.test.app.HarnessTestApplication;
 import dev.waybill.test.app.HarnessTestApplication.Calls;
@@ -29,9 +30,10 @@ import dev.waybill.test.app.Messages.ShipOrder;
 /**
  * The harness in the broker-less mode: PostgreSQL only, the relay publishing to the
  * {@link InMemoryTransport}, which hands each message to the application's handlers through the
- * real inbox.
+ * real inbox. The broker the application is configured with does not exist.
  */
-@SpringBootTest(classes = HarnessTestApplication.class)
+@SpringBootTest(classes = HarnessTestApplication.class,
+		properties = { "spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=1" }) // no broker there
 @AutoConfigureWaybillTest(transport = TestTransport.IN_MEMORY)
 class InMemoryHarnessTests {
 
@@ -62,6 +64,7 @@ class InMemoryHarnessTests {
 	@Test
 	void aPublishedEventTravelsThroughTheRelayTheInboxAndTheConsumerOutboxWithoutABroker() {
 		assertThat(this.context.getBean(Transport.class)).isInstanceOf(InMemoryTransport.class);
+		assertThat(this.context.getBeanNamesForType(RabbitReceiveEndpoint.class)).isEmpty();
 
 		UUID id = this.orders.place(1250);
 
