@@ -64,7 +64,7 @@ final class Observations implements InboxListener, RelayListener {
 	}
 
 	/** A message an application transaction committed to the outbox. */
-	record Committed(OutboxMessage message, Object payload, boolean sent, Instant at) {
+	record Committed(OutboxMessage message, Object payload, boolean sent, long transaction, Instant at) {
 	}
 
 	/** A message of a scope the relay settled. */
@@ -76,8 +76,8 @@ final class Observations implements InboxListener, RelayListener {
 			Instant at) {
 	}
 
-	void committed(OutboxMessage message, Object payload, boolean sent) {
-		this.committed.add(new Committed(message, payload, sent, this.clock.instant()));
+	void committed(OutboxMessage message, Object payload, boolean sent, long transaction) {
+		this.committed.add(new Committed(message, payload, sent, transaction, this.clock.instant()));
 		for (ConsumerRegistration<?> consumer : boundQueues(message)) {
 			change(key(message.messageId().toString(), consumer.queue()), 1);
 		}

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -158,6 +159,29 @@ public final class WaybillTestHarness {
 	}
 
 	/**
+	 * Returns the messages (published and sent) committed by the same transaction as a message, in
+	 * the order they were built; the outbox relays them as one scope.
+	 * @param messageId the id of a published or sent message
+	 * @return the messages of its transaction, itself included; empty when the harness did not see
+	 * it committed
+	 */
+	public List<ObservedMessage<Object>> committedWith(UUID messageId) {
+		long transaction = -1;
+		for (Committed committed : this.observations.committed) {
+			if (committed.message().messageId().equals(messageId)) {
+				transaction = committed.transaction();
+			}
+		}
+		List<ObservedMessage<Object>> together = new ArrayList<>();
+		for (Committed committed : this.observations.committed) {
+			if (committed.transaction() == transaction) {
+				together.add(observed(committed.message(), committed.payload(), committed));
+			}
+		}
+		return together;
+	}
+
+	/**
 	 * Returns the messages of one type the relay handed to the transport and saw confirmed, the
 	 * inbox's redeliveries and faults included.
 	 * @param <T> the message class
@@ -292,12 +316,34 @@ public final class WaybillTestHarness {
 	 * Waits until a transaction that sent a message of this type to a named destination committed.
 	 * @param <T> the message class
 	 * @param type the message class
+	 * @return the first such message
+	 * @throws AssertionError on timeout, listing what was observed
+	 */
+	public <T> ObservedMessage<T> awaitSent(Class<T> type) {
+		return awaitSent(type, (message) -> true);
+	}
+
+	/**
+	 * Waits until a transaction that sent a message of this type to a named destination committed.
+	 * @param <T> the message class
+	 * @param type the message class
 	 * @param matching the condition on the message
 	 * @return the first such message
 	 * @throws AssertionError on timeout, listing what was observed
 	 */
 	public <T> ObservedMessage<T> awaitSent(Class<T> type, Predicate<? super T> matching) {
 		return await("a sent " + name(type) + " that matches", () -> first(sent(type), matching));
+	}
+
+	/**
+	 * Waits until the relay handed a message of this type to the transport and saw it confirmed.
+	 * @param <T> the message class
+	 * @param type the message class
+	 * @return the first such message
+	 * @throws AssertionError on timeout, listing what was observed
+	 */
+	public <T> ObservedMessage<T> awaitRelayed(Class<T> type) {
+		return awaitRelayed(type, (message) -> true);
 	}
 
 	/**
@@ -311,6 +357,17 @@ public final class WaybillTestHarness {
 	 */
 	public <T> ObservedMessage<T> awaitRelayed(Class<T> type, Predicate<? super T> matching) {
 		return await("a relayed " + name(type) + " that matches", () -> first(relayed(type), matching));
+	}
+
+	/**
+	 * Waits until the relay dead-lettered a scope holding a message of this type.
+	 * @param <T> the message class
+	 * @param type the message class
+	 * @return the first such message
+	 * @throws AssertionError on timeout, listing what was observed
+	 */
+	public <T> ObservedMessage<T> awaitDeadLettered(Class<T> type) {
+		return awaitDeadLettered(type, (message) -> true);
 	}
 
 	/**

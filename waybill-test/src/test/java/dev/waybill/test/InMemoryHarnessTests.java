@@ -125,6 +125,12 @@ class InMemoryHarnessTests {
 		assertThat(sent.destination()).isEqualTo("waybill-test-harness.shipping");
 		assertThat(this.harness.sent()).hasSize(1);
 		assertThat(this.harness.published()).extracting(ObservedMessage::message).containsExactly(new OrderPlaced(id, 40));
+		// Both written by one transaction; the CardCharged the handler publishes, by another.
+		assertThat(this.harness.committedWith(sent.messageId())).extracting(ObservedMessage::message)
+			.containsExactly(new OrderPlaced(id, 40), new ShipOrder(id));
+		UUID charged = this.harness.awaitPublished(CardCharged.class, (event) -> event.orderId().equals(id)).messageId();
+		assertThat(this.harness.committedWith(charged)).extracting(ObservedMessage::message)
+			.containsExactly(new CardCharged(id, 40));
 		this.harness.awaitRelayed(ShipOrder.class, (command) -> command.orderId().equals(id));
 		assertThat(this.context.getBean(InMemoryTransport.class).unrouted()).extracting((message) -> message.messageId())
 			.contains(sent.messageId());

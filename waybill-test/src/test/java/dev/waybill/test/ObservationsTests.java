@@ -41,7 +41,7 @@ class ObservationsTests {
 	@Test
 	void aCommittedMessageIsOwedToEveryLocalQueueBoundToItsTypeUntilItsOutcome() {
 		OutboxMessage placed = message("waybill-test-harness.order-placed", "");
-		this.observations.committed(placed, new Object(), false);
+		this.observations.committed(placed, new Object(), false, 1);
 
 		assertThat(this.observations.inFlight()).containsExactly(placed.messageId() + " on 'charge'");
 
@@ -62,7 +62,7 @@ class ObservationsTests {
 		this.observations.started(this.charge, inbound);
 		this.observations.finished(this.charge, inbound, InboxOutcome.PROCESSED, 1);
 
-		this.observations.committed(placed, new Object(), false);
+		this.observations.committed(placed, new Object(), false, 1);
 
 		assertThat(this.observations.inFlight()).isEmpty();
 	}
@@ -70,7 +70,7 @@ class ObservationsTests {
 	@Test
 	void aScheduledRedeliveryIsOwedUntilItArrivesAndADeliveryWithoutOutcomeStaysOwed() {
 		OutboxMessage placed = message("waybill-test-harness.order-placed", "");
-		this.observations.committed(placed, new Object(), false);
+		this.observations.committed(placed, new Object(), false, 1);
 		InboundMessage inbound = inbound(placed);
 		this.observations.started(this.charge, inbound);
 		this.observations.delivered(this.charge, inbound, InboxOutcome.RETRY_SCHEDULED);
@@ -91,8 +91,8 @@ class ObservationsTests {
 
 	@Test
 	void messagesForOtherServicesAndTheTestsOwnDeliveriesAreNotOwed() {
-		this.observations.committed(message("billing.invoice-requested", ""), new Object(), false);
-		this.observations.committed(message("", "some-other-service-queue"), new Object(), true);
+		this.observations.committed(message("billing.invoice-requested", ""), new Object(), false, 1);
+		this.observations.committed(message("", "some-other-service-queue"), new Object(), true, 1);
 		assertThat(this.observations.inFlight()).isEmpty();
 
 		OutboxMessage placed = message("waybill-test-harness.order-placed", "");
@@ -104,14 +104,14 @@ class ObservationsTests {
 		finally {
 			Observations.HARNESS_DELIVERY.remove();
 		}
-		this.observations.committed(placed, new Object(), false);
+		this.observations.committed(placed, new Object(), false, 1);
 		assertThat(this.observations.inFlight()).hasSize(1);
 	}
 
 	@Test
 	void aDeadLetteredScopeIsNoLongerOwedAndTheDefaultExchangeRoutesByQueueName() {
 		OutboxMessage redelivery = message("", "receipt");
-		this.observations.committed(redelivery, new Object(), false);
+		this.observations.committed(redelivery, new Object(), false, 1);
 		assertThat(this.observations.inFlight()).containsExactly(redelivery.messageId() + " on 'receipt'");
 
 		this.observations.deadLettered(new ClaimedScope(UUID.randomUUID(), Instant.now(), 5, "relay", Instant.now(),
