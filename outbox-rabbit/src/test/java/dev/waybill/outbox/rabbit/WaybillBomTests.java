@@ -36,7 +36,7 @@ class WaybillBomTests {
 			managed.add(artifacts.item(i).getTextContent());
 		}
 		assertThat(managed).contains("amqp-client", "outbox-core", "outbox-hibernate", "inbox", "outbox-rabbit",
-				"retention-worker");
+				"retention-worker", "waybill-test");
 		Document parent = parse(ROOT.resolve("pom.xml"));
 		String version = ((Element) parent.getDocumentElement()).getElementsByTagName("version").item(0).getTextContent();
 		assertThat(bom.getDocumentElement().getElementsByTagName("version").item(0).getTextContent())

@@ -10,6 +10,9 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import dev.waybill.outbox.OutboxAdmin;
+import dev.waybill.outbox.OutboxStats;
+
 import dev.waybill.samples.billing.BillingServiceApplication;
 import dev.waybill.samples.orders.OrderServiceApplication;
 
@@ -88,6 +91,11 @@ final class DemoServices implements AutoCloseable {
 
 	JdbcTemplate orderDatabase() {
 		return this.orders.getBean(JdbcTemplate.class);
+	}
+
+	/** Returns the order service's outbox backlog, through Waybill's admin API. */
+	OutboxStats orderOutboxStats() {
+		return this.orders.getBean(OutboxAdmin.class).stats();
 	}
 
 	JdbcTemplate billingDatabase() {

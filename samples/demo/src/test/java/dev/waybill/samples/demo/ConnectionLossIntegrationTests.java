@@ -96,10 +96,10 @@ class ConnectionLossIntegrationTests {
 					}
 					catch (ConditionTimeoutException ex) {
 						throw new AssertionError("Not every order was billed: " + OrderPayments.of(verifier, orders, List.of())
-								+ "; order scopes not published " + verifier.queryForObject("SELECT count(*) FROM "
-										+ "orders.outbox_state WHERE status <> 'published'", Long.class)
-								+ "; billing inbox rows " + verifier.queryForList("SELECT consumer_id, processed_at IS NOT NULL "
-										+ "AS processed, count(*) FROM billing.inbox_state GROUP BY 1, 2")
+								+ "; order outbox " + services.orderOutboxStats()
+								+ "; billing deliveries processed " + services.billingMonitor().outcomes(InboxOutcome.PROCESSED)
+								+ ", duplicates " + services.billingMonitor().outcomes(InboxOutcome.DUPLICATE)
+								+ ", retries " + services.billingMonitor().outcomes(InboxOutcome.RETRY_SCHEDULED)
 								+ "; waiting in " + OrderPlacedHandler.QUEUE + " " + broker.messagesIn(OrderPlacedHandler.QUEUE),
 								ex);
 					}

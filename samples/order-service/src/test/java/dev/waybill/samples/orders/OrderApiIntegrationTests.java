@@ -7,66 +7,73 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.samples.messages.CustomerRegistered;
 import dev.waybill.samples.messages.OrderPlaced;
+import dev.waybill.samples.messages.PaymentCaptured;
+import dev.waybill.samples.messages.PaymentMethod;
 import dev.waybill.samples.test.SampleInfrastructure;
+import dev.waybill.test.AutoConfigureWaybillTest;
+import dev.waybill.test.Delivery;
+import dev.waybill.test.ObservedMessage;
+import dev.waybill.test.TestTransport;
+import dev.waybill.test.WaybillTestHarness;
 
 /**
- * The order service's HTTP API, run as the application on a real PostgreSQL and RabbitMQ, with its
- * relay off so that what each request wrote to the outbox stays to be read.
+ * The order service's HTTP API, run as the application on a real PostgreSQL with the test
+ * harness's in-memory transport in place of RabbitMQ: what each request published is observed by
+ * the harness, and the payment handler gets its messages from the harness.
  */
+@SpringBootTest(classes = OrderServiceApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "spring.config.name=" + OrderServiceApplication.CONFIG_NAME, "waybill.inbox.retry.interval=50ms" })
+@AutoConfigureWaybillTest(transport = TestTransport.IN_MEMORY)
+@Import(SampleInfrastructure.DropOnClose.class)
 class OrderApiIntegrationTests {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
 	private static final HttpClient http = HttpClient.newHttpClient();
 
-	private static SampleInfrastructure infrastructure;
-
-	private static ConfigurableApplicationContext service;
-
-	private static JdbcTemplate jdbc;
-
-	private static URI orders;
-
-	@BeforeAll
-	static void start() {
-		infrastructure = SampleInfrastructure.create("order_api");
-		List<String> args = new ArrayList<>(infrastructure.arguments());
-		args.add("--server.port=0");
-		args.add("--waybill.outbox.relay.enabled=false");
-		service = OrderServiceApplication.application().run(args.toArray(String[]::new));
-		jdbc = service.getBean(JdbcTemplate.class);
-		orders = URI.create("http://localhost:" + service.getEnvironment().getProperty("local.server.port") + "/orders");
+	@DynamicPropertySource
+	static void database(DynamicPropertyRegistry registry) {
+		SampleInfrastructure.database(registry, "order_api");
 	}
 
-	@AfterAll
-	static void stop() {
-		try {
-			if (service != null) {
-				service.close();
-			}
-		}
-		finally {
-			infrastructure.close();
-		}
+	@Autowired
+	WaybillTestHarness harness;
+
+	@LocalServerPort
+	int port;
+
+	URI orders;
+
+	@BeforeEach
+	void orders() {
+		this.orders = URI.create("http://localhost:" + this.port + "/orders");
+	}
+
+	@AfterEach
+	void settle() {
+		this.harness.awaitIdle();
 	}
 
 	@Test
-	void postPlacesTheOrderAndWritesItsEventsInTheSameTransaction() throws Exception {
+	void postPlacesTheOrderAndPublishesItsEventsInTheSameTransaction() throws Exception {
 		HttpResponse<String> created = post("{\"customer\": \"ada\", \"totalCents\": 1250, \"paymentMethod\": \"CARD\"}");
 
 		assertThat(created.statusCode()).isEqualTo(201);
@@ -77,27 +84,21 @@ class OrderApiIntegrationTests {
 		assertThat(order.get("totalCents").asLong()).isEqualTo(1250);
 		assertThat(order.get("status").asString()).isEqualTo("PLACED");
 
-		// One scope: the OrderPlaced the order raised and, as it is ada's first order, CustomerRegistered.
-		List<Map<String, Object>> messages = jdbc.queryForList("SELECT outbox_id, message_type, "
-				+ "convert_from(body, 'UTF8') AS body FROM orders.outbox_message WHERE outbox_id = (SELECT outbox_id "
-				+ "FROM orders.outbox_message WHERE convert_from(body, 'UTF8') LIKE ?) ORDER BY sequence_number",
-				"%" + id + "%");
-		assertThat(messages).extracting((row) -> row.get("message_type"))
-			.containsExactlyInAnyOrder(OrderPlaced.TYPE, CustomerRegistered.TYPE);
-		Map<String, Object> placed = messages.stream()
-			.filter((row) -> OrderPlaced.TYPE.equals(row.get("message_type")))
-			.findFirst()
-			.orElseThrow();
-		assertThat(json.readValue((String) placed.get("body"), OrderPlaced.class))
-			.isEqualTo(new OrderPlaced(id, "ada", 1250, dev.waybill.samples.messages.PaymentMethod.CARD));
+		// One transaction: the OrderPlaced the order raised and, as it is ada's first order, CustomerRegistered.
+		ObservedMessage<OrderPlaced> placed = this.harness.awaitPublished(OrderPlaced.class,
+				(event) -> event.orderId().equals(id));
+		assertThat(this.harness.committedWith(placed.messageId())).extracting(ObservedMessage::message)
+			.containsExactlyInAnyOrder(new OrderPlaced(id, "ada", 1250, PaymentMethod.CARD), new CustomerRegistered("ada"));
 
 		// A second order of the same customer raises OrderPlaced only.
 		UUID second = UUID.fromString(json.readTree(post("{\"customer\": \"ada\", \"totalCents\": 90, "
 				+ "\"paymentMethod\": \"INVOICE\"}").body()).get("id").asString());
-		assertThat(jdbc.queryForList("SELECT message_type FROM orders.outbox_message WHERE outbox_id = (SELECT "
-				+ "outbox_id FROM orders.outbox_message WHERE convert_from(body, 'UTF8') LIKE ?)", String.class,
-				"%" + second + "%"))
-			.containsExactly(OrderPlaced.TYPE);
+		UUID secondPlaced = this.harness.awaitPublished(OrderPlaced.class, (event) -> event.orderId().equals(second))
+			.messageId();
+		assertThat(this.harness.committedWith(secondPlaced)).extracting(ObservedMessage::message)
+			.containsExactly(new OrderPlaced(second, "ada", 90, PaymentMethod.INVOICE));
+		// Both events reached the relay, bound for the billing service's queues.
+		this.harness.awaitRelayed(OrderPlaced.class, (event) -> event.orderId().equals(second));
 	}
 
 	@Test
@@ -113,9 +114,7 @@ class OrderApiIntegrationTests {
 	}
 
 	@Test
-	void badFieldsAreAnswered400NamingEachFieldAndNothingIsWritten() throws Exception {
-		long before = jdbc.queryForObject("SELECT count(*) FROM orders.outbox_message", Long.class);
-
+	void badFieldsAreAnswered400NamingEachFieldAndNothingIsPublished() throws Exception {
 		assertBadRequest(post("{\"customer\": \" \", \"totalCents\": 0, \"paymentMethod\": \"CARD\"}"),
 				Map.of("customer", "must not be blank", "totalCents", "must be greater than 0"));
 		assertBadRequest(post("{\"customer\": \"ada\", \"paymentMethod\": \"CARD\"}"),
@@ -129,7 +128,32 @@ class OrderApiIntegrationTests {
 		assertBadRequest(post("not json"), Map.of("body", "is not a JSON object of customer, totalCents and paymentMethod"));
 		assertBadRequest(get("not-a-uuid"), Map.of("id", "'not-a-uuid' is not a valid UUID"));
 
-		assertThat(jdbc.queryForObject("SELECT count(*) FROM orders.outbox_message", Long.class)).isEqualTo(before);
+		assertThat(this.harness.published()).isEmpty();
+	}
+
+	@Test
+	void aCapturedPaymentMarksTheOrderPaidOnceHoweverOftenItIsDelivered() throws Exception {
+		UUID id = UUID.fromString(json.readTree(post("{\"customer\": \"lin\", \"totalCents\": 300, "
+				+ "\"paymentMethod\": \"CARD\"}").body()).get("id").asString());
+		PaymentCaptured captured = new PaymentCaptured(id, UUID.randomUUID(), 300);
+
+		Delivery delivery = this.harness.deliver(PaymentCapturedHandler.class, captured);
+
+		assertThat(delivery.outcome()).isEqualTo(InboxOutcome.PROCESSED);
+		assertThat(json.readTree(get(id.toString()).body()).get("status").asString()).isEqualTo("PAID");
+		assertThat(delivery.redeliver().outcome()).isEqualTo(InboxOutcome.DUPLICATE);
+		assertThat(this.harness.consumed(PaymentCapturedHandler.class, PaymentCaptured.class)).hasSize(1);
+	}
+
+	@Test
+	void aPaymentForAnOrderThatDoesNotExistEndsInTheErrorQueue() {
+		PaymentCaptured stray = new PaymentCaptured(UUID.randomUUID(), UUID.randomUUID(), 1);
+
+		assertThat(this.harness.deliver(PaymentCapturedHandler.class, stray).outcome())
+			.isEqualTo(InboxOutcome.RETRY_SCHEDULED);
+
+		// Retried with backoff (through the outbox, the relay and the in-memory transport), then given up.
+		this.harness.awaitFaulted(PaymentCapturedHandler.class, PaymentCaptured.class, (payment) -> payment.equals(stray));
 	}
 
 	private static void assertBadRequest(HttpResponse<String> response, Map<String, String> errors) {
@@ -139,15 +163,15 @@ class OrderApiIntegrationTests {
 		errors.forEach((field, error) -> assertThat(problem.get("detail").asString()).contains(field + " " + error));
 	}
 
-	private static HttpResponse<String> post(String body) throws IOException, InterruptedException {
-		return http.send(HttpRequest.newBuilder(orders)
+	private HttpResponse<String> post(String body) throws IOException, InterruptedException {
+		return http.send(HttpRequest.newBuilder(this.orders)
 			.header("Content-Type", "application/json")
 			.POST(HttpRequest.BodyPublishers.ofString(body))
 			.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
-	private static HttpResponse<String> get(String id) throws IOException, InterruptedException {
-		return http.send(HttpRequest.newBuilder(URI.create(orders + "/" + id)).GET().build(),
+	private HttpResponse<String> get(String id) throws IOException, InterruptedException {
+		return http.send(HttpRequest.newBuilder(URI.create(this.orders + "/" + id)).GET().build(),
 				HttpResponse.BodyHandlers.ofString());
 	}
 

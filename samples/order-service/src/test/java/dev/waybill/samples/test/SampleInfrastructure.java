@@ -11,7 +11,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import com.rabbitmq.client.Channel;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.test.context.DynamicPropertyRegistry;
 
+import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.samples.messages.CustomerRegistered;
@@ -33,6 +37,8 @@ public final class SampleInfrastructure implements AutoCloseable {
 
 	/** The samples' exchanges: their message types. */
 	static final List<String> EXCHANGES = List.of(OrderPlaced.TYPE, CustomerRegistered.TYPE, PaymentCaptured.TYPE);
+
+	private static final String DATABASE_PROPERTY = "samples.test.database";
 
 	private static final Pattern DATABASE = Pattern.compile("^(jdbc:postgresql://[^/]+/)([^?]*)(.*)$");
 
@@ -63,6 +69,28 @@ public final class SampleInfrastructure implements AutoCloseable {
 	}
 
 	/**
+	 * Creates a database of its own for a {@code @SpringBootTest} that needs no broker (the
+	 * harness's in-memory transport) and points the test's application at it; import
+	 * {@link DropOnClose} into the test to drop the database when the application stops.
+	 * @param registry the test's properties
+	 * @param name what the database is for, a lowercase word
+	 */
+	public static void database(DynamicPropertyRegistry registry, String name) {
+		TestPostgres postgres = TestPostgres.get();
+		Matcher url = DATABASE.matcher(postgres.url());
+		if (!url.matches()) {
+			throw new IllegalStateException("Cannot tell the database in " + postgres.url());
+		}
+		String database = "samples_" + name + "_" + UUID.randomUUID().toString().substring(0, 8);
+		execute("CREATE DATABASE " + database);
+		registry.add("spring.datasource.url", () -> url.group(1) + database + url.group(3));
+		registry.add("spring.datasource.username", postgres::user);
+		registry.add("spring.datasource.password", postgres::password);
+		registry.add("spring.datasource.hikari.maximum-pool-size", () -> "6");
+		registry.add(DATABASE_PROPERTY, () -> database);
+	}
+
+	/**
 	 * Returns the arguments that point a sample service at this database and the test broker.
 	 * @return {@code --name=value} arguments
 	 */
@@ -78,6 +106,43 @@ public final class SampleInfrastructure implements AutoCloseable {
 	public void close() {
 		deleteQueuesAndExchanges();
 		execute("DROP DATABASE IF EXISTS " + this.database + " WITH (FORCE)");
+	}
+
+	/**
+	 * Drops the database {@link #database(DynamicPropertyRegistry, String)} created once everything
+	 * else in the application stopped.
+	 */
+	public static final class DropOnClose implements SmartLifecycle {
+
+		private final String database;
+
+		private volatile boolean running;
+
+		public DropOnClose(@Value("${" + DATABASE_PROPERTY + "}") String database) {
+			this.database = database;
+		}
+
+		@Override
+		public void start() {
+			this.running = true;
+		}
+
+		@Override
+		public void stop() {
+			this.running = false;
+			execute("DROP DATABASE IF EXISTS " + this.database + " WITH (FORCE)");
+		}
+
+		@Override
+		public boolean isRunning() {
+			return this.running;
+		}
+
+		@Override
+		public int getPhase() {
+			return WaybillPhases.LISTENER - 1; // after Waybill's relay and its notification listener
+		}
+
 	}
 
 	private static void execute(String sql) {
