@@ -57,6 +57,8 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 
 	private static final Duration MIN_WAIT = Duration.ofMillis(5);
 
+	private static final Duration LOCKED_WAIT = Duration.ofMillis(50);
+
 	private final JdbcTemplate jdbc;
 
 	private final TransactionTemplate transactions;
@@ -245,6 +247,10 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 				(Object) this.schedules.keySet().toArray(String[]::new));
 		if (millis == null) {
 			return this.pollInterval;
+		}
+		if (millis <= 0) {
+			// Due but not claimed: another instance holds it (inside its tick), or it was just paused.
+			return (LOCKED_WAIT.compareTo(this.pollInterval) < 0) ? LOCKED_WAIT : this.pollInterval;
 		}
 		Duration wait = Duration.ofMillis((long) Math.ceil(millis));
 		return (wait.compareTo(this.pollInterval) > 0) ? this.pollInterval

@@ -37,7 +37,7 @@ final class ScheduleSql {
 	ScheduleSql(AuxiliaryTables tables) {
 		String table = tables.qualifiedSchedule();
 		this.register = """
-				INSERT INTO %1$s AS s (name, cron, zone, next_fire_at) VALUES (?, ?, ?, coalesce(?, 'infinity'))
+				INSERT INTO %1$s AS s (name, cron, zone, next_fire_at) VALUES (?, ?, ?, coalesce(?::timestamptz, 'infinity'::timestamptz))
 				ON CONFLICT (name) DO UPDATE SET cron = excluded.cron, zone = excluded.zone,
 				  next_fire_at = excluded.next_fire_at, updated_at = clock_timestamp()
 				WHERE s.cron <> excluded.cron OR s.zone <> excluded.zone""".formatted(table);
@@ -48,11 +48,11 @@ final class ScheduleSql {
 				LIMIT 1
 				FOR UPDATE SKIP LOCKED""".formatted(table);
 		this.fired = """
-				UPDATE %1$s SET next_fire_at = coalesce(?, 'infinity'), last_fired_at = ?,
-				  last_tick_at = coalesce(?, last_tick_at), fired_ticks = fired_ticks + ?, updated_at = clock_timestamp()
+				UPDATE %1$s SET next_fire_at = coalesce(?::timestamptz, 'infinity'::timestamptz), last_fired_at = ?,
+				  last_tick_at = coalesce(?::timestamptz, last_tick_at), fired_ticks = fired_ticks + ?, updated_at = clock_timestamp()
 				WHERE name = ? AND next_fire_at = ?""".formatted(table);
 		this.failed = """
-				UPDATE %1$s SET next_fire_at = coalesce(?, 'infinity'), failed_ticks = failed_ticks + ?, last_error = ?,
+				UPDATE %1$s SET next_fire_at = coalesce(?::timestamptz, 'infinity'::timestamptz), failed_ticks = failed_ticks + ?, last_error = ?,
 				  updated_at = clock_timestamp()
 				WHERE name = ? AND next_fire_at = ?""".formatted(table);
 		this.nextDue = """
@@ -62,7 +62,7 @@ final class ScheduleSql {
 		this.find = "SELECT " + COLUMNS + " FROM " + table + " WHERE name = ?";
 		this.pause = "UPDATE " + table + " SET paused = true, updated_at = clock_timestamp() WHERE name = ?";
 		this.resume = "UPDATE " + table
-				+ " SET paused = false, next_fire_at = coalesce(?, 'infinity'), updated_at = clock_timestamp()"
+				+ " SET paused = false, next_fire_at = coalesce(?::timestamptz, 'infinity'::timestamptz), updated_at = clock_timestamp()"
 				+ " WHERE name = ? AND paused";
 	}
 
