@@ -190,6 +190,28 @@ class ArchiveAndReplayIntegrationTests {
 		assertThat(replays.find(job.id()).orElseThrow().replayed()).isEqualTo(4);
 	}
 
+	@Test
+	void theArchiveKeepsMessagesForArchiveAfterAndOnlyWhenArchivingIsOn() {
+		JdbcTemplate jdbc = new JdbcTemplate(this.schema.dataSource());
+		RetentionWorker retention = new RetentionWorker(this.schema.dataSource(), this.schema.tables(),
+				RetentionSettings.defaults().withBatchSize(4), RetentionListener.NONE);
+		publishAndMarkPublished(10, "orders.a");
+		retention.runOnce();
+		assertThat(count(archive())).as("archiving off: purged messages are deleted").isZero();
+		assertThat(count(this.schema.tables().qualifiedOutboxMessage())).isZero();
+
+		retention.setArchive(new RetentionArchive(true, Duration.ofDays(7)));
+		publishAndMarkPublished(10, "orders.a");
+		assertThat(retention.runOnce().outboxMessages()).isEqualTo(10);
+		assertThat(count(archive())).isEqualTo(10);
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM " + archive() + " WHERE published_at < now() - interval '30 days'",
+				Long.class)).as("published_at kept").isEqualTo(10);
+		jdbc.update("UPDATE " + archive() + " SET archived_at = now() - interval '8 days' WHERE sequence_number IN "
+				+ "(SELECT sequence_number FROM " + archive() + " ORDER BY sequence_number LIMIT 6)");
+		retention.runOnce();
+		assertThat(count(archive())).as("older than archive-after: deleted, over several batches of 4").isEqualTo(4);
+	}
+
 	/** The archive's size on disk after archiving MESSAGES messages, printed for the README. */
 	private void reportArchiveSize() {
 		JdbcTemplate jdbc = new JdbcTemplate(this.schema.dataSource());
