@@ -260,6 +260,15 @@ public final class RetentionWorker implements SmartLifecycle {
 	}
 
 	/**
+	 * Returns whether this worker archives the published messages it purges.
+	 * @return the archive settings
+	 * @since 0.2
+	 */
+	public RetentionArchive archive() {
+		return this.archive;
+	}
+
+	/**
 	 * Sets whether purged published messages are archived, and how long the archive keeps them;
 	 * {@link RetentionArchive#OFF} by default.
 	 * @param archive the archive settings
