@@ -18,6 +18,7 @@ class ApiSurfaceTests {
 	/** Every public type outside the internal packages, each there because a user needs it. */
 	static final Set<String> API = Set.of(
 			// What a RetentionListener bean hears.
+			"dev.waybill.retention.RetentionArchive",
 			"dev.waybill.retention.RetentionListener",
 			"dev.waybill.retention.RetentionResult",
 			// Spring Boot auto-configuration and the properties bound from waybill.retention.*.

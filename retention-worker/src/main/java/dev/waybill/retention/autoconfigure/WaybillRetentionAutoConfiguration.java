@@ -67,6 +67,7 @@ public final class WaybillRetentionAutoConfiguration {
 			.bind(WaybillRetentionProperties.DUPLICATE_DETECTION_WINDOW_PROPERTY, Duration.class)
 			.orElse(WaybillRetentionProperties.DEFAULT_DUPLICATE_DETECTION_WINDOW);
 		RetentionSettings settings = properties.toSettings(window);
+		properties.toArchive(); // checked on every host too
 		if (settings.purgePendingAfter() != null && !settings.purgeIncomplete()) {
 			logger.warn("waybill.retention.purge-pending-after (" + settings.purgePendingAfter() + ") has no effect "
 					+ "while waybill.retention.purge-incomplete is false; pending scopes are kept");
@@ -78,11 +79,13 @@ public final class WaybillRetentionAutoConfiguration {
 	@ConditionalOnMissingBean
 	@Conditional(OnRetentionHostCondition.class)
 	RetentionWorker waybillRetentionWorker(DataSource dataSource, OutboxTables tables, RetentionSettings settings,
+			WaybillRetentionProperties properties,
 			ObjectProvider<RetentionListener> listeners, RetentionHostSelection selection,
 			ObjectProvider<WaybillThreads> threads) {
 		RetentionListener listener = listeners.orderedStream().reduce(RetentionListener.NONE, RetentionListener::andThen);
 		RetentionWorker worker = new RetentionWorker(dataSource, tables, settings, listener);
 		worker.setThreads(threads.getIfAvailable(WaybillThreads::platform));
+		worker.setArchive(properties.toArchive());
 		return worker;
 	}
 

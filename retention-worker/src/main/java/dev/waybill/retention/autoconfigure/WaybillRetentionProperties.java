@@ -10,6 +10,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 import dev.waybill.retention.internal.RetentionSettings;
+import dev.waybill.retention.RetentionArchive;
+import dev.waybill.retention.internal.RetentionSettings;
 
 /**
  * Configuration of the retention worker under {@code waybill.retention.*}.
@@ -79,6 +81,16 @@ public class WaybillRetentionProperties {
 	 * (the default): a pending scope, which may still be delivered, is never purged.
 	 */
 	private @Nullable Duration purgePendingAfter;
+
+	/**
+	 * Whether purged published messages are moved to the archive table (for replay) instead of deleted.
+	 */
+	private boolean archive = false;
+
+	/**
+	 * How long archived messages are kept, from when they were archived; older ones are deleted.
+	 */
+	private Duration archiveAfter = Duration.ofDays(90);
 
 	/**
 	 * Hosts the worker runs on, compared case-insensitively with this host's name; empty for every host.
@@ -153,6 +165,33 @@ public class WaybillRetentionProperties {
 
 	public void setPurgePendingAfter(@Nullable Duration purgePendingAfter) {
 		this.purgePendingAfter = purgePendingAfter;
+	}
+
+	public boolean isArchive() {
+		return this.archive;
+	}
+
+	public void setArchive(boolean archive) {
+		this.archive = archive;
+	}
+
+	public Duration getArchiveAfter() {
+		return this.archiveAfter;
+	}
+
+	public void setArchiveAfter(Duration archiveAfter) {
+		this.archiveAfter = archiveAfter;
+	}
+
+	/**
+	 * Returns the archive settings, checking archive-after.
+	 * @return the settings
+	 * @throws InvalidConfigurationPropertyValueException when archive-after is not a positive duration
+	 * @since 0.2
+	 */
+	public RetentionArchive toArchive() {
+		positive("archive-after", this.archiveAfter, "90d");
+		return new RetentionArchive(this.archive, this.archiveAfter);
 	}
 
 	public List<String> getMachineNames() {

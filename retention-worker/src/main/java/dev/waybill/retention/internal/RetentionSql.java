@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
 
 /**
  * The purge's SQL. Each statement selects at most {@code LIMIT} eligible rows through one of the
@@ -56,6 +58,38 @@ final class RetentionSql {
 			  RETURNING message_count)
 			SELECT count(*), coalesce(sum(message_count), 0) FROM purged""";
 
+	/**
+	 * {@link #DELETE_SCOPES} that also copies the purged scopes' messages into the archive, in the
+	 * same statement: every part of it reads the same snapshot, so the messages the cascade deletes
+	 * are still there to copy.
+	 */
+	private static final String ARCHIVE_SCOPES = """
+			WITH purged AS (
+			  DELETE FROM %1$s WHERE id = ANY(ARRAY(
+			    SELECT s.id FROM %1$s s
+			    WHERE %3$s
+			    ORDER BY %4$s
+			    LIMIT ? FOR UPDATE OF s SKIP LOCKED))
+			  RETURNING id, message_count, published_at),
+			archived AS (
+			  INSERT INTO %5$s (sequence_number, outbox_id, message_id, destination, routing_key, message_type,
+			                    content_type, headers, body, correlation_id, conversation_id, source_host, created_at,
+			                    published_at)
+			  SELECT m.sequence_number, m.outbox_id, m.message_id, m.destination, m.routing_key, m.message_type,
+			         m.content_type, m.headers, m.body, m.correlation_id, m.conversation_id, m.source_host, m.created_at,
+			         p.published_at
+			  FROM %6$s m JOIN purged p ON p.id = m.outbox_id)
+			SELECT count(*), coalesce(sum(message_count), 0) FROM purged""";
+
+	/** Deletes archived messages older than the age (over the archive's BRIN index). */
+	private static final String PURGE_ARCHIVE = """
+			DELETE FROM %1$s WHERE sequence_number = ANY(ARRAY(
+			  SELECT sequence_number FROM %1$s WHERE archived_at < now() - ? * interval '1 millisecond' LIMIT ?))""";
+
+	private static final String COMPLETED = "s.status = 'published' AND s.published_at < " + AGE
+			+ " AND (s.inbound_message_id IS NULL OR NOT EXISTS (SELECT 1 FROM %1$s i "
+			+ "WHERE i.message_id = s.inbound_message_id AND i.consumer_id = s.consumer_id AND i.processed_at IS NULL))";
+
 	private static final String FAULTED = "i.faulted_at IS NOT NULL AND i.processed_at IS NULL";
 
 	private static final String RETRYING = "i.processed_at IS NULL AND i.faulted_at IS NULL AND i.attempts > 0";
@@ -80,16 +114,18 @@ final class RetentionSql {
 
 	final long lockKey;
 
+	/** {@link #completedScopes} moving the messages into the archive. */
+	final String archivedScopes;
+
+	final String purgeArchive;
+
 	RetentionSql(OutboxTables tables) {
 		String state = tables.qualifiedOutboxState();
 		String inbox = tables.qualifiedInboxState();
 		// Scenarios 1 and 2: published, and either no inbox row (a producer scope, or a consumer
 		// scope whose inbox row is gone) or a processed one. A consumer scope whose inbound message
 		// is still unprocessed (a delayed retry in flight) stays.
-		this.completedScopes = DELETE_SCOPES.formatted(state, inbox, "s.status = 'published' AND s.published_at < " + AGE
-				+ " AND (s.inbound_message_id IS NULL OR NOT EXISTS (SELECT 1 FROM " + inbox + " i "
-				+ "WHERE i.message_id = s.inbound_message_id AND i.consumer_id = s.consumer_id AND i.processed_at IS NULL))",
-				"s.published_at");
+		this.completedScopes = DELETE_SCOPES.formatted(state, inbox, COMPLETED.formatted(inbox), "s.published_at");
 		// Expired and cancelled scopes are final and will never be delivered, so they go by their
 		// completion time whatever their inbox row says (over the finished index).
 		this.finishedScopes = DELETE_SCOPES.formatted(state, inbox,
@@ -115,6 +151,10 @@ final class RetentionSql {
 		this.abandonedInbox = DELETE_INBOX.formatted(state, inbox, RETRYING + " AND i.received_at < " + AGE,
 				"i.received_at");
 		this.lockKey = lockKey(tables);
+		String archive = new AuxiliaryTables(tables).qualifiedArchive();
+		this.archivedScopes = ARCHIVE_SCOPES.formatted(state, inbox, COMPLETED.formatted(inbox), "s.published_at",
+				archive, tables.qualifiedOutboxMessage());
+		this.purgeArchive = PURGE_ARCHIVE.formatted(archive);
 	}
 
 	/**

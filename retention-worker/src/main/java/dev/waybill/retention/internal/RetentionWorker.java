@@ -24,6 +24,7 @@ import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.retention.RetentionArchive;
 import dev.waybill.retention.RetentionResult;
 import dev.waybill.retention.RetentionListener;
 
@@ -77,6 +78,11 @@ public final class RetentionWorker implements SmartLifecycle {
 
 	private volatile WaybillThreads threads = WaybillThreads.platform();
 
+	private volatile RetentionArchive archive = RetentionArchive.OFF;
+
+	/** Whether the last batch deleted a full batch of archived messages (runs are serialized by the lock). */
+	private volatile boolean archiveFull;
+
 	/**
 	 * Creates a worker.
 	 * @param dataSource the database that holds the tables
@@ -124,7 +130,7 @@ public final class RetentionWorker implements SmartLifecycle {
 					run = run.plus(batch);
 					this.listener.batchCommitted(batch, took);
 					full = batch.outboxStates() >= this.settings.batchSize()
-							|| batch.inboxStates() >= this.settings.batchSize();
+							|| batch.inboxStates() >= this.settings.batchSize() || this.archiveFull;
 				}
 			}
 			finally {
@@ -156,11 +162,15 @@ public final class RetentionWorker implements SmartLifecycle {
 			int limit = this.settings.batchSize();
 			long[] scopes = { 0, 0 };
 			long inbox = 0;
+			RetentionArchive archive = this.archive;
 			if (this.settings.purgeCompleted()) {
-				add(scopes, deleteScopes(connection, this.sql.completedScopes, limit, this.settings.completedAfter()));
+				add(scopes, deleteScopes(connection, archive.enabled() ? this.sql.archivedScopes : this.sql.completedScopes,
+						limit, this.settings.completedAfter()));
 				add(scopes, deleteScopes(connection, this.sql.finishedScopes, limit - scopes[0],
 						this.settings.completedAfter()));
 			}
+			// Purged even when archiving is switched off again, so an old archive does not stay for ever.
+			long archivePurged = deleteInbox(connection, this.sql.purgeArchive, limit, archive.keptFor());
 			Duration pendingAfter = this.settings.purgePendingAfter();
 			if (this.settings.purgeIncomplete()) {
 				Duration incomplete = this.settings.incompleteAfter();
@@ -186,6 +196,7 @@ public final class RetentionWorker implements SmartLifecycle {
 						inboxAge(this.settings.incompleteAfter()));
 			}
 			connection.commit();
+			this.archiveFull = archivePurged >= limit;
 			return new RetentionResult(false, 1, scopes[0], scopes[1], inbox);
 		}
 		catch (SQLException | RuntimeException ex) {
@@ -251,6 +262,25 @@ public final class RetentionWorker implements SmartLifecycle {
 		catch (RuntimeException ex) {
 			logger.warn("Retention run failed; retrying in " + this.settings.interval(), ex);
 		}
+	}
+
+	/**
+	 * Returns whether this worker archives the published messages it purges.
+	 * @return the archive settings
+	 * @since 0.2
+	 */
+	public RetentionArchive archive() {
+		return this.archive;
+	}
+
+	/**
+	 * Sets whether purged published messages are archived, and how long the archive keeps them;
+	 * {@link RetentionArchive#OFF} by default.
+	 * @param archive the archive settings
+	 * @since 0.2
+	 */
+	public void setArchive(RetentionArchive archive) {
+		this.archive = Objects.requireNonNull(archive, "archive must not be null");
 	}
 
 	/**

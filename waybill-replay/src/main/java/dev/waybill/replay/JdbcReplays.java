@@ -1,0 +1,347 @@
+package dev.waybill.replay;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import dev.waybill.outbox.WaybillPhases;
+import dev.waybill.outbox.WaybillThreads;
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.internal.TimeOrderedUuids;
+
+/**
+ * The {@link Replays} on Waybill's tables, and the worker that writes the batches of running
+ * jobs. Each batch is one transaction: lock a due running job with {@code FOR UPDATE SKIP LOCKED}
+ * (an instance that finds it locked moves on, never waits), write its next messages as one
+ * pending outbox scope, advance its cursor and schedule its next batch by its pace. The cursor and
+ * the scope commit together, so after a crash the job continues at the first message not yet
+ * written, on whichever instance gets to it first; the pace holds across instances because the
+ * next batch's time is on the row.
+ *
+ * @since 0.2
+ */
+public final class JdbcReplays implements Replays, SmartLifecycle {
+
+	private static final Log logger = LogFactory.getLog(JdbcReplays.class);
+
+	private final JdbcTemplate jdbc;
+
+	private final TransactionTemplate transactions;
+
+	private final ReplaySql sql;
+
+	private final RelayWakeUp wakeUp;
+
+	private final Duration pollInterval;
+
+	private final Object monitor = new Object();
+
+	private volatile WaybillThreads threads = WaybillThreads.platform();
+
+	private volatile boolean running;
+
+	private volatile boolean worker = true;
+
+	private volatile @Nullable Thread thread;
+
+	/**
+	 * Creates the replays.
+	 * @param dataSource the database of the outbox
+	 * @param tables the outbox tables (the archive and job tables are named after them)
+	 * @param transactionManager the transaction manager of {@code dataSource}
+	 * @param wakeUp told after each batch, so the relays publish it at once
+	 * @param pollInterval the longest sleep of the worker between two looks at the job table
+	 */
+	public JdbcReplays(DataSource dataSource, OutboxTables tables, PlatformTransactionManager transactionManager,
+			RelayWakeUp wakeUp, Duration pollInterval) {
+		this.jdbc = new JdbcTemplate(Objects.requireNonNull(dataSource, "dataSource must not be null"));
+		this.transactions = new TransactionTemplate(transactionManager);
+		this.sql = new ReplaySql(Objects.requireNonNull(tables, "tables must not be null"));
+		this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp must not be null");
+		if (pollInterval.toMillis() < 5) {
+			throw new IllegalArgumentException("pollInterval must be at least 5ms, was " + pollInterval);
+		}
+		this.pollInterval = pollInterval;
+	}
+
+	/**
+	 * Sets whether {@link #start()} starts the worker on this instance; {@code true} by default.
+	 * The API works either way.
+	 * @param worker whether this instance writes batches
+	 */
+	public void setWorker(boolean worker) {
+		this.worker = worker;
+	}
+
+	/**
+	 * Sets where the worker's thread comes from; {@link WaybillThreads#platform()} by default.
+	 * @param threads the thread source
+	 */
+	public void setThreads(WaybillThreads threads) {
+		this.threads = Objects.requireNonNull(threads, "threads must not be null");
+	}
+
+	@Override
+	public ReplayJob start(ReplayRequest request) {
+		UUID id = TimeOrderedUuids.next();
+		ReplayTarget target = request.target();
+		long interval = (request.messagesPerSecond() == 0) ? 0
+				: Math.max(1, request.batchSize() * 1000L / request.messagesPerSecond());
+		this.jdbc.update(this.sql.create, id, request.destination(), request.messageType(), timestamp(request.from()),
+				timestamp(request.to()), target.destination(), target.routingKey(), request.keepMessageIds(),
+				request.batchSize(), interval);
+		wake();
+		return find(id).orElseThrow();
+	}
+
+	@Override
+	public Optional<ReplayJob> find(UUID id) {
+		return this.jdbc.query(this.sql.find, JdbcReplays::job, id).stream().findFirst();
+	}
+
+	@Override
+	public List<ReplayJob> list() {
+		return this.jdbc.query(this.sql.list, JdbcReplays::job);
+	}
+
+	@Override
+	public boolean pause(UUID id) {
+		return setStatus(id, ReplayStatus.PAUSED, ReplayStatus.RUNNING);
+	}
+
+	@Override
+	public boolean resume(UUID id) {
+		boolean resumed = setStatus(id, ReplayStatus.RUNNING, ReplayStatus.PAUSED);
+		wake();
+		return resumed;
+	}
+
+	@Override
+	public boolean cancel(UUID id) {
+		return setStatus(id, ReplayStatus.CANCELLED, ReplayStatus.RUNNING, ReplayStatus.PAUSED);
+	}
+
+	private boolean setStatus(UUID id, ReplayStatus to, ReplayStatus... from) {
+		String[] names = new String[from.length];
+		for (int i = 0; i < from.length; i++) {
+			names[i] = from[i].name().toLowerCase(Locale.ROOT);
+		}
+		return this.jdbc.update(this.sql.setStatus, to.name().toLowerCase(Locale.ROOT), id, names) == 1;
+	}
+
+	/**
+	 * Writes one batch of one due running job, on the calling thread.
+	 * @return how many messages the batch wrote, or {@code -1} when no job was due
+	 */
+	public long runBatch() {
+		Long written = this.transactions.execute((status) -> {
+			List<ReplayJob> jobs = this.jdbc.query(this.sql.claim, JdbcReplays::job);
+			if (jobs.isEmpty()) {
+				return -1L;
+			}
+			ReplayJob job = jobs.get(0);
+			ReplayRequest request = job.request();
+			List<Object> filterValues = new ArrayList<>();
+			StringBuilder filters = new StringBuilder();
+			if (request.destination() != null) {
+				filters.append(" AND x.destination = ?");
+				filterValues.add(request.destination());
+			}
+			if (request.messageType() != null) {
+				filters.append(" AND x.message_type = ?");
+				filterValues.add(request.messageType());
+			}
+			if (request.from() != null) {
+				filters.append(" AND x.created_at >= ?");
+				filterValues.add(timestamp(request.from()));
+			}
+			if (request.to() != null) {
+				filters.append(" AND x.created_at < ?");
+				filterValues.add(timestamp(request.to()));
+			}
+			List<Object> parameters = new ArrayList<>();
+			for (int source = 0; source < 2; source++) {
+				parameters.add(job.lastSequence());
+				parameters.add(job.upperSequence());
+				parameters.addAll(filterValues);
+				parameters.add(request.batchSize());
+			}
+			parameters.add(request.batchSize());
+			parameters.add(TimeOrderedUuids.next());
+			parameters.add(request.keepMessageIds());
+			parameters.add(request.target().destination());
+			parameters.add(request.target().destination());
+			parameters.add(request.target().routingKey());
+			long[] result = this.jdbc.queryForObject(this.sql.batch(filters.toString()),
+					(rs, n) -> new long[] { rs.getLong(1), rs.getLong(2), rs.wasNull() ? 1 : 0 }, parameters.toArray());
+			long count = result[0];
+			Long last = (result[2] == 1) ? null : result[1];
+			boolean done = count < request.batchSize();
+			this.jdbc.update(this.sql.advance, last, count, done, done, job.id());
+			if (done) {
+				logger.info("Replay " + job.id() + " completed: " + (job.replayed() + count) + " messages written to the outbox");
+			}
+			return count;
+		});
+		long count = (written != null) ? written : -1;
+		if (count > 0) {
+			this.wakeUp.committed();
+		}
+		return count;
+	}
+
+	/**
+	 * Writes batches while any job is due, on the calling thread.
+	 * @return how many messages were written
+	 */
+	public long runDue() {
+		long total = 0;
+		long batch;
+		while (this.running || Thread.currentThread() != this.thread) {
+			batch = runBatch();
+			if (batch < 0) {
+				break;
+			}
+			total += batch;
+		}
+		return total;
+	}
+
+	private Duration untilNextDue() {
+		Double millis = this.jdbc.queryForObject(this.sql.nextDue, Double.class);
+		if (millis == null) {
+			return this.pollInterval;
+		}
+		long wait = (long) Math.ceil(millis);
+		return Duration.ofMillis(Math.max(1, Math.min(wait, this.pollInterval.toMillis())));
+	}
+
+	private void loop() {
+		while (this.running) {
+			Duration wait;
+			try {
+				runDue();
+				wait = untilNextDue();
+			}
+			catch (RuntimeException ex) {
+				// The database is unreachable or failing: the batch rolled back, the cursor stands.
+				logger.warn("Replay worker failed a batch; retrying in " + this.pollInterval, ex);
+				wait = this.pollInterval;
+			}
+			synchronized (this.monitor) {
+				if (!this.running) {
+					return;
+				}
+				try {
+					this.monitor.wait(wait.toMillis());
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+			}
+		}
+	}
+
+	private void wake() {
+		synchronized (this.monitor) {
+			this.monitor.notifyAll();
+		}
+	}
+
+	@Override
+	public void start() {
+		synchronized (this.monitor) {
+			if (this.running || !this.worker) {
+				return;
+			}
+			this.running = true;
+			Thread loop = this.threads.newThread("waybill-replay", this::loop);
+			this.thread = loop;
+			loop.start();
+		}
+	}
+
+	/**
+	 * Stops the worker after its current batch.
+	 */
+	@Override
+	public void stop() {
+		Thread loop;
+		synchronized (this.monitor) {
+			this.running = false;
+			loop = this.thread;
+			this.thread = null;
+			this.monitor.notifyAll();
+		}
+		if (loop != null) {
+			try {
+				loop.join(Duration.ofSeconds(30).toMillis());
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	/**
+	 * Returns {@link WaybillPhases#RETENTION}: after the relay starts, before it stops.
+	 */
+	@Override
+	public int getPhase() {
+		return WaybillPhases.RETENTION;
+	}
+
+	private static ReplayJob job(ResultSet rs, int row) throws SQLException {
+		ReplayTarget target = new ReplayTarget(rs.getString("target_destination"),
+				Objects.requireNonNullElse(rs.getString("target_routing_key"), ""));
+		ReplayRequest request = new ReplayRequest(rs.getString("destination"), rs.getString("message_type"),
+				instant(rs, "from_time"), instant(rs, "to_time"), target, rs.getBoolean("keep_message_ids"),
+				rs.getInt("batch_size"), messagesPerSecond(rs.getInt("batch_size"), rs.getLong("batch_interval_ms")));
+		return new ReplayJob(rs.getObject("id", UUID.class),
+				ReplayStatus.valueOf(rs.getString("status").toUpperCase(Locale.ROOT)), request,
+				rs.getLong("upper_sequence"), rs.getLong("last_sequence"), rs.getLong("replayed"), rs.getLong("batches"),
+				Objects.requireNonNull(instant(rs, "created_at")), Objects.requireNonNull(instant(rs, "updated_at")),
+				instant(rs, "completed_at"));
+	}
+
+	private static int messagesPerSecond(int batchSize, long intervalMillis) {
+		return (intervalMillis == 0) ? 0 : (int) Math.max(1, batchSize * 1000L / intervalMillis);
+	}
+
+	private static @Nullable Instant instant(ResultSet rs, String column) throws SQLException {
+		OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+		return (value != null) ? value.toInstant() : null;
+	}
+
+	private static @Nullable Timestamp timestamp(@Nullable Instant instant) {
+		return (instant != null) ? Timestamp.from(instant) : null;
+	}
+
+}

@@ -1,0 +1,320 @@
+package dev.waybill.schedules;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.GetResponse;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.internal.relay.Relay;
+import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.internal.relay.RelaySettings;
+import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.outbox.internal.DefaultOutboxPublisher;
+import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.test.TestPostgres;
+import dev.waybill.outbox.test.TestSchema;
+import dev.waybill.schedules.SchedulerProcess.Beat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Schedules on a real PostgreSQL, with ticks relayed to a real RabbitMQ: several instances, a
+ * killed instance, missed ticks, pause and resume, a failing tick.
+ */
+class SchedulerIntegrationTests {
+
+	private TestSchema schema;
+
+	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	private String exchange;
+
+	private Connection rabbit;
+
+	private Channel channel;
+
+	@BeforeEach
+	void setUp() throws Exception {
+		this.schema = TestSchema.withWaybillTables("schedules");
+		this.exchange = "waybill-test.schedules." + UUID.randomUUID().toString().substring(0, 8);
+		this.rabbit = TestRabbit.get().connect();
+		this.channel = this.rabbit.createChannel();
+		this.channel.exchangeDeclare(this.exchange, "fanout", false, true, null);
+		this.channel.queueDeclare(this.exchange, false, false, true, null);
+		this.channel.queueBind(this.exchange, this.exchange, "");
+	}
+
+	@AfterEach
+	void tearDown() throws Exception {
+		Collections.reverse(this.resources);
+		for (AutoCloseable resource : this.resources) {
+			resource.close();
+		}
+		this.channel.queueDelete(this.exchange);
+		this.channel.exchangeDelete(this.exchange);
+		this.rabbit.close();
+		this.schema.close();
+	}
+
+	@Test
+	void twoInstancesPublishEachTickOfAnEverySecondScheduleOnceFor10Seconds() throws Exception {
+		String name = "beat-" + UUID.randomUUID();
+		startRelay();
+		JdbcScheduler a = scheduler(pool("a"), everySecond(name, "a"));
+		JdbcScheduler b = scheduler(pool("b"), everySecond(name, "b"));
+		a.start();
+		b.start();
+		Instant started = Instant.now();
+		Awaitility.await().atMost(Duration.ofSeconds(25)).pollInterval(Duration.ofMillis(200))
+			.until(() -> Duration.between(started, Instant.now()).toSeconds() >= 10);
+		a.stop();
+		b.stop();
+		List<Beat> fired = outboxBeats();
+		assertThat(fired.size()).as("ticks in 10 s").isBetween(9, 12);
+		assertEachTickOnceAndNoneMissing(fired);
+		List<Beat> received = new ArrayList<>();
+		Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> {
+			received.addAll(receive());
+			return received.size() >= fired.size();
+		});
+		assertThat(received).as("delivered by RabbitMQ, each once").containsExactlyInAnyOrderElementsOf(fired);
+		assertThat(new JdbcTemplate(this.schema.dataSource()).queryForObject("SELECT count(*) FROM "
+				+ this.schema.tables().qualifiedOutboxMessage() + " WHERE headers::text LIKE '%waybill-schedule-tick%'",
+				Integer.class)).isEqualTo(fired.size());
+	}
+
+	@Test
+	void anInstanceKilledInsideATickLosesAndDoublesNoTick() throws Exception {
+		String name = "beat-" + UUID.randomUUID();
+		Process child = startSchedulerProcess(name, 700);
+		BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+		Thread reader = new Thread(() -> {
+			try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+				String line;
+				while ((line = in.readLine()) != null) {
+					lines.add(line);
+				}
+			}
+			catch (Exception ex) {
+				// the child was killed
+			}
+		});
+		reader.setDaemon(true);
+		reader.start();
+		String killedTick;
+		JdbcScheduler parent;
+		try {
+			assertThat(lines.poll(30, TimeUnit.SECONDS)).isEqualTo("SCHEDULER STARTED");
+			parent = scheduler(pool("parent"), everySecond(name, "parent"));
+			parent.start();
+			// Let the two share ticks until the child has committed one, then kill the child inside
+			// its next one, while it holds the row's lock.
+			String line;
+			do {
+				line = lines.poll(20, TimeUnit.SECONDS);
+				assertThat(line).as("the child fires ticks").isNotNull();
+			}
+			while (outboxBeats().stream().noneMatch((beat) -> beat.by().equals("child")));
+			child.destroyForcibly(); // SIGKILL while HOLDING: its transaction is open
+			killedTick = line.substring("HOLDING ".length());
+			assertThat(child.waitFor(20, TimeUnit.SECONDS)).isTrue();
+		}
+		finally {
+			child.destroyForcibly();
+		}
+		Instant killed = Instant.now();
+		Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
+			.until(() -> Duration.between(killed, Instant.now()).toSeconds() >= 5);
+		parent.stop();
+		List<Beat> fired = outboxBeats();
+		assertEachTickOnceAndNoneMissing(fired);
+		Map<String, Beat> byTick = fired.stream().collect(Collectors.toMap(Beat::at, Function.identity()));
+		assertThat(byTick).as("the tick the child died in").containsKey(killedTick);
+		assertThat(byTick.get(killedTick).by()).as("fired again, by the survivor").isEqualTo("parent");
+		assertThat(fired).extracting(Beat::by).contains("child", "parent");
+	}
+
+	@Test
+	void missedTicksFollowEachSchedulesPolicy() {
+		JdbcScheduler scheduler = scheduler(this.schema.dataSource(), everyMinute("once", MissedTickPolicy.FIRE_ONCE, 1),
+				everyMinute("each", MissedTickPolicy.FIRE_EACH, 5), everyMinute("skip", MissedTickPolicy.SKIP, 1));
+		scheduler.register();
+		JdbcTemplate jdbc = new JdbcTemplate(this.schema.dataSource());
+		// An hour of downtime: 60 missed ticks each.
+		jdbc.update("UPDATE " + schedules() + " SET next_fire_at = date_trunc('minute', now()) - interval '60 minutes'");
+		assertThat(scheduler.fireDue()).isEqualTo(3);
+		Map<String, Long> fired = outboxBeats().stream().collect(Collectors.groupingBy(Beat::by, Collectors.counting()));
+		assertThat(fired).containsExactlyInAnyOrderEntriesOf(Map.of("once", 1L, "each", 5L));
+		assertThat(scheduler.list()).allSatisfy((status) -> assertThat(status.nextFireAt()).isAfter(Instant.now()));
+		assertThat(scheduler.find("each").orElseThrow().firedTicks()).isEqualTo(5);
+		assertThat(scheduler.fireDue()).as("nothing due any more").isZero();
+
+		// A restart (a new instance registering the same schedules) keeps the rows as they stand.
+		Map<String, Instant> before = scheduler.list().stream()
+			.collect(Collectors.toMap(ScheduleStatus::name, ScheduleStatus::nextFireAt));
+		JdbcScheduler restarted = scheduler(this.schema.dataSource(), everyMinute("once", MissedTickPolicy.FIRE_ONCE, 1),
+				everyMinute("each", MissedTickPolicy.FIRE_EACH, 5), everyMinute("skip", MissedTickPolicy.SKIP, 1));
+		restarted.register();
+		assertThat(restarted.list().stream().collect(Collectors.toMap(ScheduleStatus::name, ScheduleStatus::nextFireAt)))
+			.isEqualTo(before);
+	}
+
+	@Test
+	void aPausedScheduleDoesNotFireAndResumesWithItsNextTickAfterNow() {
+		JdbcScheduler scheduler = scheduler(this.schema.dataSource(), everySecond("paused", "x"));
+		scheduler.register();
+		assertThat(scheduler.pause("paused")).isTrue();
+		JdbcTemplate jdbc = new JdbcTemplate(this.schema.dataSource());
+		jdbc.update("UPDATE " + schedules() + " SET next_fire_at = now() - interval '1 hour'");
+		assertThat(scheduler.fireDue()).isZero();
+		assertThat(scheduler.find("paused").orElseThrow().paused()).isTrue();
+		assertThat(scheduler.resume("paused")).isTrue();
+		assertThat(scheduler.resume("paused")).as("not paused any more").isFalse();
+		assertThat(scheduler.find("paused").orElseThrow().nextFireAt()).isAfter(Instant.now().minusMillis(500));
+		Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> scheduler.fireDue() == 1);
+		assertThat(outboxBeats()).hasSize(1).allSatisfy((beat) -> assertThat(Instant.parse(beat.at()))
+			.isAfter(Instant.now().minusSeconds(5)));
+		assertThat(scheduler.pause("nonexistent")).isFalse();
+	}
+
+	@Test
+	void aTickWhoseMessagesFailIsRecordedAndTheScheduleGoesOn() {
+		Schedule failing = Schedule.cron("failing", "0 0 * * * *", (tick, publisher) -> {
+			publisher.send(this.exchange, new Beat(tick.scheduledAt().toString(), "failing"));
+			throw new IllegalStateException("report service down");
+		});
+		JdbcScheduler scheduler = scheduler(this.schema.dataSource(), failing);
+		scheduler.register();
+		new JdbcTemplate(this.schema.dataSource()).update("UPDATE " + schedules() + " SET next_fire_at = now()");
+		assertThat(scheduler.fireDue()).isEqualTo(1);
+		ScheduleStatus status = scheduler.find("failing").orElseThrow();
+		assertThat(status.failedTicks()).isEqualTo(1);
+		assertThat(status.lastError()).contains("report service down");
+		assertThat(status.nextFireAt()).isAfter(Instant.now());
+		assertThat(outboxBeats()).as("the failed tick's messages rolled back").isEmpty();
+		assertThat(scheduler.fireDue()).as("not retried").isZero();
+	}
+
+	private static void assertEachTickOnceAndNoneMissing(List<Beat> fired) {
+		List<Instant> ticks = fired.stream().map((beat) -> Instant.parse(beat.at())).sorted().toList();
+		assertThat(ticks).as("each tick once").doesNotHaveDuplicates();
+		for (int i = 1; i < ticks.size(); i++) {
+			assertThat(Duration.between(ticks.get(i - 1), ticks.get(i))).as("no tick missing after " + ticks.get(i - 1))
+				.isEqualTo(Duration.ofSeconds(1));
+		}
+	}
+
+	private Schedule everySecond(String name, String instance) {
+		return Schedule.cron(name, "* * * * * *",
+				(tick, publisher) -> publisher.send(this.exchange, new Beat(tick.scheduledAt().toString(), instance)));
+	}
+
+	private Schedule everyMinute(String name, MissedTickPolicy policy, int limit) {
+		return Schedule.cron(name, "0 * * * * *",
+				(tick, publisher) -> publisher.send(this.exchange, new Beat(tick.scheduledAt().toString(), name)))
+			.withMissedTicks(policy, limit)
+			.withMisfireThreshold(Duration.ZERO);
+	}
+
+	private JdbcScheduler scheduler(javax.sql.DataSource dataSource, Schedule... schedules) {
+		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(new JdbcOutboxStore(dataSource, this.schema.tables()),
+				new JacksonMessageSerializer(), new RelayWakeUp(), 1 << 20, Clock.systemUTC(), "test");
+		JdbcScheduler scheduler = new JdbcScheduler(dataSource, new AuxiliaryTables(this.schema.tables()),
+				new DataSourceTransactionManager(dataSource), publisher, List.of(schedules), Duration.ofMillis(200));
+		this.resources.add(scheduler::stop);
+		return scheduler;
+	}
+
+	private HikariDataSource pool(String name) {
+		TestPostgres postgres = TestPostgres.get();
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(postgres.url());
+		config.setUsername(postgres.user());
+		config.setPassword(postgres.password());
+		config.setMaximumPoolSize(2);
+		config.setPoolName("schedules-" + name);
+		HikariDataSource dataSource = new HikariDataSource(config);
+		this.resources.add(dataSource);
+		return dataSource;
+	}
+
+	private void startRelay() {
+		RelaySettings settings = new RelaySettings(1, 50, Duration.ofSeconds(30), Duration.ofMillis(200),
+				Duration.ofSeconds(5), RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
+		var transport = TestRabbit.get().transport().build();
+		Relay relay = new Relay(new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables()), transport,
+				new RelayWakeUp(), settings, RelayListener.NONE, new OutboxBacklog());
+		this.resources.add(transport);
+		this.resources.add(relay::stop);
+		relay.start();
+	}
+
+	private List<Beat> receive() throws Exception {
+		List<Beat> beats = new ArrayList<>();
+		GetResponse response;
+		while ((response = this.channel.basicGet(this.exchange, true)) != null) {
+			beats.add(new JacksonMessageSerializer().deserialize(response.getBody(), Beat.class));
+		}
+		return beats;
+	}
+
+	private List<Beat> outboxBeats() {
+		return new JdbcTemplate(this.schema.dataSource()).query("SELECT body FROM "
+				+ this.schema.tables().qualifiedOutboxMessage() + " ORDER BY sequence_number", (rs, n) -> {
+					try {
+						return new JacksonMessageSerializer().deserialize(rs.getBytes(1), Beat.class);
+					}
+					catch (Exception ex) {
+						throw new IllegalStateException(ex);
+					}
+				});
+	}
+
+	private String schedules() {
+		return new AuxiliaryTables(this.schema.tables()).qualifiedSchedule();
+	}
+
+	private Process startSchedulerProcess(String name, long holdMillis) throws Exception {
+		TestPostgres postgres = TestPostgres.get();
+		String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+		Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+		ProcessBuilder builder = new ProcessBuilder(java.toString(), "-cp", classpath,
+				"-Dlogback.configurationFile=" + System.getProperty("logback.configurationFile", ""),
+				SchedulerProcess.class.getName(), postgres.url(), postgres.user(), postgres.password(),
+				this.schema.name(), name, "* * * * * *", this.exchange, String.valueOf(holdMillis));
+		builder.redirectError(ProcessBuilder.Redirect.DISCARD);
+		return builder.start();
+	}
+
+}
