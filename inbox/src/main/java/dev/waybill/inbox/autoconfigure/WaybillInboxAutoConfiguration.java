@@ -2,6 +2,8 @@ package dev.waybill.inbox.autoconfigure;
 
 import javax.sql.DataSource;
 
+import io.micrometer.observation.ObservationRegistry;
+
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -20,8 +22,11 @@ import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxProcessor;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.jdbc.InboxStore;
+import dev.waybill.inbox.observation.InboxObservation;
+import dev.waybill.inbox.observation.InboxProcessObservationConvention;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
+import dev.waybill.outbox.autoconfigure.observation.WaybillObservationProperties;
 import dev.waybill.outbox.jdbc.OutboxTables;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
@@ -41,7 +46,7 @@ import dev.waybill.outbox.support.RelayWakeUp;
 @AutoConfiguration(after = WaybillAutoConfiguration.class)
 @ConditionalOnBean({ OutboxWriter.class, OutboxPublisher.class, ConsumerOutbox.class, OutboxTables.class,
 		PlatformTransactionManager.class })
-@EnableConfigurationProperties(WaybillInboxProperties.class)
+@EnableConfigurationProperties({ WaybillInboxProperties.class, WaybillObservationProperties.class })
 public final class WaybillInboxAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
@@ -64,10 +69,17 @@ public final class WaybillInboxAutoConfiguration {
 		@ConditionalOnMissingBean
 		InboxProcessor waybillInboxProcessor(WaybillInboxProperties properties, PlatformTransactionManager transactionManager,
 				InboxStore store, OutboxWriter writer, OutboxPublisher publisher, ConsumerOutbox consumerOutbox,
-				MessageSerializer serializer, RelayWakeUp wakeUp, ObjectProvider<InboxListener> listeners) {
+				MessageSerializer serializer, RelayWakeUp wakeUp, ObjectProvider<InboxListener> listeners,
+				WaybillObservationProperties observation, ObjectProvider<ObservationRegistry> observationRegistry,
+				ObjectProvider<InboxProcessObservationConvention> convention) {
 			InboxListener listener = listeners.orderedStream().reduce(InboxListener.NONE, InboxListener::andThen);
-			return new InboxProcessor(transactionManager, store, writer, publisher, consumerOutbox,
+			InboxProcessor processor = new InboxProcessor(transactionManager, store, writer, publisher, consumerOutbox,
 					serializer, wakeUp, properties.toRetryPolicy(), properties.getRetry().getImmediate(), listener);
+			ObservationRegistry registry = observation.registry(observationRegistry.getIfUnique());
+			if (!registry.isNoop()) {
+				processor.setObservation(new InboxObservation(registry, convention.getIfUnique()));
+			}
+			return processor;
 		}
 
 		@Bean

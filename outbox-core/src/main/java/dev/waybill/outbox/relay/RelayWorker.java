@@ -11,6 +11,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.outbox.observation.RelayObservation;
+import dev.waybill.outbox.observation.WaybillMdc;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.TransportChannel;
@@ -108,10 +110,15 @@ final class RelayWorker {
 
 	private void publish(TransportChannel channel, List<ClaimedScope> batch) {
 		List<CompletableFuture<?>> settled = new ArrayList<>(batch.size());
+		RelayObservation observation = this.relay.observation();
 		for (ClaimedScope scope : batch) {
 			List<CompletableFuture<@Nullable Throwable>> outcomes = new ArrayList<>(scope.messages().size());
 			for (OutboxMessage message : scope.messages()) {
-				outcomes.add(channel.publish(message).handle((ok, failure) -> failure));
+				CompletableFuture<Void> confirm;
+				try (WaybillMdc mdc = WaybillMdc.relay(scope.id(), message.messageId(), message.messageType())) {
+					confirm = observation.publish(scope.id(), message, channel::publish);
+				}
+				outcomes.add(confirm.handle((ok, failure) -> failure));
 			}
 			settled.add(CompletableFuture.allOf(outcomes.toArray(CompletableFuture[]::new))
 				.thenRun(() -> this.relay.settler().submit(scope, failures(outcomes))));
