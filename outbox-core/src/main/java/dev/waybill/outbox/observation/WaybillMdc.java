@@ -41,9 +41,7 @@ public final class WaybillMdc implements AutoCloseable {
 		this.previous = new String[keys.length];
 		for (int i = 0; i < keys.length; i++) {
 			this.previous[i] = MDC.get(keys[i]);
-			String value = values[i];
-			// an inbound id is untrusted: bounded, and no line breaks to forge log lines with
-			put(keys[i], (value != null) ? shown(value) : null);
+			put(keys[i], values[i]);
 		}
 	}
 
@@ -69,7 +67,8 @@ public final class WaybillMdc implements AutoCloseable {
 	 */
 	public static WaybillMdc inbox(@Nullable String messageId, String messageType, String consumer, String queue) {
 		return new WaybillMdc(new String[] { MESSAGE_ID, MESSAGE_TYPE, CONSUMER, QUEUE },
-				new String[] { messageId, messageType, consumer, queue });
+				// an inbound id is untrusted: bounded, and no line breaks to forge log lines with
+				new String[] { (messageId != null) ? shown(messageId) : null, messageType, consumer, queue });
 	}
 
 	/**
