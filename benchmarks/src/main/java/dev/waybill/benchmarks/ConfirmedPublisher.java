@@ -38,6 +38,15 @@ final class ConfirmedPublisher {
 	 */
 	static void publish(Connection connection, String exchange, String routingKey, long first, int count, int window)
 			throws IOException, InterruptedException {
+		publish(connection, exchange, routingKey, first, count, window, ConfirmedPublisher::properties);
+	}
+
+	/**
+	 * Publishes like {@link #publish(Connection, String, String, long, int, int)}, each message with
+	 * the properties {@code properties} makes.
+	 */
+	static void publish(Connection connection, String exchange, String routingKey, long first, int count, int window,
+			java.util.function.Supplier<AMQP.BasicProperties> properties) throws IOException, InterruptedException {
 		Channel channel = connection.createChannel();
 		try {
 			channel.confirmSelect();
@@ -50,7 +59,7 @@ final class ConfirmedPublisher {
 			for (long seq = first; seq < first + count; seq++) {
 				room.acquire();
 				unconfirmed.add(channel.getNextPublishSeqNo());
-				channel.basicPublish(exchange, routingKey, true, properties(), BenchOrder.json(seq));
+				channel.basicPublish(exchange, routingKey, true, properties.get(), BenchOrder.json(seq));
 			}
 			if (!done.await(CONFIRM_WAIT_MINUTES, TimeUnit.MINUTES)) {
 				throw new IllegalStateException(done.getCount() + " of " + count + " publishes unconfirmed after "
