@@ -17,7 +17,9 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.BaggageInScope;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SpanExporter;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -26,6 +28,10 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
+import org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration;
+import org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.OpenTelemetryTracingAutoConfiguration;
+import org.springframework.boot.opentelemetry.autoconfigure.OpenTelemetrySdkAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -156,6 +162,36 @@ class TracingIntegrationTests {
 	}
 
 	@Test
+	void springBootsTracingAutoConfigurationIsAllItTakes() {
+		InMemorySpanExporter exporter = InMemorySpanExporter.create();
+		service().withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class,
+				OpenTelemetrySdkAutoConfiguration.class, OpenTelemetryTracingAutoConfiguration.class,
+				MicrometerTracingAutoConfiguration.class))
+			.withBean(SpanExporter.class, () -> exporter)
+			.withPropertyValues("management.tracing.sampling.probability=1.0")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				ObservationRegistry registry = context.getBean(ObservationRegistry.class);
+				UUID order = UUID.randomUUID();
+				Observation.createNotStarted("test.request", registry).observe(() -> publish(context, new TracedOrder(order)));
+				await().until(() -> ledgerHeaders.containsKey(order));
+				await().until(() -> exporter.getFinishedSpanItems().size() >= 7);
+				List<SpanData> spans = exporter.getFinishedSpanItems();
+				SpanData root = named(spans, "test.request");
+				SpanData createOrder = named(spans, "create " + ORDER_TYPE);
+				SpanData billing = named(spans, "process " + BILLING_QUEUE);
+				SpanData createPayment = named(spans, "create " + PAYMENT_TYPE);
+				assertThat(spans).extracting(SpanData::getTraceId).containsOnly(root.getTraceId());
+				assertThat(createOrder.getParentSpanId()).isEqualTo(root.getSpanId());
+				assertThat(named(spans, "publish " + ORDER_TYPE).getParentSpanId()).isEqualTo(createOrder.getSpanId());
+				assertThat(billing.getParentSpanId()).isEqualTo(createOrder.getSpanId());
+				assertThat(createPayment.getParentSpanId()).isEqualTo(billing.getSpanId());
+				assertThat(named(spans, "publish " + PAYMENT_TYPE).getParentSpanId()).isEqualTo(createPayment.getSpanId());
+				assertThat(named(spans, "process " + LEDGER_QUEUE).getParentSpanId()).isEqualTo(createPayment.getSpanId());
+			});
+	}
+
+	@Test
 	void withoutATracerMessagesCarryNoTraceContextAndHandlersLogWithTheMdcEntries() {
 		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, BillingHandler.class.getName())) {
 			service().run((context) -> {
@@ -198,9 +234,12 @@ class TracingIntegrationTests {
 	}
 
 	private static SpanData span(TestTracing tracing, String name) {
-		Optional<SpanData> span = tracing.spans().stream().filter((candidate) -> candidate.getName().equals(name)).findFirst();
-		assertThat(span).as("span '%s' among %s", name, tracing.spans().stream().map(SpanData::getName).toList())
-			.isPresent();
+		return named(tracing.spans(), name);
+	}
+
+	private static SpanData named(List<SpanData> spans, String name) {
+		Optional<SpanData> span = spans.stream().filter((candidate) -> candidate.getName().equals(name)).findFirst();
+		assertThat(span).as("span '%s' among %s", name, spans.stream().map(SpanData::getName).toList()).isPresent();
 		return span.get();
 	}
 
