@@ -1,5 +1,8 @@
 package dev.waybill.outbox.autoconfigure.observation;
 
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -45,9 +48,8 @@ public class WaybillObservationProperties {
 	 * @param registry the application's registry, or {@literal null}
 	 * @return the registry to use
 	 */
-	public io.micrometer.observation.ObservationRegistry registry(
-			io.micrometer.observation.@org.jspecify.annotations.Nullable ObservationRegistry registry) {
-		return (this.enabled && registry != null) ? registry : io.micrometer.observation.ObservationRegistry.NOOP;
+	public ObservationRegistry registry(@Nullable ObservationRegistry registry) {
+		return (this.enabled && registry != null) ? registry : ObservationRegistry.NOOP;
 	}
 
 }
