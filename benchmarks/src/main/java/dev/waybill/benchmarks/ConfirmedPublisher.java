@@ -38,7 +38,7 @@ final class ConfirmedPublisher {
 	 */
 	static void publish(Connection connection, String exchange, String routingKey, long first, int count, int window)
 			throws IOException, InterruptedException {
-		publish(connection, exchange, routingKey, first, count, window, 0);
+		publish(connection, exchange, routingKey, first, count, window, (seq) -> properties());
 	}
 
 	/**
@@ -47,6 +47,17 @@ final class ConfirmedPublisher {
 	 */
 	static void publish(Connection connection, String exchange, String routingKey, long first, int count, int window,
 			int keys) throws IOException, InterruptedException {
+		publish(connection, exchange, routingKey, first, count, window, (seq) -> (keys > 0) ? properties().builder()
+			.headers(java.util.Map.of(dev.waybill.outbox.PublishOptions.ORDERING_KEY_HEADER, "key-" + (seq % keys)))
+			.build() : properties());
+	}
+
+	/**
+	 * Publishes like {@link #publish(Connection, String, String, long, int, int)}, message
+	 * {@code seq} with the properties {@code properties} makes of it.
+	 */
+	static void publish(Connection connection, String exchange, String routingKey, long first, int count, int window,
+			java.util.function.LongFunction<AMQP.BasicProperties> properties) throws IOException, InterruptedException {
 		Channel channel = connection.createChannel();
 		try {
 			channel.confirmSelect();
@@ -59,10 +70,7 @@ final class ConfirmedPublisher {
 			for (long seq = first; seq < first + count; seq++) {
 				room.acquire();
 				unconfirmed.add(channel.getNextPublishSeqNo());
-				AMQP.BasicProperties properties = (keys > 0) ? properties().builder()
-					.headers(java.util.Map.of(dev.waybill.outbox.PublishOptions.ORDERING_KEY_HEADER, "key-" + (seq % keys)))
-					.build() : properties();
-				channel.basicPublish(exchange, routingKey, true, properties, BenchOrder.json(seq));
+				channel.basicPublish(exchange, routingKey, true, properties.apply(seq), BenchOrder.json(seq));
 			}
 			if (!done.await(CONFIRM_WAIT_MINUTES, TimeUnit.MINUTES)) {
 				throw new IllegalStateException(done.getCount() + " of " + count + " publishes unconfirmed after "

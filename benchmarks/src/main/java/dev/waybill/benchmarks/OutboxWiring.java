@@ -13,6 +13,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 import dev.waybill.outbox.autoconfigure.WaybillProperties;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.observation.RelayObservation;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitProperties;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
@@ -150,6 +153,18 @@ final class OutboxWiring {
 	 * @return the running relay
 	 */
 	RunningRelay startRelayOfScopes(TestRabbit rabbit, BiConsumer<ClaimedScope, Instant> onConfirmed) {
+		return startRelayOfScopes(rabbit, onConfirmed, RelayObservation.NONE);
+	}
+
+	/**
+	 * Starts a relay like {@link #startRelayOfScopes(TestRabbit, BiConsumer)} that observes its publishes.
+	 * @param rabbit the broker
+	 * @param onConfirmed told of every confirmed scope with its confirm time, on the settling thread
+	 * @param observation how the relay observes each publish
+	 * @return the running relay
+	 */
+	RunningRelay startRelayOfScopes(TestRabbit rabbit, BiConsumer<ClaimedScope, Instant> onConfirmed,
+			RelayObservation observation) {
 		RabbitTransport transport = transport(rabbit);
 		AtomicLong published = new AtomicLong();
 		RelayListener listener = new RelayListener() {
@@ -162,6 +177,7 @@ final class OutboxWiring {
 		PostgresNotificationListener notifications = new PostgresNotificationListener(this.schema.dataSource(),
 				this.schema.tables().notifyChannel(), this.wakeUp);
 		Relay relay = new Relay(this.store, transport, this.wakeUp, relaySettings(), listener, this.backlog);
+		relay.setObservation(observation);
 		notifications.start();
 		relay.start();
 		return new RunningRelay(relay, notifications, transport, published);

@@ -82,6 +82,17 @@ final class Rows {
 	}
 
 	/**
+	 * Gives every pending message a W3C {@code traceparent} header of a trace of its own, as a
+	 * message published inside a traced request carries.
+	 */
+	void traceparents() {
+		this.schema.execute("""
+				UPDATE %1$s SET headers = jsonb_build_object('traceparent',
+				  '00-' || md5(message_id::text) || '-' || substr(md5(outbox_id::text), 1, 16) || '-01')""".formatted(
+				this.tables.qualifiedOutboxMessage()));
+	}
+
+	/**
 	 * Writes {@code scopes} published scopes of one message each (64-byte bodies), published
 	 * {@code publishedAgo} (a PostgreSQL interval such as {@code 31 days}). Their ids are
 	 * sequential, so index inserts append.

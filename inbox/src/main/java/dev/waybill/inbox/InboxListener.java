@@ -58,6 +58,19 @@ public interface InboxListener {
 	}
 
 	/**
+	 * The delivery is poison: it can never be handled (no valid message id, another type, a body
+	 * that cannot be read, or the database refused to record it) and went to the error queue at
+	 * once, without a retry. Called after that committed, before {@link #delivered} with
+	 * {@link InboxOutcome#FAULTED}.
+	 * @param consumer the consumer the message arrived for
+	 * @param message the delivery
+	 * @param reason why it can never be handled
+	 * @since 0.2
+	 */
+	default void poisoned(ConsumerRegistration<?> consumer, InboundMessage message, String reason) {
+	}
+
+	/**
 	 * Returns a listener that calls this one, then {@code next}.
 	 * @param next the listener to call second
 	 * @return the combined listener
@@ -71,6 +84,12 @@ public interface InboxListener {
 			public void delivered(ConsumerRegistration<?> consumer, InboundMessage message, InboxOutcome outcome) {
 				first.delivered(consumer, message, outcome);
 				next.delivered(consumer, message, outcome);
+			}
+
+			@Override
+			public void poisoned(ConsumerRegistration<?> consumer, InboundMessage message, String reason) {
+				first.poisoned(consumer, message, reason);
+				next.poisoned(consumer, message, reason);
 			}
 
 			@Override

@@ -19,6 +19,9 @@ class ApiSurfaceTests {
 	static final Set<String> API = Set.of(
 			// What a consumer writes: the annotation, the handler, its context and the headers Waybill
 			// puts on faulted messages.
+			"dev.waybill.inbox.observation.DefaultInboxProcessObservationConvention",
+			"dev.waybill.inbox.observation.InboxProcessContext",
+			"dev.waybill.inbox.observation.InboxProcessObservationConvention",
 			"dev.waybill.inbox.Consumer",
 			"dev.waybill.inbox.Fault",
 			"dev.waybill.inbox.MessageHandler",

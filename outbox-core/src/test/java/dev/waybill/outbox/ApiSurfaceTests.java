@@ -33,6 +33,13 @@ class ApiSurfaceTests {
 			"dev.waybill.outbox.WaybillPhases",
 			"dev.waybill.outbox.WaybillThreads",
 			// The relay's events, for an application's listener beans.
+			"dev.waybill.outbox.autoconfigure.observation.WaybillObservationProperties",
+			"dev.waybill.outbox.observation.DefaultOutboxPublishObservationConvention",
+			"dev.waybill.outbox.observation.DefaultRelayPublishObservationConvention",
+			"dev.waybill.outbox.observation.OutboxPublishContext",
+			"dev.waybill.outbox.observation.OutboxPublishObservationConvention",
+			"dev.waybill.outbox.observation.RelayPublishContext",
+			"dev.waybill.outbox.observation.RelayPublishObservationConvention",
 			"dev.waybill.outbox.relay.DeadScopePolicy",
 			"dev.waybill.outbox.relay.RelayListener",
 			// Extension points: another transport, serializer, message factory or store, and the

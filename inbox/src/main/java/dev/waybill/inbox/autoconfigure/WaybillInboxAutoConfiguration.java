@@ -2,6 +2,8 @@ package dev.waybill.inbox.autoconfigure;
 
 import javax.sql.DataSource;
 
+import io.micrometer.observation.ObservationRegistry;
+
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -23,6 +25,13 @@ import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.inbox.internal.observation.InboxObservation;
+import dev.waybill.inbox.observation.InboxProcessObservationConvention;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
+import dev.waybill.outbox.autoconfigure.observation.WaybillObservationProperties;
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxWriter;
@@ -41,7 +50,7 @@ import dev.waybill.outbox.internal.RelayWakeUp;
 @AutoConfiguration(after = WaybillAutoConfiguration.class)
 @ConditionalOnBean({ OutboxWriter.class, OutboxPublisher.class, ConsumerOutbox.class, OutboxTables.class,
 		PlatformTransactionManager.class })
-@EnableConfigurationProperties(WaybillInboxProperties.class)
+@EnableConfigurationProperties({ WaybillInboxProperties.class, WaybillObservationProperties.class })
 public final class WaybillInboxAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
@@ -64,11 +73,17 @@ public final class WaybillInboxAutoConfiguration {
 		@ConditionalOnMissingBean
 		InboxProcessor waybillInboxProcessor(WaybillInboxProperties properties, PlatformTransactionManager transactionManager,
 				InboxStore store, OutboxWriter writer, OutboxPublisher publisher, ConsumerOutbox consumerOutbox,
-				MessageSerializer serializer, RelayWakeUp wakeUp, ObjectProvider<InboxListener> listeners) {
+				MessageSerializer serializer, RelayWakeUp wakeUp, ObjectProvider<InboxListener> listeners,
+				WaybillObservationProperties observation, ObjectProvider<ObservationRegistry> observationRegistry,
+				ObjectProvider<InboxProcessObservationConvention> convention) {
 			InboxListener listener = listeners.orderedStream().reduce(InboxListener.NONE, InboxListener::andThen);
 			InboxProcessor processor = new InboxProcessor(transactionManager, store, writer, publisher, consumerOutbox,
 					serializer, wakeUp, properties.toRetryPolicy(), properties.getRetry().getImmediate(), listener);
 			processor.setPublishFaults(properties.getFaults().isPublish());
+			ObservationRegistry registry = observation.registry(observationRegistry.getIfUnique());
+			if (!registry.isNoop()) {
+				processor.setObservation(new InboxObservation(registry, convention.getIfUnique()));
+			}
 			return processor;
 		}
 

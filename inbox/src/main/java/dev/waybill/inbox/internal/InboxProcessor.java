@@ -28,6 +28,8 @@ import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.inbox.internal.observation.InboxObservation;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.internal.TimeOrderedUuids;
@@ -133,6 +135,8 @@ public final class InboxProcessor {
 
 	private volatile boolean publishFaults;
 
+	private volatile InboxObservation observation = InboxObservation.NONE;
+
 	/**
 	 * Creates a processor.
 	 * @param transactionManager the application's transaction manager; it must manage the DataSource
@@ -192,6 +196,16 @@ public final class InboxProcessor {
 	}
 
 	/**
+	 * Sets how the processor observes each delivery ({@code waybill.inbox.process}, and the MDC
+	 * entries); {@link InboxObservation#NONE} (the MDC entries only) by default.
+	 * @param observation the observation
+	 * @since 0.2
+	 */
+	public void setObservation(InboxObservation observation) {
+		this.observation = Objects.requireNonNull(observation, "observation must not be null");
+	}
+
+	/**
 	 * Handles one delivery; see the class description.
 	 * @param consumer the consumer of the queue the message arrived on
 	 * @param message the delivery
@@ -204,6 +218,10 @@ public final class InboxProcessor {
 	public InboxOutcome process(ConsumerRegistration<?> consumer, InboundMessage message) {
 		Objects.requireNonNull(consumer, "consumer must not be null");
 		Objects.requireNonNull(message, "message must not be null");
+		return this.observation.observe(consumer, message, () -> processListened(consumer, message));
+	}
+
+	private InboxOutcome processListened(ConsumerRegistration<?> consumer, InboundMessage message) {
 		long started = System.nanoTime();
 		InboxOutcome outcome = null;
 		try {
@@ -386,6 +404,9 @@ public final class InboxProcessor {
 		if (outcome == InboxOutcome.FAULTED) {
 			logger.warn("Message " + id + " on queue '" + consumer.queue() + "' moved to '" + consumer.errorQueue()
 					+ "': " + fault.summary());
+			if (fault.poison()) {
+				poisoned(consumer, message, fault.summary());
+			}
 		}
 		else if (outcome == InboxOutcome.RETRY_SCHEDULED && logger.isDebugEnabled()) {
 			logger.debug("Message " + id + " on queue '" + consumer.queue() + "' failed; redelivery scheduled: "
@@ -406,6 +427,7 @@ public final class InboxProcessor {
 		writeFault(consumer, null, forward);
 		logger.warn("Message on queue '" + consumer.queue() + "' moved to '" + consumer.errorQueue() + "': "
 				+ fault.summary());
+		poisoned(consumer, message, fault.summary());
 		return InboxOutcome.FAULTED;
 	}
 
@@ -432,7 +454,17 @@ public final class InboxProcessor {
 		}
 		logger.error("Message " + shown + " on queue '" + consumer.queue() + "' moved to '" + consumer.errorQueue()
 				+ "': " + reason, cause);
+		poisoned(consumer, message, reason);
 		return InboxOutcome.FAULTED;
+	}
+
+	private void poisoned(ConsumerRegistration<?> consumer, InboundMessage message, String reason) {
+		try {
+			this.listener.poisoned(consumer, message, reason);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("InboxListener failed on message " + message.messageId() + " (poisoned): " + ex, ex);
+		}
 	}
 
 	/**

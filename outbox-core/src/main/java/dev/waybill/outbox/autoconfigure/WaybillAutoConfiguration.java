@@ -4,6 +4,8 @@ import java.time.Clock;
 
 import javax.sql.DataSource;
 
+import io.micrometer.observation.ObservationRegistry;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -27,6 +29,13 @@ import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
+import dev.waybill.outbox.autoconfigure.observation.WaybillObservationProperties;
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.observation.ObservedOutboxMessageFactory;
+import dev.waybill.outbox.observation.OutboxPublishObservationConvention;
 import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
@@ -55,7 +64,7 @@ import dev.waybill.outbox.internal.RelayWakeUp;
 		"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration" })
 @ConditionalOnClass(JdbcTemplate.class)
 @ConditionalOnSingleCandidate(DataSource.class)
-@EnableConfigurationProperties(WaybillProperties.class)
+@EnableConfigurationProperties({ WaybillProperties.class, WaybillObservationProperties.class })
 public final class WaybillAutoConfiguration {
 
 	/** The property that turns the schema initializer off. */
@@ -104,11 +113,18 @@ public final class WaybillAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	OutboxMessageFactory waybillOutboxMessageFactory(WaybillProperties properties, MessageSerializer serializer,
-			OutboxBacklog backlog, ObjectProvider<Transport> transport) {
+			OutboxBacklog backlog, ObjectProvider<Transport> transport, WaybillObservationProperties observation,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<OutboxPublishObservationConvention> convention) {
 		Transport headerLimit = transport.getIfUnique();
-		return new DefaultOutboxMessageFactory(serializer, properties.getOutbox().maxMessageBytesChecked(),
-				Clock.systemUTC(), HostNames.local(), backlog, properties.getOutbox().maxPendingChecked(),
+		OutboxMessageFactory factory = new DefaultOutboxMessageFactory(serializer,
+				properties.getOutbox().maxMessageBytesChecked(), Clock.systemUTC(), HostNames.local(), backlog,
+				properties.getOutbox().maxPendingChecked(),
 				(headerLimit != null) ? headerLimit::maxHeaderBytes : () -> Transport.DEFAULT_MAX_HEADER_BYTES);
+		ObservationRegistry registry = observation.registry(observationRegistry.getIfUnique());
+		// no registry, no wrapper: the untraced publish path stays as it was
+		return registry.isNoop() ? factory
+				: new ObservedOutboxMessageFactory(factory, registry, convention.getIfUnique());
 	}
 
 	@Bean

@@ -2,16 +2,25 @@ package dev.waybill.outbox.autoconfigure;
 
 import javax.sql.DataSource;
 
+import io.micrometer.observation.ObservationRegistry;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
+import dev.waybill.outbox.internal.relay.Relay;
+import dev.waybill.outbox.autoconfigure.observation.WaybillObservationProperties;
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.observation.RelayObservation;
+import dev.waybill.outbox.observation.RelayPublishObservationConvention;
 import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
 import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.relay.RelayListener;
@@ -30,6 +39,7 @@ import dev.waybill.outbox.internal.RelayWakeUp;
 @AutoConfiguration(after = WaybillAutoConfiguration.class)
 @ConditionalOnBean({ OutboxStore.class, Transport.class })
 @ConditionalOnProperty(name = WaybillRelayAutoConfiguration.ENABLED_PROPERTY, matchIfMissing = true)
+@EnableConfigurationProperties(WaybillObservationProperties.class)
 public final class WaybillRelayAutoConfiguration {
 
 	/** The property that turns the relay off on an instance. */
@@ -38,11 +48,17 @@ public final class WaybillRelayAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	Relay waybillRelay(OutboxStore store, Transport transport, RelayWakeUp wakeUp, WaybillProperties properties,
-			ObjectProvider<RelayListener> listeners, OutboxBacklog backlog, ObjectProvider<WaybillThreads> threads) {
+			ObjectProvider<RelayListener> listeners, OutboxBacklog backlog, ObjectProvider<WaybillThreads> threads,
+			WaybillObservationProperties observation, ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<RelayPublishObservationConvention> convention) {
 		RelayListener listener = listeners.orderedStream().reduce(RelayListener.NONE, RelayListener::andThen);
 		Relay relay = new Relay(store, transport, wakeUp, properties.getOutbox().toRelaySettings(), listener, backlog);
 		relay.setThreads(threads.getIfAvailable(WaybillThreads::platform));
 		relay.setDeadScopePolicy(properties.getOutbox().getRelay().getDeadScopeOrdering());
+		ObservationRegistry registry = observation.registry(observationRegistry.getIfUnique());
+		if (!registry.isNoop()) {
+			relay.setObservation(new RelayObservation(registry, convention.getIfUnique()));
+		}
 		return relay;
 	}
 

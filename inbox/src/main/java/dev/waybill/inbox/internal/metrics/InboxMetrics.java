@@ -40,6 +40,13 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 	 */
 	public static final String HANDLING = "waybill.inbox.handling";
 
+	/**
+	 * Poison deliveries: messages that could never be handled (no valid id, another type, an
+	 * unreadable body, refused by the database) and went to the error queue at once. They are also
+	 * counted in {@link #DELIVERIES} with {@code outcome=faulted}.
+	 */
+	public static final String POISON = "waybill.inbox.poison";
+
 	/** Deliveries the processor is working on now. */
 	public static final String IN_FLIGHT = "waybill.inbox.in.flight";
 
@@ -55,6 +62,8 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 	static final String UNAVAILABLE = "unavailable";
 
 	private final Map<Key, Counter> counters = new ConcurrentHashMap<>();
+
+	private final Map<Key, Counter> poison = new ConcurrentHashMap<>();
 
 	private final Map<Key, Timer> timers = new ConcurrentHashMap<>();
 
@@ -83,6 +92,19 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 			this.counters.computeIfAbsent(key, (k) -> Counter.builder(DELIVERIES)
 				.tags(TAG_QUEUE, k.queue, TAG_TYPE, k.type, TAG_OUTCOME, k.outcome)
 				.description("Deliveries the inbox committed, by outcome")
+				.baseUnit("messages")
+				.register(registry)).increment();
+		}
+	}
+
+	@Override
+	public void poisoned(ConsumerRegistration<?> consumer, InboundMessage message, String reason) {
+		MeterRegistry registry = this.registry;
+		if (registry != null) {
+			Key key = new Key(consumer.queue(), consumer.messageType(), "");
+			this.poison.computeIfAbsent(key, (k) -> Counter.builder(POISON)
+				.tags(TAG_QUEUE, k.queue, TAG_TYPE, k.type)
+				.description("Poison deliveries the inbox moved to the error queue at once")
 				.baseUnit("messages")
 				.register(registry)).increment();
 		}

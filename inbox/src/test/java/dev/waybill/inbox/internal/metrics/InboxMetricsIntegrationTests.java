@@ -78,6 +78,7 @@ class InboxMetricsIntegrationTests {
 		assertThat(count(registry, failingQueue, type, "retry_scheduled")).isEqualTo(1);
 		assertThat(count(registry, failingQueue, type, "faulted")).isEqualTo(1);
 		assertThat(count(registry, failingQueue, type, "already_faulted")).isEqualTo(1);
+		assertThat(registry.find(InboxMetrics.POISON).counters()).as("a handler's failure is no poison").isEmpty();
 		Timer processed = registry.get(InboxMetrics.HANDLING)
 			.tags("queue", queue, "type", type, "outcome", "processed")
 			.timer();
@@ -106,6 +107,32 @@ class InboxMetricsIntegrationTests {
 		assertThat(count(registry, queue, ok.messageType(), "faulted")).isEqualTo(1);
 		assertThat(registry.getMeters()).extracting(Meter::getId)
 			.allMatch((id) -> ok.messageType().equals(id.getTag("type")));
+	}
+
+	@Test
+	void poisonIsCountedPerQueueAndTypeWhateverMadeIt() {
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		InboxMetrics metrics = new InboxMetrics();
+		metrics.bindTo(registry);
+		String queue = "metrics-" + UUID.randomUUID();
+		ConsumerRegistration<Charge> ok = ConsumerRegistration.of(queue, Charge.class, (message, context) -> {
+		});
+		InboundMessage valid = TestInbox.inbound(new Charge("o-4"));
+		InboundMessage noId = TestInbox.altered(valid, null, valid.messageType(), "{\"order\":\"o-5\"}");
+		InboundMessage otherType = TestInbox.altered(valid, UUID.randomUUID().toString(), "another-type",
+				"{\"order\":\"o-6\"}");
+		InboundMessage unreadable = TestInbox.altered(valid, UUID.randomUUID().toString(), valid.messageType(), "not json");
+		InboxProcessor processor = processor(metrics);
+
+		for (InboundMessage poison : java.util.List.of(noId, otherType, unreadable)) {
+			assertThat(processor.process(ok, poison)).isEqualTo(InboxOutcome.FAULTED);
+		}
+		assertThat(processor.process(ok, valid)).isEqualTo(InboxOutcome.PROCESSED);
+
+		assertThat(registry.get(InboxMetrics.POISON).tags("queue", queue, "type", ok.messageType()).counter().count())
+			.isEqualTo(3);
+		assertThat(count(registry, queue, ok.messageType(), "faulted")).isEqualTo(3);
+		assertThat(registry.get(InboxMetrics.POISON).counter().getId().getBaseUnit()).isEqualTo("messages");
 	}
 
 	private static double count(SimpleMeterRegistry registry, String queue, String type, String outcome) {

@@ -53,6 +53,12 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 	/** Pending scopes whose not-before time has come. */
 	public static final String DUE_SCOPES = "waybill.outbox.scopes.due";
 
+	/**
+	 * How long the oldest due scope has been due (its not-before time or retry backoff passed), as
+	 * of the relay's last read of the backlog.
+	 */
+	public static final String OLDEST_DUE_AGE = "waybill.outbox.scopes.oldest.due.age";
+
 	/** Circuit breaker state: 0 closed, 1 half-open, 2 open. */
 	public static final String CIRCUIT = "waybill.outbox.circuit.state";
 
@@ -86,6 +92,9 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 		Gauge.builder(DUE_SCOPES, this.backlog, (b) -> b.current().dueScopes())
 			.description("Pending outbox scopes due for delivery")
 			.baseUnit("scopes")
+			.register(registry);
+		TimeGauge.builder(OLDEST_DUE_AGE, this.backlog, TimeUnit.MILLISECONDS, (b) -> b.current().oldestDueFor().toMillis())
+			.description("How long the oldest due outbox scope has been due")
 			.register(registry);
 		Gauge.builder(CIRCUIT, this, (m) -> m.circuit.ordinal()) // CLOSED, HALF_OPEN, OPEN
 			.description("Relay circuit breaker: 0 closed, 1 half-open, 2 open")

@@ -19,6 +19,7 @@ import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 
 import dev.waybill.outbox.OutboxStats;
+import dev.waybill.outbox.internal.observation.RelayObservation;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.internal.HostNames;
@@ -79,6 +80,8 @@ public final class Relay implements SmartLifecycle {
 	private final List<Thread> threads = new ArrayList<>();
 
 	private volatile WaybillThreads threadSource = WaybillThreads.platform();
+
+	private volatile RelayObservation observation = RelayObservation.NONE;
 
 	private volatile boolean running;
 
@@ -149,6 +152,20 @@ public final class Relay implements SmartLifecycle {
 	 */
 	public void setThreads(WaybillThreads threads) {
 		this.threadSource = Objects.requireNonNull(threads, "threads must not be null");
+	}
+
+	/**
+	 * Sets how the relay observes each message it publishes ({@code waybill.relay.publish});
+	 * {@link RelayObservation#NONE} by default.
+	 * @param observation the observation
+	 * @since 0.2
+	 */
+	public void setObservation(RelayObservation observation) {
+		this.observation = Objects.requireNonNull(observation, "observation must not be null");
+	}
+
+	RelayObservation observation() {
+		return this.observation;
 	}
 
 	/**

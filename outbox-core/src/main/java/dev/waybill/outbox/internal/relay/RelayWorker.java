@@ -12,6 +12,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.outbox.internal.observation.RelayObservation;
+import dev.waybill.outbox.internal.observation.WaybillMdc;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.TransportChannel;
@@ -110,13 +112,19 @@ final class RelayWorker {
 	private void publish(TransportChannel channel, List<ClaimedScope> batch) {
 		List<CompletableFuture<?>> settled = new ArrayList<>(batch.size());
 		Instant now = Instant.now();
+		RelayObservation observation = this.relay.observation();
 		for (ClaimedScope scope : batch) {
 			List<CompletableFuture<@Nullable Throwable>> outcomes = new ArrayList<>(scope.messages().size());
 			for (OutboxMessage message : scope.messages()) {
 				// A message whose time-to-live passed is not published (the broker would drop it).
-				if (!message.expiredAt(now)) {
-					outcomes.add(channel.publish(message).handle((ok, failure) -> failure));
+				if (message.expiredAt(now)) {
+					continue;
 				}
+				CompletableFuture<Void> confirm;
+				try (WaybillMdc mdc = WaybillMdc.relay(scope.id(), message.messageId(), message.messageType())) {
+					confirm = observation.publish(scope.id(), message, channel::publish);
+				}
+				outcomes.add(confirm.handle((ok, failure) -> failure));
 			}
 			if (outcomes.isEmpty() && !scope.messages().isEmpty()) {
 				this.relay.settler().submitExpired(scope);

@@ -14,10 +14,13 @@ import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import dev.waybill.outbox.relay.DeadScopePolicy;
 import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.internal.observation.WaybillMdc;
 import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.TransportException;
 
@@ -254,6 +257,14 @@ final class Settler {
 
 	private void settleFailure(Outcome outcome) {
 		ClaimedScope scope = outcome.scope();
+		@Nullable OutboxMessage first = scope.messages().isEmpty() ? null : scope.messages().get(0);
+		try (WaybillMdc mdc = WaybillMdc.relay(scope.id(), (first != null) ? first.messageId() : null,
+				(first != null) ? first.messageType() : null)) {
+			settleFailure(scope, outcome);
+		}
+	}
+
+	private void settleFailure(ClaimedScope scope, Outcome outcome) {
 		TransportException failure = worst(outcome.failures());
 		String error = describe(failure, outcome.failures().size(), scope);
 		switch (failure.kind()) {

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -310,6 +311,28 @@ class RelayIntegrationTests {
 		backlog.update(this.store.stats()); // as the relay does every poll interval (30 s here)
 		assertThat(registry.get(RelayMetrics.DEAD_SCOPES).gauge().value()).isOne();
 		assertThat(registry.get(RelayMetrics.DUE_SCOPES).gauge().value()).isZero();
+	}
+
+	@Test
+	void theOldestDueScopesAgeIsGaugedInSecondsAndScopesNotYetDueDoNotCount() {
+		OutboxBacklog backlog = new OutboxBacklog();
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		new RelayMetrics(backlog).bindTo(registry);
+		backlog.update(this.store.stats());
+		assertThat(registry.get(RelayMetrics.OLDEST_DUE_AGE).timeGauge().value(TimeUnit.SECONDS)).isZero();
+
+		OutboxScope waiting = TestMessages.scope("orders", "due for a while");
+		this.store.write(waiting);
+		OutboxScope later = TestMessages.scope("orders", "due later");
+		this.store.write(later);
+		jdbc().update("UPDATE " + this.schema.tables().qualifiedOutboxState()
+				+ " SET next_attempt_at = now() - interval '90 seconds' WHERE id = ?", waiting.id());
+		jdbc().update("UPDATE " + this.schema.tables().qualifiedOutboxState()
+				+ " SET next_attempt_at = now() - interval '1 hour' + interval '2 hours' WHERE id = ?", later.id());
+		backlog.update(this.store.stats()); // as the relay does every poll interval
+
+		assertThat(registry.get(RelayMetrics.OLDEST_DUE_AGE).timeGauge().value(TimeUnit.SECONDS)).isBetween(89.0, 120.0);
+		assertThat(registry.get(RelayMetrics.OLDEST_DUE_AGE).timeGauge().getId().getBaseUnit()).isEqualTo("seconds");
 	}
 
 	private Relay start(RelaySettings settings, OutboxBacklog backlog, RelayListener listener) {

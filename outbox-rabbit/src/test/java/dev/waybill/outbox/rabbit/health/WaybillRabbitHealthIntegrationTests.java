@@ -117,6 +117,29 @@ class WaybillRabbitHealthIntegrationTests {
 	}
 
 	@Test
+	void aCancelledConsumerTurnsConsumersDownWithTheReasonUntilItsQueueIsDeclaredAgain() throws Exception {
+		service().run((context) -> {
+			assertThat(context).hasNotFailed();
+			await().until(() -> status(context, "consumers") == Status.UP);
+
+			this.topology.channel().queueDelete(this.queue); // the broker cancels the consumer
+
+			// down for the first reconnect's delay (500 ms), polled far more often than that
+			Health down = Awaitility.await()
+				.atMost(Duration.ofSeconds(30))
+				.pollInterval(Duration.ofMillis(5))
+				.until(() -> component(context, "consumers"), (health) -> health.getStatus() == Status.DOWN);
+			assertThat(down.getDetails()).containsEntry("queues", Map.of(this.queue, "not consuming"))
+				.containsEntry("running", true);
+			assertThat((String) down.getDetails().get("reason")).contains("cancelled the consumer of " + this.queue);
+
+			await().until(() -> status(context, "consumers") == Status.UP);
+			assertThat(component(context, "consumers").getDetails()).doesNotContainKey("reason");
+			this.topology.channel().queueDeclarePassive(this.queue); // declared again
+		});
+	}
+
+	@Test
 	void aStoppedEndpointIsDownWithTheReason() {
 		service().run((context) -> {
 			await().until(() -> status(context, "consumers") == Status.UP);

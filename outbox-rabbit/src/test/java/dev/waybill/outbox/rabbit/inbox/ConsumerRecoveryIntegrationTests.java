@@ -203,6 +203,10 @@ class ConsumerRecoveryIntegrationTests {
 			assertThat(errors).as("errors logged:\n%s", CapturedLogs.describe(errors)).isEmpty();
 			assertThat(logs.atLeast(Level.WARN)).as("the loss is reported")
 				.anySatisfy((event) -> assertThat(event.getFormattedMessage()).contains("stopped consuming"));
+			List<ILoggingEvent> traced = logs.atLeast(Level.WARN).stream()
+				.filter((event) -> event.getThrowableProxy() != null)
+				.toList();
+			assertThat(traced).as("warnings with a stack trace:\n%s", CapturedLogs.describe(traced)).isEmpty();
 		}
 	}
 

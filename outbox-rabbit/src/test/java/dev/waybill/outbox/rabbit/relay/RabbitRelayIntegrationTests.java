@@ -21,6 +21,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
@@ -40,6 +42,9 @@ import dev.waybill.outbox.InvalidMessageException;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.test.CapturedLogs;
 import dev.waybill.outbox.rabbit.test.TcpProxy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
@@ -187,6 +192,8 @@ class RabbitRelayIntegrationTests {
 			}
 		};
 		RelayWakeUp wakeUp = new RelayWakeUp();
+		CapturedLogs logs = CapturedLogs.capture(Level.INFO, "com.rabbitmq.client", "dev.waybill.outbox");
+		this.resources.add(logs);
 		Relay relay = start(settings, wakeUp, TestRabbit.get().transport(proxy).build(), recordCircuit);
 		this.store.write(TestMessages.scope(queue.exchange(), "before"));
 		wakeUp.signal();
@@ -213,6 +220,11 @@ class RabbitRelayIntegrationTests {
 		awaitNoPending();
 		assertThat(this.store.stats().deadScopes()).isZero();
 		assertThat(circuit).contains(CircuitBreaker.State.OPEN).endsWith(CircuitBreaker.State.CLOSED);
+		// an outage is expected trouble: warnings without stack traces, no errors
+		List<ILoggingEvent> errors = logs.atLeast(Level.ERROR);
+		assertThat(errors).as("errors logged:\n%s", CapturedLogs.describe(errors)).isEmpty();
+		List<ILoggingEvent> traced = logs.atLeast(Level.WARN).stream().filter((event) -> event.getThrowableProxy() != null).toList();
+		assertThat(traced).as("warnings with a stack trace:\n%s", CapturedLogs.describe(traced)).isEmpty();
 	}
 
 	@Test

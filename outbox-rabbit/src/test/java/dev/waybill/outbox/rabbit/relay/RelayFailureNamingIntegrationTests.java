@@ -30,6 +30,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.observation.WaybillMdc;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.test.CapturedLogs;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;
@@ -145,13 +149,34 @@ class RelayFailureNamingIntegrationTests {
 		String otherUnroutable = topology.exchange("fanout");
 		RetryPolicy twoAttempts = new RetryPolicy(RetryPolicy.Strategy.FIXED, Duration.ofMillis(200), 1,
 				Duration.ofMillis(200), 2, 0);
+		CapturedLogs logs = CapturedLogs.capture(Level.WARN, "dev.waybill.outbox.internal.relay.Settler");
+		this.resources.add(logs);
 		start(TestRabbit.get().transport().build(), twoAttempts);
+		Map<String, OutboxMessage> firstMessageByScope = new java.util.HashMap<>();
 		for (int i = 0; i < 5; i++) {
-			this.store.write(TestMessages.scope(unroutable, "nobody listens " + i));
+			OutboxScope scope = TestMessages.scope(unroutable, "nobody listens " + i);
+			firstMessageByScope.put(scope.id().toString(), scope.messages().get(0));
+			this.store.write(scope);
 		}
-		this.store.write(TestMessages.scope(otherUnroutable, "nobody listens either"));
+		OutboxScope other = TestMessages.scope(otherUnroutable, "nobody listens either");
+		firstMessageByScope.put(other.id().toString(), other.messages().get(0));
+		this.store.write(other);
 
 		await().until(() -> this.store.stats().deadScopes() == 6);
+
+		// each line names, in the MDC, the scope and message it is about
+		List<ILoggingEvent> lines = logs.events().stream()
+			.filter((event) -> event.getFormattedMessage().contains("failed its first delivery attempt")
+					|| event.getFormattedMessage().contains("is dead after"))
+			.toList();
+		assertThat(lines).hasSize(8).allSatisfy((event) -> {
+			Map<String, String> mdc = event.getMDCPropertyMap();
+			OutboxMessage message = firstMessageByScope.get(mdc.get(WaybillMdc.SCOPE_ID));
+			assertThat(message).as("scope in the MDC of '%s'", event.getFormattedMessage()).isNotNull();
+			assertThat(event.getFormattedMessage()).contains(mdc.get(WaybillMdc.SCOPE_ID));
+			assertThat(mdc).containsEntry(WaybillMdc.MESSAGE_ID, message.messageId().toString())
+				.containsEntry(WaybillMdc.MESSAGE_TYPE, message.messageType());
+		});
 
 		List<ILoggingEvent> firstFailures = this.settlerLog.list.stream()
 			.filter((event) -> event.getFormattedMessage().contains("failed its first delivery attempt"))
