@@ -16,6 +16,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 
 import dev.waybill.inbox.ConsumerRegistry;
 import dev.waybill.inbox.InboxAdmin;
+import dev.waybill.inbox.InboxLookup;
 import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxProcessor;
 import dev.waybill.inbox.MessageHandler;
@@ -58,6 +59,12 @@ public final class WaybillInboxAutoConfiguration {
 		@ConditionalOnMissingBean
 		InboxAdmin waybillInboxAdmin(PlatformTransactionManager transactionManager, InboxStore store) {
 			return new InboxAdmin(transactionManager, store);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		InboxLookup waybillInboxLookup(DataSource dataSource, OutboxTables tables) {
+			return new InboxLookup(dataSource, tables);
 		}
 
 		@Bean

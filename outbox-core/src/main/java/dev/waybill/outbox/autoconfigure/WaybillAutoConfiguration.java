@@ -21,9 +21,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.waybill.outbox.AdminAudit;
 import dev.waybill.outbox.OutboxAdmin;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.WaybillThreads;
+import dev.waybill.outbox.jdbc.JdbcOutboxBrowser;
 import dev.waybill.outbox.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.jdbc.OutboxSchemaInitializer;
 import dev.waybill.outbox.jdbc.OutboxTables;
@@ -131,8 +133,15 @@ public final class WaybillAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	OutboxAdmin waybillOutboxAdmin(OutboxStore store, RelayWakeUp wakeUp) {
-		return new DefaultOutboxAdmin(store, wakeUp);
+	OutboxAdmin waybillOutboxAdmin(OutboxStore store, RelayWakeUp wakeUp, DataSource dataSource, OutboxTables tables,
+			AdminAudit audit) {
+		return new DefaultOutboxAdmin(store, wakeUp, new JdbcOutboxBrowser(dataSource, tables), audit);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	AdminAudit waybillAdminAudit(ObjectProvider<AdminAudit.ActionCounter> counters) {
+		return new AdminAudit(counters::orderedStream, Clock.systemUTC());
 	}
 
 	@Bean

@@ -6,6 +6,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
+import dev.waybill.outbox.metrics.AdminActionMeter;
 import dev.waybill.outbox.metrics.RelayMetrics;
 import dev.waybill.outbox.support.OutboxBacklog;
 
@@ -24,6 +25,12 @@ public final class WaybillMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	RelayMetrics waybillRelayMetrics(OutboxBacklog backlog) {
 		return new RelayMetrics(backlog);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	AdminActionMeter waybillAdminActionMeter() {
+		return new AdminActionMeter();
 	}
 
 }
