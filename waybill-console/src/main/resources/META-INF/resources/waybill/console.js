@@ -127,10 +127,10 @@
     if (withActions) {
       cells.push(el('td', scope.lastError, 'error'));
       const actions = el('td', null, 'write');
-      actions.appendChild(button('Redrive', 'redrive', () => post('/scopes/redrive', { ids: [scope.id] })));
+      actions.appendChild(button('Redrive', 'redrive', () => post('/scopes/redrive', { ids: scope.id })));
       actions.appendChild(button('Delete', 'danger delete', () => {
         if (!confirm('Delete dead scope ' + scope.id + ' and its messages for good?')) return Promise.resolve('cancelled');
-        return post('/scopes/delete', { ids: [scope.id] });
+        return post('/scopes/delete', { ids: scope.id });
       }));
       cells.push(actions);
     } else {
@@ -227,10 +227,10 @@
     for (const { queue, message } of fresh) {
       const fault = (message.faultExceptionType ? message.faultExceptionType + ': ' : '') + (message.faultMessage || '');
       const actions = el('td', null, 'write');
-      actions.appendChild(button('Redrive', 'redrive', () => post('/error-queues/redrive', { queue, ids: [message.messageId] })));
+      actions.appendChild(button('Redrive', 'redrive', () => post('/error-queues/redrive', { queue, ids: message.messageId })));
       actions.appendChild(button('Discard', 'danger discard', () => {
         if (!confirm('Discard message ' + message.messageId + ' for good?')) return Promise.resolve('cancelled');
-        return post('/error-queues/discard', { queue, ids: [message.messageId] });
+        return post('/error-queues/discard', { queue, ids: message.messageId });
       }));
       const tr = row([el('td', queue, 'mono'), el('td', message.messageId, 'mono'), el('td', message.messageType),
         el('td', fault, 'error'), el('td', message.faultAttempts), el('td', since(overview.now, message.sentAt)),
