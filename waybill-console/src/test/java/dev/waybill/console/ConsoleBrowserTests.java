@@ -35,7 +35,8 @@ import dev.waybill.console.ConsoleTestApp.Unroutable;
  * with {@code WAYBILL_UPDATE_SCREENSHOT=true}.
  * <p>
  * Skipped, with the reason, only where Chromium is missing and cannot be installed (see
- * {@link Chromium}); under CI ({@code CI=true}) that fails instead.
+ * {@link Chromium}); under CI ({@code CI=true}, or {@code WAYBILL_REQUIRE_BROWSER=true} as {@code .ci/run}
+ * sets) that fails instead.
  */
 class ConsoleBrowserTests {
 
@@ -47,7 +48,8 @@ class ConsoleBrowserTests {
 	static void start() {
 		Chromium.Found found = Chromium.find();
 		if (found.chromium() == null) {
-			if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+			if ("true".equalsIgnoreCase(System.getenv("CI"))
+					|| "true".equalsIgnoreCase(System.getenv("WAYBILL_REQUIRE_BROWSER"))) {
 				throw new IllegalStateException(found.problem());
 			}
 			Assumptions.abort(found.problem());
