@@ -1,6 +1,10 @@
 package dev.waybill.samples.demo;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -121,7 +125,7 @@ public final class Demo {
 	 * until the services and the infrastructure are closed.
 	 */
 	private static void keepRunning(DemoServices services, PrintStream out) throws InterruptedException {
-		out.printf(Locale.ROOT, "%nStill running (--keep-running); Ctrl-C stops. Operations consoles:%n"
+		out.printf(Locale.ROOT, "%nStill running (--keep-running); Enter stops (Ctrl-C too, less tidily). Operations consoles:%n"
 				+ "  order-service:   http://127.0.0.1:%d/waybill%n"
 				+ "  billing-service: http://127.0.0.1:%d/waybill   (its error queue holds the order that cannot be billed)%n",
 				services.orderPort(), services.billingPort());
@@ -135,6 +139,20 @@ public final class Demo {
 				Thread.currentThread().interrupt();
 			}
 		}, "demo-stop"));
+		// Enter stops in order (services, then database and broker); a signal runs every shutdown hook
+		// at once, the embedded PostgreSQL's among them, so the services may log its going away.
+		Thread enter = new Thread(() -> {
+			try {
+				if (new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine() != null) {
+					stop.countDown();
+				}
+			}
+			catch (IOException ex) {
+				// no console: the signal stops
+			}
+		}, "demo-enter");
+		enter.setDaemon(true);
+		enter.start();
 		stop.await();
 		out.println("Stopping ...");
 	}
