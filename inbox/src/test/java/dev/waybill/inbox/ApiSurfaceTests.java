@@ -22,6 +22,8 @@ class ApiSurfaceTests {
 			"dev.waybill.inbox.observation.DefaultInboxProcessObservationConvention",
 			"dev.waybill.inbox.observation.InboxProcessContext",
 			"dev.waybill.inbox.observation.InboxProcessObservationConvention",
+			"dev.waybill.inbox.InboxEntry",
+			"dev.waybill.inbox.InboxLookup",
 			"dev.waybill.inbox.Consumer",
 			"dev.waybill.inbox.Fault",
 			"dev.waybill.inbox.MessageHandler",

@@ -1,11 +1,16 @@
 package dev.waybill.outbox;
 
 import java.util.Collection;
+import java.util.Optional;
 import java.util.UUID;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * Operations on the outbox for operators: inspect the backlog and redrive dead scopes. A
- * redriven scope is pending again with its attempts reset, and the relays are woken at once.
+ * Operations on the outbox for operators: inspect the backlog, list pending and dead scopes and
+ * look into their messages, redrive dead scopes and delete them. A redriven scope is pending again
+ * with its attempts reset, and the relays are woken at once. Every change is recorded by
+ * {@link AdminAudit} (a log line and the meter {@code waybill.admin.actions}).
  *
  * @since 0.1
  */
@@ -52,5 +57,46 @@ public interface OutboxAdmin {
 	 * @return pending, due and dead scopes, pending messages and the oldest pending scope
 	 */
 	OutboxStats stats();
+
+	/**
+	 * Lists scopes of one status, oldest first.
+	 * @param status pending or dead
+	 * @param destination only scopes with a message for this destination (exchange), or {@literal null} for all
+	 * @param offset how many matching scopes to skip, at least 0
+	 * @param limit the page size, 1 to 500
+	 * @return the page
+	 * @since 0.2
+	 */
+	ScopePage scopes(ScopeStatus status, @Nullable String destination, int offset, int limit);
+
+	/**
+	 * Looks into one scope (of any status): its state and its first messages, with headers and the
+	 * start of each body.
+	 * @param scopeId the scope id
+	 * @param maxMessages the most messages to return, 1 to 100
+	 * @param previewBytes the most bytes of each body to return, 0 to 65536
+	 * @return the scope, or empty when there is none with that id (or it was published and purged)
+	 * @since 0.2
+	 */
+	Optional<ScopeDetails> scope(UUID scopeId, int maxMessages, int previewBytes);
+
+	/**
+	 * Redrives the given dead scopes, recording who did it.
+	 * @param scopeIds the scope ids; ids of scopes that are not dead are ignored
+	 * @param actor who asks, for the audit
+	 * @return how many were redriven
+	 * @since 0.2
+	 */
+	int redrive(Collection<UUID> scopeIds, String actor);
+
+	/**
+	 * Deletes the given dead scopes and their messages for good, recording who did it. Only dead
+	 * scopes are deleted: a pending scope is the relay's.
+	 * @param scopeIds the scope ids; ids of scopes that are not dead are ignored
+	 * @param actor who asks, for the audit
+	 * @return how many were deleted
+	 * @since 0.2
+	 */
+	int deleteDead(Collection<UUID> scopeIds, String actor);
 
 }

@@ -19,6 +19,12 @@ class ApiSurfaceTests {
 	static final Set<String> API = Set.of(
 			// What an application writes against: the annotations, the publisher, its options, the
 			// admin and its figures, and the exceptions a publish may throw.
+			"dev.waybill.outbox.AdminAudit",
+			"dev.waybill.outbox.MessagePreview",
+			"dev.waybill.outbox.ScopeDetails",
+			"dev.waybill.outbox.ScopePage",
+			"dev.waybill.outbox.ScopeStatus",
+			"dev.waybill.outbox.ScopeSummary",
 			"dev.waybill.outbox.InvalidMessageException",
 			"dev.waybill.outbox.MessageType",
 			"dev.waybill.outbox.Outbox",

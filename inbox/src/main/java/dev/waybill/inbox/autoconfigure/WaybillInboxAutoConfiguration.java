@@ -16,8 +16,10 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
 
+import dev.waybill.inbox.internal.JdbcInboxLookup;
 import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.InboxAdmin;
+import dev.waybill.inbox.InboxLookup;
 import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.MessageHandler;
@@ -67,6 +69,12 @@ public final class WaybillInboxAutoConfiguration {
 		@ConditionalOnMissingBean
 		InboxAdmin waybillInboxAdmin(PlatformTransactionManager transactionManager, InboxStore store) {
 			return new InboxAdmin(transactionManager, store);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		InboxLookup waybillInboxLookup(DataSource dataSource, OutboxTables tables) {
+			return new JdbcInboxLookup(dataSource, tables);
 		}
 
 		@Bean

@@ -23,6 +23,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.waybill.outbox.AdminAudit;
 import dev.waybill.outbox.OutboxAdmin;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.WaybillThreads;
@@ -36,6 +37,11 @@ import dev.waybill.outbox.autoconfigure.observation.WaybillObservationProperties
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.internal.observation.ObservedOutboxMessageFactory;
 import dev.waybill.outbox.observation.OutboxPublishObservationConvention;
+import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxBrowser;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
@@ -147,8 +153,15 @@ public final class WaybillAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	OutboxAdmin waybillOutboxAdmin(OutboxStore store, RelayWakeUp wakeUp) {
-		return new DefaultOutboxAdmin(store, wakeUp);
+	OutboxAdmin waybillOutboxAdmin(OutboxStore store, RelayWakeUp wakeUp, DataSource dataSource, OutboxTables tables,
+			AdminAudit audit) {
+		return new DefaultOutboxAdmin(store, wakeUp, new JdbcOutboxBrowser(dataSource, tables), audit);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	AdminAudit waybillAdminAudit(ObjectProvider<AdminAudit.ActionCounter> counters) {
+		return new AdminAudit(counters::orderedStream, Clock.systemUTC());
 	}
 
 	@Bean

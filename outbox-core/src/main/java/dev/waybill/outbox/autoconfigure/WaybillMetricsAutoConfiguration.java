@@ -8,6 +8,9 @@ import org.springframework.context.annotation.Bean;
 
 import dev.waybill.outbox.internal.metrics.RelayMetrics;
 import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.metrics.AdminActionMeter;
+import dev.waybill.outbox.internal.metrics.RelayMetrics;
+import dev.waybill.outbox.internal.OutboxBacklog;
 
 /**
  * Provides the relay's Micrometer meters when Micrometer is on the class path; Spring Boot binds
@@ -24,6 +27,12 @@ public final class WaybillMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	RelayMetrics waybillRelayMetrics(OutboxBacklog backlog) {
 		return new RelayMetrics(backlog);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	AdminActionMeter waybillAdminActionMeter() {
+		return new AdminActionMeter();
 	}
 
 }

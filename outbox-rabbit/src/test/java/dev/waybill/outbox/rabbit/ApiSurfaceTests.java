@@ -18,6 +18,10 @@ class ApiSurfaceTests {
 	/** Every public type outside the internal packages, each there because a user needs it. */
 	static final Set<String> API = Set.of(
 			// The AMQP header names Waybill sets, for consumers outside Waybill.
+			"dev.waybill.outbox.rabbit.ErrorQueueException",
+			"dev.waybill.outbox.rabbit.ErrorQueueInfo",
+			"dev.waybill.outbox.rabbit.ErrorQueueMessage",
+			"dev.waybill.outbox.rabbit.ErrorQueues",
 			"dev.waybill.outbox.rabbit.RabbitHeaders",
 			// Spring Boot auto-configuration, the properties bound from waybill.rabbit.*, and the
 			// customizer an application declares for what the properties do not cover.

@@ -6,12 +6,21 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.transaction.PlatformTransactionManager;
 
 import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.inbox.autoconfigure.WaybillInboxProperties;
+import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.outbox.AdminAudit;
 import dev.waybill.outbox.WaybillThreads;
+import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.ErrorQueues;
+import dev.waybill.outbox.rabbit.internal.RabbitErrorQueues;
+import dev.waybill.outbox.spi.OutboxWriter;
+import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 
@@ -35,6 +44,17 @@ public final class WaybillRabbitInboxAutoConfiguration {
 		endpoint.setShutdownTimeout(properties.getShutdownTimeout());
 		endpoint.setThreads(threads.getIfAvailable(WaybillThreads::platform));
 		return endpoint;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean({ InboxStore.class, OutboxWriter.class, PlatformTransactionManager.class, RelayWakeUp.class,
+			AdminAudit.class })
+	ErrorQueues waybillErrorQueues(RabbitTransport transport, ConsumerRegistry consumers,
+			PlatformTransactionManager transactionManager, OutboxWriter writer, InboxStore inbox, RelayWakeUp wakeUp,
+			AdminAudit audit) {
+		return new RabbitErrorQueues(transport, consumers.registrations(), transactionManager, writer, inbox, wakeUp,
+				audit);
 	}
 
 }

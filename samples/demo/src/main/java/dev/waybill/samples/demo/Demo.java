@@ -1,9 +1,16 @@
 package dev.waybill.samples.demo;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.SimpleCommandLinePropertySource;
@@ -31,6 +38,9 @@ public final class Demo {
 	 * bad options
 	 */
 	public static int run(String[] args, PrintStream out) {
+		// --keep-running is a flag, not one of DemoOptions' --name=value options.
+		boolean keepRunning = Arrays.asList(args).contains(KEEP_RUNNING);
+		args = Arrays.stream(args).filter((arg) -> !KEEP_RUNNING.equals(arg)).toArray(String[]::new);
 		DemoOptions options;
 		try {
 			options = DemoOptions.parse(args);
@@ -42,8 +52,10 @@ public final class Demo {
 		ConfigurableEnvironment environment = new StandardEnvironment();
 		environment.getPropertySources().addFirst(new SimpleCommandLinePropertySource(args));
 		try {
-			DemoResult result = run(options, environment, out);
-			out.print(result.summary());
+			DemoResult result = run(options, environment, out, keepRunning);
+			if (!keepRunning) {
+				out.print(result.summary());
+			}
 			return result.ok() ? 0 : 1;
 		}
 		catch (Exception ex) {
@@ -63,18 +75,91 @@ public final class Demo {
 	 */
 	public static DemoResult run(DemoOptions options, ConfigurableEnvironment environment, PrintStream out)
 			throws Exception {
+		return run(options, environment, out, false);
+	}
+
+	/**
+	 * Starts what is needed, runs the scenario and, with {@code keepRunning}, keeps both services
+	 * running with their operations consoles (writes enabled, on 127.0.0.1 only) until the JVM is
+	 * asked to stop (Ctrl-C), then stops everything.
+	 * @param options what to run
+	 * @param environment where {@code spring.datasource.url} and {@code spring.rabbitmq.*} may be set
+	 * @param out where the demo speaks
+	 * @param keepRunning whether to keep the services running after the scenario
+	 * @return the result
+	 * @throws Exception when something cannot start
+	 */
+	public static DemoResult run(DemoOptions options, ConfigurableEnvironment environment, PrintStream out,
+			boolean keepRunning) throws Exception {
 		out.println("Waybill demo: an order service and a billing service in one JVM, joined by outboxes and inboxes");
 		long start = System.nanoTime();
-		try (DemoInfrastructure infrastructure = DemoInfrastructure.start(environment, out)) {
-			List<String> arguments = new ArrayList<>(infrastructure.serviceArguments());
-			arguments.add("--billing.first-attempt-failure-fraction=" + options.failureFraction());
-			arguments.addAll(options.serviceArguments());
-			try (DemoServices services = DemoServices.start(arguments)) {
-				out.printf(Locale.ROOT, "Services:   billing-service and order-service (HTTP port %d) started in %.1f s%n",
-						services.orderPort(), (System.nanoTime() - start) / 1e9);
-				return new DemoScenario(services, options, infrastructure.brokerAddress(), out).run();
+		try {
+			try (DemoInfrastructure infrastructure = DemoInfrastructure.start(environment, out)) {
+				List<String> arguments = new ArrayList<>(infrastructure.serviceArguments());
+				arguments.add("--billing.first-attempt-failure-fraction=" + options.failureFraction());
+				if (keepRunning) {
+					arguments.add("--waybill.admin.write-enabled=true");
+				}
+				arguments.addAll(options.serviceArguments());
+				try (DemoServices services = DemoServices.start(arguments)) {
+					out.printf(Locale.ROOT, "Services:   billing-service and order-service (HTTP port %d) started in %.1f s%n",
+							services.orderPort(), (System.nanoTime() - start) / 1e9);
+					DemoResult result = new DemoScenario(services, options, infrastructure.brokerAddress(), out).run();
+					if (keepRunning) {
+						out.print(result.summary());
+						keepRunning(services, out);
+					}
+					return result;
+				}
+			}
+		}
+		finally {
+			if (keepRunning) {
+				closed.countDown(); // lets the shutdown hook, and so the JVM, finish
 			}
 		}
 	}
+
+	/**
+	 * Prints where the consoles are and waits until the JVM shuts down; the shutdown waits in turn
+	 * until the services and the infrastructure are closed.
+	 */
+	private static void keepRunning(DemoServices services, PrintStream out) throws InterruptedException {
+		out.printf(Locale.ROOT, "%nStill running (--keep-running); Enter stops (Ctrl-C too, less tidily). Operations consoles:%n"
+				+ "  order-service:   http://127.0.0.1:%d/waybill%n"
+				+ "  billing-service: http://127.0.0.1:%d/waybill   (its error queue holds the order that cannot be billed)%n",
+				services.orderPort(), services.billingPort());
+		CountDownLatch stop = new CountDownLatch(1);
+		Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+			stop.countDown();
+			try {
+				closed.await(60, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}, "demo-stop"));
+		// Enter stops in order (services, then database and broker); a signal runs every shutdown hook
+		// at once, the embedded PostgreSQL's among them, so the services may log its going away.
+		Thread enter = new Thread(() -> {
+			try {
+				if (new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine() != null) {
+					stop.countDown();
+				}
+			}
+			catch (IOException ex) {
+				// no console: the signal stops
+			}
+		}, "demo-enter");
+		enter.setDaemon(true);
+		enter.start();
+		stop.await();
+		out.println("Stopping ...");
+	}
+
+	private static final String KEEP_RUNNING = "--keep-running";
+
+	/** Counted down once a kept-running demo has closed the services and the infrastructure. */
+	private static final CountDownLatch closed = new CountDownLatch(1);
 
 }

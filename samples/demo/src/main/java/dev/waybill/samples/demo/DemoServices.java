@@ -89,6 +89,11 @@ final class DemoServices implements AutoCloseable {
 		return this.orders.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
 	}
 
+	/** Returns the billing service's HTTP port (its operations console). */
+	int billingPort() {
+		return this.billing.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
+	}
+
 	JdbcTemplate orderDatabase() {
 		return this.orders.getBean(JdbcTemplate.class);
 	}

@@ -1,0 +1,198 @@
+package dev.waybill.console;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+import dev.waybill.outbox.internal.BodyPreviews;
+import dev.waybill.outbox.OutboxAdmin;
+import dev.waybill.outbox.OutboxStats;
+import dev.waybill.outbox.ScopeStatus;
+
+/**
+ * The Actuator endpoint {@code waybill}: what the outbox, the inbox and the error queues hold, read
+ * only. {@link WaybillWritableEndpoint} adds the changes when {@code waybill.admin.write-enabled=true}.
+ * <ul>
+ * <li>{@code GET /actuator/waybill}: the backlog and lag, the dead scopes' count, every error queue's
+ * depth, and whether writes are enabled;</li>
+ * <li>{@code GET /actuator/waybill/scopes?status=dead|pending&destination=&offset=&limit=}: a page
+ * of scopes, oldest first;</li>
+ * <li>{@code GET /actuator/waybill/scopes/{id}?max=&previewBytes=}: one scope and its messages;</li>
+ * <li>{@code GET /actuator/waybill/error-queues}: the error queues and their depth;</li>
+ * <li>{@code GET /actuator/waybill/error-queues/{queue}?max=&previewBytes=}: the first messages
+ * of a consumer's error queue, put back after reading;</li>
+ * <li>{@code GET /actuator/waybill/messages/{id}}: what every consumer did with a message id.</li>
+ * </ul>
+ *
+ * @since 0.2
+ */
+@Endpoint(id = "waybill")
+public class WaybillEndpoint {
+
+	static final int DEFAULT_LIMIT = 50;
+
+	static final int DEFAULT_PEEK = 20;
+
+	private final OutboxAdmin outbox;
+
+	private final @Nullable ConsumerSide consumers;
+
+	private final Clock clock;
+
+	/**
+	 * Creates the endpoint.
+	 * @param outbox the outbox admin
+	 * @param consumers the consumer side, or {@literal null} in a producer-only application
+	 */
+	public WaybillEndpoint(OutboxAdmin outbox, @Nullable ConsumerSide consumers) {
+		this.outbox = Objects.requireNonNull(outbox, "outbox must not be null");
+		this.consumers = consumers;
+		this.clock = Clock.systemUTC();
+	}
+
+	/**
+	 * Returns the overview.
+	 * @return the backlog, lag, dead scopes and error queues
+	 */
+	@ReadOperation
+	public Map<String, Object> overview() {
+		Instant now = this.clock.instant();
+		OutboxStats stats = this.outbox.stats();
+		Map<String, Object> outbox = new LinkedHashMap<>();
+		outbox.put("pendingScopes", stats.pendingScopes());
+		outbox.put("pendingMessages", stats.pendingMessages());
+		outbox.put("dueScopes", stats.dueScopes());
+		outbox.put("deadScopes", stats.deadScopes());
+		outbox.put("oldestPending", stats.oldestPending());
+		outbox.put("lagMillis", stats.lag(now).toMillis());
+		Map<String, Object> overview = new LinkedHashMap<>();
+		overview.put("now", now);
+		overview.put("writeEnabled", writeEnabled());
+		overview.put("consumerSide", this.consumers != null);
+		overview.put("outbox", outbox);
+		overview.put("errorQueues", errorQueuesOrProblem());
+		return overview;
+	}
+
+	/**
+	 * Returns a list: {@code scopes} or {@code error-queues}.
+	 * @param section {@code scopes} or {@code error-queues}
+	 * @param status for scopes: {@code dead} (default) or {@code pending}
+	 * @param destination for scopes: only those with a message for this exchange
+	 * @param offset for scopes: how many to skip
+	 * @param limit for scopes: the page size, at most 500
+	 * @return the list
+	 */
+	@ReadOperation
+	public Object list(@Selector String section, @Nullable String status, @Nullable String destination,
+			@Nullable Integer offset, @Nullable Integer limit) {
+		return switch (section) {
+			case "scopes" -> argument(() -> this.outbox.scopes(ScopeStatus.parse((status != null) ? status : "dead"),
+					blankToNull(destination), (offset != null) ? offset : 0, (limit != null) ? limit : DEFAULT_LIMIT));
+			case "error-queues" -> errorQueuesOrProblem();
+			default -> throw new InvalidEndpointRequestException("Unknown section '" + section
+					+ "'; use scopes or error-queues", "Unknown section");
+		};
+	}
+
+	/**
+	 * Returns one item: a scope ({@code scopes/{id}}), an error queue's first messages
+	 * ({@code error-queues/{queue}}) or a message's inbox entries ({@code messages/{id}}).
+	 * @param section {@code scopes}, {@code error-queues} or {@code messages}
+	 * @param key the scope id, queue name or message id
+	 * @param max the most messages to return (scopes: 1 to 100, default 20; error queues: 1 to 100, default 20)
+	 * @param previewBytes the most body bytes per message (default 4096)
+	 * @return the item, or {@literal null} (404) when there is none
+	 */
+	@ReadOperation
+	public @Nullable Object item(@Selector String section, @Selector String key, @Nullable Integer max,
+			@Nullable Integer previewBytes) {
+		int messages = (max != null) ? max : DEFAULT_PEEK;
+		int preview = (previewBytes != null) ? previewBytes : BodyPreviews.DEFAULT_PREVIEW_BYTES;
+		return switch (section) {
+			case "scopes" -> argument(() -> this.outbox.scope(uuid(key), messages, preview).orElse(null));
+			case "error-queues" -> argument(() -> consumers().peek(key, messages, preview));
+			case "messages" -> argument(() -> consumers().lookup(uuid(key)));
+			default -> throw new InvalidEndpointRequestException("Unknown section '" + section
+					+ "'; use scopes, error-queues or messages", "Unknown section");
+		};
+	}
+
+	/**
+	 * Returns whether the write operations are on.
+	 * @return whether this endpoint offers writes
+	 */
+	protected boolean writeEnabled() {
+		return false;
+	}
+
+	/**
+	 * Returns the outbox admin.
+	 * @return the admin
+	 */
+	protected final OutboxAdmin outbox() {
+		return this.outbox;
+	}
+
+	/**
+	 * Returns the consumer side.
+	 * @return the consumer side
+	 * @throws InvalidEndpointRequestException in a producer-only application
+	 */
+	protected final ConsumerSide consumers() {
+		if (this.consumers == null) {
+			throw new InvalidEndpointRequestException("This application consumes no messages: it has no inbox "
+					+ "and no error queues", "No consumer side");
+		}
+		return this.consumers;
+	}
+
+	private Object errorQueuesOrProblem() {
+		if (this.consumers == null) {
+			return List.of();
+		}
+		try {
+			return this.consumers.errorQueues();
+		}
+		catch (RuntimeException ex) {
+			// the page still shows the outbox while the broker is down
+			return Map.of("problem", String.valueOf(ex.getMessage()));
+		}
+	}
+
+	static UUID uuid(String text) {
+		try {
+			return UUID.fromString(text.trim());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException("'" + text + "' is not a UUID", "Not a UUID");
+		}
+	}
+
+	/**
+	 * Runs a call, turning a rejected argument into a 400 response.
+	 */
+	static <T> T argument(java.util.function.Supplier<T> call) {
+		try {
+			return call.get();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException(String.valueOf(ex.getMessage()), "Invalid argument");
+		}
+	}
+
+	static @Nullable String blankToNull(@Nullable String text) {
+		return (text == null || text.isBlank()) ? null : text;
+	}
+
+}

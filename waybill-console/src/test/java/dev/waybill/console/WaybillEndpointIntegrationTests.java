@@ -1,0 +1,205 @@
+package dev.waybill.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import tools.jackson.databind.JsonNode;
+
+import dev.waybill.console.ConsoleTestApp.Order;
+import dev.waybill.console.ConsoleTestApp.Unroutable;
+import dev.waybill.outbox.internal.metrics.AdminActionMeter;
+
+/**
+ * The Actuator endpoint over HTTP, on a running application with real PostgreSQL and RabbitMQ: it
+ * shows dead scopes and error-queue messages the test made happen, looks into them without losing
+ * them, and its writes redrive, delete and discard, each audited.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+@TestMethodOrder(MethodOrderer.MethodName.class)
+class WaybillEndpointIntegrationTests {
+
+	private static ConsoleTestApp app;
+
+	private static Http http;
+
+	@BeforeAll
+	static void start() {
+		app = ConsoleTestApp.start("endpoint", true);
+		http = new Http(app.baseUrl() + "/actuator/waybill");
+	}
+
+	@AfterAll
+	static void stop() throws Exception {
+		if (app != null) {
+			app.close();
+		}
+	}
+
+	@BeforeEach
+	void reset() throws Exception {
+		app.reset();
+	}
+
+	@Test
+	void aDeadScopeIsListedWithItsErrorLookedIntoAndDeletedWithAnAuditLine(CapturedOutput output) throws Exception {
+		UUID messageId = app.publish(new Unroutable("to nowhere"));
+		await().until(() -> app.deadScopes().size() == 1);
+		UUID scope = app.deadScopes().get(0);
+
+		JsonNode overview = http.get("").json();
+		assertThat(overview.get("writeEnabled").asBoolean()).isTrue();
+		assertThat(overview.get("outbox").get("deadScopes").asLong()).isEqualTo(1);
+
+		JsonNode page = http.get("/scopes?status=dead").json();
+		assertThat(page.get("total").asLong()).isEqualTo(1);
+		JsonNode listed = page.get("scopes").get(0);
+		assertThat(listed.get("id").asString()).isEqualTo(scope.toString());
+		assertThat(listed.get("status").asString()).isEqualTo("DEAD");
+		assertThat(listed.get("attempts").asInt()).isEqualTo(1);
+		assertThat(listed.get("destinations").get(0).asString()).isEqualTo(ConsoleTestApp.UNROUTABLE_TYPE);
+		assertThat(listed.get("messageTypes").get(0).asString()).isEqualTo(ConsoleTestApp.UNROUTABLE_TYPE);
+		assertThat(listed.get("lastError").asString()).contains("unroutable");
+		assertThat(http.get("/scopes?status=dead&destination=elsewhere").json().get("total").asLong()).isZero();
+		assertThat(http.get("/scopes?status=pending").json().get("total").asLong()).isZero();
+
+		JsonNode details = http.get("/scopes/" + scope + "?previewBytes=8").json();
+		JsonNode message = details.get("messages").get(0);
+		assertThat(message.get("messageId").asString()).isEqualTo(messageId.toString());
+		assertThat(message.get("bodyPreview").asString()).isEqualTo("{\"note\":");
+		assertThat(message.get("bodyTruncated").asBoolean()).isTrue();
+		assertThat(http.get("/scopes/" + UUID.randomUUID()).status()).isEqualTo(404);
+		assertThat(http.get("/scopes?status=published").status()).isEqualTo(400);
+
+		Http.Response deleted = http.post("/scopes/delete", "{\"ids\": \"" + scope + "\"}");
+		assertThat(deleted.status()).isEqualTo(200);
+		assertThat(deleted.json().get("affected").asInt()).isEqualTo(1);
+		assertThat(app.deadScopes()).isEmpty();
+		assertThat(output.getOut()).contains("Waybill admin action 'outbox.delete' by 'anonymous'")
+			.contains(scope.toString());
+		assertThat(actions("outbox.delete")).isEqualTo(1.0);
+	}
+
+	@Test
+	void aDeadScopeIsRedrivenAndPublished() throws Exception {
+		app.publish(new Unroutable("second chance"));
+		await().until(() -> app.deadScopes().size() == 1);
+		UUID scope = app.deadScopes().get(0);
+		String catchAll = app.bindQueueToUnroutable();
+
+		Http.Response redriven = http.post("/scopes/redrive", "{\"ids\": \"" + scope + "\"}");
+
+		assertThat(redriven.json().get("affected").asInt()).isEqualTo(1);
+		await().until(() -> app.depth(catchAll) == 1);
+		assertThat(app.deadScopes()).isEmpty();
+		assertThat(actions("outbox.redrive")).isGreaterThanOrEqualTo(1.0);
+	}
+
+	@Test
+	void anErrorQueueMessageIsPeekedWithoutLossThenRedrivenThroughTheOutboxAndHandledAsNewWork(CapturedOutput output)
+			throws Exception {
+		ConsoleTestApp.failing.set(true);
+		UUID id = app.publish(new Order("o-1", "pay"));
+		await().until(() -> app.depth(app.errorQueue()) == 1);
+
+		JsonNode queues = http.get("/error-queues").json();
+		assertThat(queues.get(0).get("queue").asString()).isEqualTo(app.queue);
+		assertThat(queues.get(0).get("depth").asLong()).isEqualTo(1);
+		JsonNode peeked = http.get("/error-queues/" + app.queue).json();
+		assertThat(peeked).hasSize(1);
+		assertThat(peeked.get(0).get("messageId").asString()).isEqualTo(id.toString());
+		assertThat(peeked.get(0).get("faultMessage").asString()).isEqualTo("card declined for order o-1");
+		assertThat(peeked.get(0).get("faultExceptionType").asString()).isEqualTo(IllegalStateException.class.getName());
+		assertThat(peeked.get(0).get("bodyPreview").asString()).contains("\"o-1\"");
+		assertThat(app.depth(app.errorQueue())).as("peeking loses nothing").isEqualTo(1);
+		assertThat(http.get("/error-queues/" + app.queue).json()).as("peeking again").hasSize(1);
+		JsonNode faulted = http.get("/messages/" + id).json();
+		assertThat(faulted.get(0).get("consumerId").asString()).isEqualTo(app.queue);
+		assertThat(faulted.get(0).get("state").asString()).isEqualTo("faulted");
+
+		ConsoleTestApp.failing.set(false);
+		Http.Response redriven = http.post("/error-queues/redrive",
+				"{\"queue\": \"" + app.queue + "\", \"ids\": \"" + id + "\"}");
+
+		assertThat(redriven.json().get("messages").get(0).asString()).isEqualTo(id.toString());
+		await().until(() -> "processed".equals(http.get("/messages/" + id).json().get(0).get("state").asString()));
+		assertThat(ConsoleTestApp.handled).containsExactly(id.toString(), id.toString());
+		assertThat(app.depth(app.errorQueue())).isZero();
+		assertThat(output.getOut()).contains("Waybill admin action 'error-queue.redrive' by 'anonymous'");
+		assertThat(actions("error-queue.redrive")).isEqualTo(1.0);
+		ConsoleTestApp.handled.clear();
+	}
+
+	@Test
+	void anErrorQueueMessageIsDiscardedWithAnAuditLineAndTheOthersStay(CapturedOutput output) throws Exception {
+		ConsoleTestApp.failing.set(true);
+		UUID first = app.publish(new Order("o-2", "pay"));
+		UUID second = app.publish(new Order("o-3", "pay"));
+		await().until(() -> app.depth(app.errorQueue()) == 2);
+
+		Http.Response discarded = http.post("/error-queues/discard",
+				"{\"queue\": \"" + app.queue + "\", \"ids\": \"" + second + "\"}");
+
+		assertThat(discarded.json().get("messages").get(0).asString()).isEqualTo(second.toString());
+		assertThat(app.depth(app.errorQueue())).isEqualTo(1);
+		JsonNode left = http.get("/error-queues/" + app.queue).json();
+		assertThat(left).hasSize(1);
+		assertThat(left.get(0).get("messageId").asString()).isEqualTo(first.toString());
+		assertThat(output.getOut()).contains("Waybill admin action 'error-queue.discard' by 'anonymous'")
+			.contains(second.toString()).contains("card declined for order o-3");
+		assertThat(actions("error-queue.discard")).isEqualTo(1.0);
+		// leave the queue empty for the next test
+		http.post("/error-queues/discard", "{\"queue\": \"" + app.queue + "\", \"ids\": \"" + first + "\"}");
+		assertThat(app.depth(app.errorQueue())).isZero();
+	}
+
+	@Test
+	void badRequestsAreRefusedWith400() throws Exception {
+		assertThat(http.get("/nonsense").status()).isEqualTo(400);
+		assertThat(http.get("/messages/not-a-uuid").status()).isEqualTo(400);
+		assertThat(http.get("/error-queues/no-such-queue").status()).isEqualTo(400);
+		assertThat(http.post("/scopes/explode", "{\"ids\": \"\"}").status()).isEqualTo(400);
+		assertThat(http.post("/error-queues/discard", "{\"queue\": \"" + app.queue + "\"}").status()).isEqualTo(400);
+	}
+
+	@Test
+	void thePageIsServedAndWaybillRedirectsToItWithTheEndpoint() throws Exception {
+		Http page = new Http(app.baseUrl());
+		Http.Response index = page.get("/waybill/index.html");
+		assertThat(index.status()).isEqualTo(200);
+		assertThat(index.body()).contains("<title>Waybill console</title>");
+		assertThat(page.get("/waybill/console.js").body()).contains("textContent");
+		java.net.http.HttpResponse<Void> redirect = java.net.http.HttpClient.newHttpClient()
+			.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(app.baseUrl() + "/waybill")).build(),
+					java.net.http.HttpResponse.BodyHandlers.discarding());
+		assertThat(redirect.statusCode()).isEqualTo(302);
+		assertThat(redirect.headers().firstValue("Location").orElseThrow())
+			.endsWith("/waybill/index.html?endpoint=/actuator/waybill");
+	}
+
+	private static double actions(String action) {
+		MeterRegistry registry = app.bean(MeterRegistry.class);
+		var counter = registry.find(AdminActionMeter.NAME).tag("action", action).counter();
+		return (counter != null) ? counter.count() : 0;
+	}
+
+	private static ConditionFactory await() {
+		return Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100));
+	}
+
+
+}
