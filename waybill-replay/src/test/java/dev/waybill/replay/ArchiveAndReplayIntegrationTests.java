@@ -43,6 +43,7 @@ import dev.waybill.retention.internal.RetentionSettings;
 import dev.waybill.retention.internal.RetentionWorker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.waybill.replay.internal.JdbcReplays;
 
 /**
  * The retention worker archives published messages; a replay job publishes them again, through

@@ -9,6 +9,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.replay.internal.JdbcReplays;
 
 /**
  * A replay worker in a process of its own, for the crash test to kill. Arguments: JDBC URL, user,

@@ -47,6 +47,7 @@ import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.schedules.SchedulerProcess.Beat;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.waybill.schedules.internal.JdbcScheduler;
 
 /**
  * Schedules on a real PostgreSQL, with ticks relayed to a real RabbitMQ: several instances, a

@@ -15,6 +15,7 @@ import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.schedules.internal.JdbcScheduler;
 
 /**
  * A scheduler in a process of its own, for the crash test to kill. Arguments: JDBC URL, user,

@@ -18,7 +18,7 @@ import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.internal.RelayWakeUp;
-import dev.waybill.replay.JdbcReplays;
+import dev.waybill.replay.internal.JdbcReplays;
 
 /**
  * Provides the {@link dev.waybill.replay.Replays} API and runs the replay worker where

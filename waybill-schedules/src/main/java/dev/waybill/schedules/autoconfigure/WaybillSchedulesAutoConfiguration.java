@@ -23,7 +23,7 @@ import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
 import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.spi.MessageSerializer;
-import dev.waybill.schedules.JdbcScheduler;
+import dev.waybill.schedules.internal.JdbcScheduler;
 import dev.waybill.schedules.Schedule;
 
 /**

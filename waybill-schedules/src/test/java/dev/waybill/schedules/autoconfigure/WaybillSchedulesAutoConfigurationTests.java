@@ -13,7 +13,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
-import dev.waybill.schedules.JdbcScheduler;
+import dev.waybill.schedules.internal.JdbcScheduler;
 import dev.waybill.schedules.MissedTickPolicy;
 import dev.waybill.schedules.Schedule;
 import dev.waybill.schedules.ScheduledMessages;

@@ -1,4 +1,4 @@
-package dev.waybill.schedules;
+package dev.waybill.schedules.internal;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -30,6 +30,12 @@ import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
+import dev.waybill.schedules.MissedTickPolicy;
+import dev.waybill.schedules.Schedule;
+import dev.waybill.schedules.ScheduleStatus;
+import dev.waybill.schedules.ScheduleTick;
+import dev.waybill.schedules.ScheduledMessages;
+import dev.waybill.schedules.Schedules;
 
 /**
  * Fires the {@link Schedule schedules} of this instance through the outbox, and implements

@@ -1,10 +1,12 @@
-package dev.waybill.schedules;
+package dev.waybill.schedules.internal;
 
 import java.util.UUID;
 import java.util.function.Consumer;
 
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.PublishOptions;
+import dev.waybill.schedules.ScheduleTick;
+import dev.waybill.schedules.ScheduledMessages;
 
 /**
  * The publisher a tick's {@link ScheduledMessages} gets: the application's, adding the schedule

@@ -1,4 +1,4 @@
-package dev.waybill.schedules;
+package dev.waybill.schedules.internal;
 
 import java.time.Instant;
 import java.time.ZonedDateTime;
@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
+import dev.waybill.schedules.Schedule;
+import dev.waybill.schedules.ScheduleTick;
 
 /**
  * Which ticks fire when a due schedule is claimed, and its next fire time. Ticks at or before

@@ -1,4 +1,4 @@
-package dev.waybill.schedules;
+package dev.waybill.schedules.internal;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -7,6 +7,9 @@ import java.time.ZoneId;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.waybill.schedules.MissedTickPolicy;
+import dev.waybill.schedules.Schedule;
+import dev.waybill.schedules.ScheduleTick;
 
 class TickPlanTests {
 

@@ -1,4 +1,4 @@
-package dev.waybill.replay;
+package dev.waybill.replay.internal;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -29,6 +29,11 @@ import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.internal.TimeOrderedUuids;
+import dev.waybill.replay.ReplayJob;
+import dev.waybill.replay.ReplayRequest;
+import dev.waybill.replay.ReplayStatus;
+import dev.waybill.replay.ReplayTarget;
+import dev.waybill.replay.Replays;
 
 /**
  * The {@link Replays} on Waybill's tables, and the worker that writes the batches of running

@@ -1,4 +1,4 @@
-package dev.waybill.replay;
+package dev.waybill.replay.internal;
 
 import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
 import dev.waybill.outbox.internal.jdbc.OutboxTables;

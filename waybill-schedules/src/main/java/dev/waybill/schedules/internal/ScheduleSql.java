@@ -1,4 +1,4 @@
-package dev.waybill.schedules;
+package dev.waybill.schedules.internal;
 
 import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
 

@@ -1,0 +1,43 @@
+package dev.waybill.replay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import dev.waybill.outbox.test.ApiSurface;
+
+/**
+ * Holds waybill-replay's public API to a reviewed list: implementation classes belong in
+ * {@code dev.waybill.replay.internal} (or are package-private), and API signatures do not make users import them.
+ */
+class ApiSurfaceTests {
+
+	/** Every public type outside the internal packages, each there because a user needs it. */
+	static final Set<String> API = Set.of(
+			"dev.waybill.replay.ReplayJob",
+			"dev.waybill.replay.ReplayRequest",
+			"dev.waybill.replay.ReplayStatus",
+			"dev.waybill.replay.ReplayTarget",
+			"dev.waybill.replay.Replays",
+			"dev.waybill.replay.autoconfigure.WaybillReplayAutoConfiguration",
+			"dev.waybill.replay.autoconfigure.WaybillReplayProperties");
+
+	/** API members that still mention an internal type, each reviewed. */
+	static final Set<String> EXPOSED = Set.of();
+
+	private final ApiSurface surface = ApiSurface.ofModuleOf(Replays.class);
+
+	@Test
+	void everyPublicTypeOutsideInternalPackagesIsReviewedApi() {
+		assertThat(this.surface.unreviewedApiTypes(API, ApiSurfaceTests.class.getName() + ".API")).isEmpty();
+	}
+
+	@Test
+	void apiSignaturesDoNotMentionInternalTypes() {
+		assertThat(this.surface.internalTypesExposed(EXPOSED, ApiSurfaceTests.class.getName() + ".EXPOSED"))
+			.isEmpty();
+	}
+
+}

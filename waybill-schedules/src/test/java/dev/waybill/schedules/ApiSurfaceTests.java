@@ -1,0 +1,44 @@
+package dev.waybill.schedules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import dev.waybill.outbox.test.ApiSurface;
+
+/**
+ * Holds waybill-schedules's public API to a reviewed list: implementation classes belong in
+ * {@code dev.waybill.schedules.internal} (or are package-private), and API signatures do not make users import them.
+ */
+class ApiSurfaceTests {
+
+	/** Every public type outside the internal packages, each there because a user needs it. */
+	static final Set<String> API = Set.of(
+			"dev.waybill.schedules.MissedTickPolicy",
+			"dev.waybill.schedules.Schedule",
+			"dev.waybill.schedules.ScheduleStatus",
+			"dev.waybill.schedules.ScheduleTick",
+			"dev.waybill.schedules.ScheduledMessages",
+			"dev.waybill.schedules.Schedules",
+			"dev.waybill.schedules.autoconfigure.WaybillSchedulesAutoConfiguration",
+			"dev.waybill.schedules.autoconfigure.WaybillSchedulesProperties");
+
+	/** API members that still mention an internal type, each reviewed. */
+	static final Set<String> EXPOSED = Set.of();
+
+	private final ApiSurface surface = ApiSurface.ofModuleOf(Schedules.class);
+
+	@Test
+	void everyPublicTypeOutsideInternalPackagesIsReviewedApi() {
+		assertThat(this.surface.unreviewedApiTypes(API, ApiSurfaceTests.class.getName() + ".API")).isEmpty();
+	}
+
+	@Test
+	void apiSignaturesDoNotMentionInternalTypes() {
+		assertThat(this.surface.internalTypesExposed(EXPOSED, ApiSurfaceTests.class.getName() + ".EXPOSED"))
+			.isEmpty();
+	}
+
+}
