@@ -266,7 +266,14 @@ public final class InboxProcessor {
 				if (failure instanceof InterruptedException) {
 					Thread.currentThread().interrupt();
 				}
-				if (retry >= this.immediateRetries) {
+				if (matches(consumer.ignore(), failure)) {
+					return ignore(consumer, id, failure);
+				}
+				if (matches(consumer.neverRetry(), failure)) {
+					return fail(consumer, message, id, Fault.poison(
+							"the handler threw an exception the consumer never retries", failure));
+				}
+				if (retry >= immediateRetries(consumer)) {
 					return fail(consumer, message, id, Fault.handlerFailed(failure));
 				}
 				retry++;
@@ -322,7 +329,8 @@ public final class InboxProcessor {
 	 * one transaction.
 	 */
 	private InboxOutcome fail(ConsumerRegistration<?> consumer, InboundMessage message, UUID id, Fault fault) {
-		int faultAt = fault.poison() ? 1 : this.retryPolicy.maxAttempts();
+		RetryPolicy retryPolicy = retryPolicy(consumer);
+		int faultAt = fault.poison() ? 1 : retryPolicy.maxAttempts();
 		InboxOutcome outcome = record(consumer, id, (connection) -> execute((status) -> {
 			this.writer.checkTransaction();
 			connection.attach(this.store.dataSource());
@@ -336,7 +344,7 @@ public final class InboxProcessor {
 				OutboxMessage forward = failure.faulted()
 						? Forwarding.fault(id, consumer, message, fault, failure.attempts(), now)
 						: Forwarding.redelivery(id, consumer, message, failure.attempts(), now,
-								now.plus(this.retryPolicy.delay(failure.attempts() - 1)));
+								now.plus(retryPolicy.delay(failure.attempts() - 1)));
 				this.writer.write(new OutboxScope(TimeOrderedUuids.next(), List.of(forward), id, consumer.consumerId()));
 				return failure.faulted() ? InboxOutcome.FAULTED : InboxOutcome.RETRY_SCHEDULED;
 			}
@@ -356,6 +364,62 @@ public final class InboxProcessor {
 					+ fault.summary());
 		}
 		return outcome;
+	}
+
+	/**
+	 * Records a message whose handler threw an exception the consumer ignores: the handler's work
+	 * rolled back; the inbox row is marked processed with the exception as its note, in a
+	 * transaction of its own, and the delivery is acknowledged.
+	 */
+	private InboxOutcome ignore(ConsumerRegistration<?> consumer, UUID id, Throwable failure) {
+		String note = "ignored: " + failure;
+		InboxOutcome outcome = record(consumer, id, (connection) -> execute((status) -> {
+			connection.attach(this.store.dataSource());
+			try {
+				InboxStore.Receipt receipt = this.store.receive(id, consumer.consumerId());
+				if (receipt.processed()) {
+					return InboxOutcome.DUPLICATE;
+				}
+				if (receipt.faulted()) {
+					return InboxOutcome.ALREADY_FAULTED;
+				}
+				this.store.markProcessed(id, consumer.consumerId(), note);
+				return InboxOutcome.PROCESSED;
+			}
+			catch (RuntimeException ex) {
+				throw RecordingFailure.checked(ex, connection);
+			}
+		}));
+		if (outcome == InboxOutcome.PROCESSED) {
+			logger.info("Message " + id + " on queue '" + consumer.queue() + "' acknowledged without effect: " + note);
+		}
+		return outcome;
+	}
+
+	private RetryPolicy retryPolicy(ConsumerRegistration<?> consumer) {
+		EndpointRetry own = consumer.retry();
+		return (own != null) ? own.policy() : this.retryPolicy;
+	}
+
+	private int immediateRetries(ConsumerRegistration<?> consumer) {
+		EndpointRetry own = consumer.retry();
+		return (own != null) ? own.immediate() : this.immediateRetries;
+	}
+
+	/** Whether the failure, or one of its causes, is an instance of one of the classes. */
+	private static boolean matches(List<Class<? extends Throwable>> classes, Throwable failure) {
+		if (classes.isEmpty()) {
+			return false;
+		}
+		int depth = 0;
+		for (Throwable current = failure; current != null && depth < 32; current = current.getCause(), depth++) {
+			for (Class<? extends Throwable> type : classes) {
+				if (type.isInstance(current)) {
+					return true;
+				}
+			}
+		}
+		return false;
 	}
 
 	/**

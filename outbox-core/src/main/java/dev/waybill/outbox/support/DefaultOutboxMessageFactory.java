@@ -3,6 +3,8 @@ package dev.waybill.outbox.support;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -92,8 +94,14 @@ public final class DefaultOutboxMessageFactory implements OutboxMessageFactory {
 		byte[] body = serialize(type, message);
 		UUID id = TimeOrderedUuids.next();
 		String conversationId = options.conversationId() != null ? options.conversationId() : id.toString();
+		Map<String, Object> headers = options.headers();
+		List<String> supertypes = MessageTypes.supertypesOf(message.getClass());
+		if (!supertypes.isEmpty() && !headers.containsKey(MessageTypes.SUPERTYPES_HEADER)) {
+			headers = new LinkedHashMap<>(headers);
+			headers.put(MessageTypes.SUPERTYPES_HEADER, String.join(",", supertypes));
+		}
 		OutboxMessage built = new OutboxMessage(id, (destination != null) ? destination : type, options.routingKey(),
-				type, this.serializer.contentType(), options.headers(), body, options.correlationId(), conversationId,
+				type, this.serializer.contentType(), headers, body, options.correlationId(), conversationId,
 				this.sourceHost, this.clock.instant(), options.notBefore());
 		MessageChecks.check(built, this.maxHeaderBytes.getAsLong());
 		return built;
