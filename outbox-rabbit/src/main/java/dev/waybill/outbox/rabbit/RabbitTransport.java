@@ -261,6 +261,16 @@ public final class RabbitTransport implements Transport {
 	}
 
 	/**
+	 * Declares the {@linkplain #declaredTopology() declared topology} now, unless it was declared on
+	 * the current connection already; the transport does it anyway before its next publication.
+	 * @throws TransportException when the broker cannot be reached or refuses a declaration
+	 * @since 0.3
+	 */
+	public void declareTopology() throws TransportException {
+		this.topology.ensure("", "", null, this::createChannel);
+	}
+
+	/**
 	 * The routing key that binds a queue to every message of a type's exchange.
 	 */
 	String bindAllKey() {
