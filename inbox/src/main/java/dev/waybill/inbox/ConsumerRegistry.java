@@ -127,8 +127,10 @@ public final class ConsumerRegistry {
 	 * <li>the consumer of exactly {@code messageType};</li>
 	 * <li>else the first consumer, in registration order, of one of the message's supertypes, the
 	 * {@link MessageTypes#SUPERTYPES_HEADER} list; it receives the message read into the subtype's
-	 * class when the application knows it (a payload class of any consumer, or the class whose
-	 * canonical name is the type name), else into its own payload class when that is concrete;</li>
+	 * class when the application has it (a payload class of any consumer, the class the
+	 * {@link MessageTypes#CLASS_HEADER} names, or the class whose canonical name is the type name,
+	 * each only when its message type name is the delivered one), else into its own payload class
+	 * when that is concrete;</li>
 	 * <li>else the first consumer: the {@link InboxProcessor} finds the type is not its own and moves
 	 * the message to the error queue as poison.</li>
 	 * </ol>
@@ -142,6 +144,23 @@ public final class ConsumerRegistry {
 	 * @since 0.3
 	 */
 	public ConsumerRegistration<?> dispatch(String queue, @Nullable String messageType, @Nullable String supertypes) {
+		return dispatch(queue, messageType, supertypes, null);
+	}
+
+	/**
+	 * Picks the one consumer of {@code queue} that handles a delivery, as
+	 * {@link #dispatch(String, String, String)}, using the delivery's
+	 * {@link MessageTypes#CLASS_HEADER class hint} to find the subtype's class.
+	 * @param queue the queue the message arrived on
+	 * @param messageType the delivery's message type, possibly {@literal null}
+	 * @param supertypes the delivery's supertype list, possibly {@literal null} or empty
+	 * @param classHint the binary name of the message's class, possibly {@literal null}
+	 * @return the consumer to hand the delivery to
+	 * @throws IllegalArgumentException when no consumer consumes {@code queue}
+	 * @since 0.3
+	 */
+	public ConsumerRegistration<?> dispatch(String queue, @Nullable String messageType, @Nullable String supertypes,
+			@Nullable String classHint) {
 		List<ConsumerRegistration<?>> endpoint = this.byQueue.get(queue);
 		if (endpoint == null) {
 			throw new IllegalArgumentException("No consumer consumes queue '" + queue + "'");
@@ -159,7 +178,7 @@ public final class ConsumerRegistry {
 			for (String supertype : names) {
 				for (ConsumerRegistration<?> registration : endpoint) {
 					if (registration.messageType().equals(supertype.trim())) {
-						ConsumerRegistration<?> forSubtype = forSubtype(registration, messageType);
+						ConsumerRegistration<?> forSubtype = forSubtype(registration, messageType, classHint);
 						if (forSubtype != null) {
 							return forSubtype;
 						}
@@ -170,13 +189,14 @@ public final class ConsumerRegistry {
 		return endpoint.get(0);
 	}
 
-	private @Nullable ConsumerRegistration<?> forSubtype(ConsumerRegistration<?> registration, String messageType) {
+	private @Nullable ConsumerRegistration<?> forSubtype(ConsumerRegistration<?> registration, String messageType,
+			@Nullable String classHint) {
 		String key = registration.queue() + '\n' + messageType;
 		ConsumerRegistration<?> known = this.derived.get(key);
 		if (known != null) {
 			return known;
 		}
-		Class<?> subtype = resolve(messageType, registration.payloadClass());
+		Class<?> subtype = resolve(messageType, registration.payloadClass(), classHint);
 		if (subtype == null) {
 			Class<?> own = registration.payloadClass();
 			if (own.isInterface() || Modifier.isAbstract(own.getModifiers())) {
@@ -189,8 +209,11 @@ public final class ConsumerRegistry {
 		return made;
 	}
 
-	private @Nullable Class<?> resolve(String messageType, Class<?> supertype) {
+	private @Nullable Class<?> resolve(String messageType, Class<?> supertype, @Nullable String classHint) {
 		Class<?> known = this.classes.get(messageType);
+		if (known == null && classHint != null) {
+			known = byName(classHint, messageType, supertype.getClassLoader());
+		}
 		if (known == null) {
 			known = byCanonicalName(messageType, supertype.getClassLoader());
 			if (known != null) {
@@ -198,6 +221,17 @@ public final class ConsumerRegistry {
 			}
 		}
 		return (known != null && supertype.isAssignableFrom(known)) ? known : null;
+	}
+
+	/** Loads the class of a binary name when its message type name is {@code messageType}. */
+	private static @Nullable Class<?> byName(String name, String messageType, @Nullable ClassLoader loader) {
+		try {
+			Class<?> found = Class.forName(name, false, loader);
+			return messageType.equals(MessageTypes.nameOf(found)) ? found : null;
+		}
+		catch (ClassNotFoundException | LinkageError | RuntimeException ex) {
+			return null;
+		}
 	}
 
 	/** Finds the class whose canonical name, and message type name, is {@code name}; nested ones too. */

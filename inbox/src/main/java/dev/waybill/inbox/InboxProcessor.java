@@ -266,10 +266,11 @@ public final class InboxProcessor {
 				if (failure instanceof InterruptedException) {
 					Thread.currentThread().interrupt();
 				}
-				if (matches(consumer.ignore(), failure)) {
-					return ignore(consumer, id, failure);
+				Throwable ignored = match(consumer.ignore(), failure);
+				if (ignored != null) {
+					return ignore(consumer, id, ignored, failure);
 				}
-				if (matches(consumer.neverRetry(), failure)) {
+				if (match(consumer.neverRetry(), failure) != null) {
 					return fail(consumer, message, id, Fault.poison(
 							"the handler threw an exception the consumer never retries", failure));
 				}
@@ -371,8 +372,9 @@ public final class InboxProcessor {
 	 * rolled back; the inbox row is marked processed with the exception as its note, in a
 	 * transaction of its own, and the delivery is acknowledged.
 	 */
-	private InboxOutcome ignore(ConsumerRegistration<?> consumer, UUID id, Throwable failure) {
-		String note = "ignored: " + failure;
+	private InboxOutcome ignore(ConsumerRegistration<?> consumer, UUID id, Throwable ignored, Throwable failure) {
+		String note = shorten("ignored: " + ignored + ((ignored != failure) ? " (in " + failure + ")" : ""),
+				MAX_REASON_LENGTH);
 		InboxOutcome outcome = record(consumer, id, (connection) -> execute((status) -> {
 			connection.attach(this.store.dataSource());
 			try {
@@ -406,20 +408,20 @@ public final class InboxProcessor {
 		return (own != null) ? own.immediate() : this.immediateRetries;
 	}
 
-	/** Whether the failure, or one of its causes, is an instance of one of the classes. */
-	private static boolean matches(List<Class<? extends Throwable>> classes, Throwable failure) {
+	/** The failure, or the first of its causes, that is an instance of one of the classes. */
+	private static @Nullable Throwable match(List<Class<? extends Throwable>> classes, Throwable failure) {
 		if (classes.isEmpty()) {
-			return false;
+			return null;
 		}
 		int depth = 0;
 		for (Throwable current = failure; current != null && depth < 32; current = current.getCause(), depth++) {
 			for (Class<? extends Throwable> type : classes) {
 				if (type.isInstance(current)) {
-					return true;
+					return current;
 				}
 			}
 		}
-		return false;
+		return null;
 	}
 
 	/**

@@ -99,6 +99,7 @@ public final class DefaultOutboxMessageFactory implements OutboxMessageFactory {
 		if (!supertypes.isEmpty() && !headers.containsKey(MessageTypes.SUPERTYPES_HEADER)) {
 			headers = new LinkedHashMap<>(headers);
 			headers.put(MessageTypes.SUPERTYPES_HEADER, String.join(",", supertypes));
+			headers.put(MessageTypes.CLASS_HEADER, message.getClass().getName());
 		}
 		OutboxMessage built = new OutboxMessage(id, (destination != null) ? destination : type, options.routingKey(),
 				type, this.serializer.contentType(), headers, body, options.correlationId(), conversationId,

@@ -36,6 +36,14 @@ public final class MessageTypes {
 	 */
 	public static final String SUPERTYPES_HEADER = "waybill-message-supertypes";
 
+	/**
+	 * The header that names the Java class of a message that has Waybill supertypes (its binary
+	 * name), so that a consumer of a supertype can read the body into it when it has the class. A
+	 * hint only: the consumer uses it when the class's message type name is the delivered one.
+	 * @since 0.3
+	 */
+	public static final String CLASS_HEADER = "waybill-message-class";
+
 	private static final ClassValue<List<String>> SUPERTYPES = new ClassValue<>() {
 		@Override
 		protected List<String> computeValue(Class<?> type) {

@@ -567,8 +567,10 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			}
 			InboundMessage message = inbound(envelope, properties, body);
 			Object supertypes = message.headers().get(MessageTypes.SUPERTYPES_HEADER);
+			Object classHint = message.headers().get(MessageTypes.CLASS_HEADER);
 			ConsumerRegistration<?> registration = RabbitReceiveEndpoint.this.registry.dispatch(this.queue,
-					message.messageType(), (supertypes instanceof String text) ? text : null);
+					message.messageType(), (supertypes instanceof String text) ? text : null,
+					(classHint instanceof String name) ? name : null);
 			try {
 				RabbitReceiveEndpoint.this.processor.process(registration, message);
 			}
