@@ -173,7 +173,7 @@ final class EndpointDefinition {
 			}
 			catch (IllegalArgumentException ex) {
 				throw new IllegalStateException("@Consumer(retryInterval = \"" + interval.value() + "\") on "
-						+ interval.setBy() + " is not a duration such as 500ms or PT2S.", ex);
+						+ interval.setBy() + " is not a duration such as 500ms or PT2S: " + ex.getMessage());
 			}
 		}
 		if (immediate.value() != null) {
