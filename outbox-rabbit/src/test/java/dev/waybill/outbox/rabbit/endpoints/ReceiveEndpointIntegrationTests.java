@@ -29,6 +29,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.rabbit.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
 import dev.waybill.outbox.rabbit.endpoints.Shop.Charge;
@@ -208,6 +209,83 @@ class ReceiveEndpointIntegrationTests {
 					+ ".outbox_state WHERE last_error LIKE '%unroutable%'") == 1);
 			this.channel.exchangeDeclarePassive(target);
 		});
+	}
+
+	@Test
+	void theDeclaredTopologyIsDeclaredAgainWhenTheConsumerReconnects() throws Exception {
+		service(Shop.RegionHandler.class)
+			.withPropertyValues("waybill.rabbit.topology.exchanges[0].name=" + Shop.REGIONS,
+					"waybill.rabbit.topology.exchanges[0].type=topic")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+				await().until(endpoint::isConsuming);
+				this.channel.exchangeDelete(Shop.REGIONS);
+				this.channel.queueDelete(Shop.REGION_QUEUE); // the broker cancels the consumer: it reconnects
+				await().until(() -> exists(Shop.REGIONS, true) && exists(Shop.REGION_QUEUE, false)
+						&& endpoint.isConsuming());
+				UUID eu = UUID.randomUUID();
+				send(context, Shop.REGIONS, new OrderPlaced(eu), "orders.eu.rome");
+				await().until(() -> Shop.seen.contains("region " + eu));
+			});
+	}
+
+	@Test
+	void badTopologyPropertiesFailStartupNamingTheProperty() {
+		service().withPropertyValues("waybill.rabbit.topology.exchanges[0].name=x", "waybill.rabbit.topology.exchanges[0].type=fan")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("waybill.rabbit.topology.exchanges[0].type"));
+		service().withPropertyValues("waybill.rabbit.topology.bindings[0].exchange=x")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("waybill.rabbit.topology.bindings[0].queue")
+				.hasMessageContaining("destination-exchange"));
+	}
+
+	@Test
+	void aDeclaredExchangeThatExistsWithAnotherTypeFailsStartup() throws Exception {
+		String exchange = "waybill-test.endpoints.conflict-" + this.suffix;
+		this.extraExchanges.add(exchange);
+		this.channel.exchangeDeclare(exchange, "fanout", true);
+		service().withPropertyValues("waybill.rabbit.topology.exchanges[0].name=" + exchange,
+				"waybill.rabbit.topology.exchanges[0].type=topic")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).hasMessageContaining("declared topology")
+					.hasStackTraceContaining("PRECONDITION_FAILED");
+			});
+	}
+
+	@Test
+	void anExtraBindingToAnExchangeNobodyDeclaredFailsStartup() {
+		String nowhere = "waybill-test.endpoints.nowhere-" + this.suffix;
+		service(Shop.ChargeHandler.class)
+			.withPropertyValues("waybill.inbox.endpoints[" + Shop.PAYMENTS_QUEUE + "].bindings[0].exchange=" + nowhere)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).hasStackTraceContaining("NOT_FOUND")
+					.hasStackTraceContaining(nowhere);
+			});
+	}
+
+	private boolean exists(String name, boolean exchange) throws Exception {
+		Channel probe = this.rabbit.createChannel();
+		try {
+			if (exchange) {
+				probe.exchangeDeclarePassive(name);
+			}
+			else {
+				probe.queueDeclarePassive(name);
+			}
+			return true;
+		}
+		catch (java.io.IOException ex) {
+			return false;
+		}
+		finally {
+			if (probe.isOpen()) {
+				probe.close();
+			}
+		}
 	}
 
 	private ApplicationContextRunner service(Class<?>... handlers) {
