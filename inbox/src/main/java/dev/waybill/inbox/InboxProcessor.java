@@ -51,8 +51,13 @@ import dev.waybill.outbox.support.TimeOrderedUuids;
  * its publications are tied to the inbound message (the consumer outbox), the row is marked
  * processed and everything commits together: {@link InboxOutcome#PROCESSED}. A concurrent delivery
  * of the same message waits on the row lock and then finds it processed or faulted.</li>
- * <li>A handler that throws rolls all of that back. It is retried in process, each time in a fresh
- * transaction, {@code immediateRetries} times; then one new transaction records the failed attempt
+ * <li>A handler that throws rolls all of that back. When the exception, or one in its cause chain,
+ * is one the consumer {@linkplain ConsumerRegistration#ignore() ignores}, one new transaction marks
+ * the inbox row processed with the exception as its note ({@link InboxOutcome#PROCESSED}); when it
+ * is one the consumer {@linkplain ConsumerRegistration#neverRetry() never retries}, the message goes
+ * to the error queue at once. Otherwise it is retried in process, each time in a fresh
+ * transaction, {@code immediateRetries} times (the consumer's {@link EndpointRetry} when it has
+ * one, else the processor's); then one new transaction records the failed attempt
  * and its error on the inbox row and writes, through the outbox, either a redelivery of the
  * unchanged message to the consumer's queue after the {@link RetryPolicy} backoff
  * ({@link InboxOutcome#RETRY_SCHEDULED}), or, at the policy's maximum attempts, a copy to the
