@@ -250,8 +250,9 @@ class ReceiveEndpointIntegrationTests {
 				"waybill.rabbit.topology.exchanges[0].type=topic")
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				assertThat(context.getStartupFailure()).hasMessageContaining("declared topology")
-					.hasStackTraceContaining("PRECONDITION_FAILED");
+				assertThat(context.getStartupFailure()).hasStackTraceContaining("RabbitMQ refused Waybill's declared topology")
+					.hasStackTraceContaining("PRECONDITION_FAILED")
+					.hasStackTraceContaining(exchange);
 			});
 	}
 
