@@ -3,6 +3,7 @@ package dev.waybill.inbox;
 import java.lang.reflect.Type;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -17,7 +18,10 @@ import dev.waybill.outbox.internal.MessageTypes;
 /**
  * A {@link MessageHandler} bound to its queue: what a transport endpoint needs to consume the queue
  * and what the {@link InboxProcessor} needs to handle its deliveries. The queue name is also the
- * consumer id in the inbox. Immutable; the {@code with*} methods return changed copies.
+ * consumer id in the inbox. Several registrations, one per message type, may share a queue: they
+ * form one receive endpoint, and must then agree on its settings (concurrency, prefetch, queue
+ * arguments, retry, exception filters, extra bindings; see {@link ConsumerRegistry#of}).
+ * Immutable; the {@code with*} methods return changed copies.
  * <p>
  * The inbox auto-configuration registers every {@code MessageHandler} bean in the
  * {@link ConsumerRegistry}; without Spring, make one by hand:
@@ -63,16 +67,20 @@ public final class ConsumerRegistration<T> {
 
 	private final Map<String, Object> queueArguments;
 
-	private final boolean partitionByOrderingKey;
+	private final @Nullable EndpointRetry retry;
 
-	private ConsumerRegistration(String queue, Class<T> payloadClass, String messageType, MessageHandler<T> handler,
-			int concurrency, int prefetch, Map<String, Object> queueArguments) {
-		this(queue, payloadClass, payloadClass, messageType, handler, concurrency, prefetch, queueArguments, true);
-	}
+	private final List<Class<? extends Throwable>> neverRetry;
+
+	private final List<Class<? extends Throwable>> ignore;
+
+	private final List<EndpointBinding> bindings;
+
+	private final boolean partitionByOrderingKey;
 
 	private ConsumerRegistration(String queue, Class<T> payloadClass, Type payloadType, String messageType,
 			MessageHandler<T> handler, int concurrency, int prefetch, Map<String, Object> queueArguments,
-			boolean partitionByOrderingKey) {
+			boolean partitionByOrderingKey, @Nullable EndpointRetry retry, List<Class<? extends Throwable>> neverRetry,
+			List<Class<? extends Throwable>> ignore, List<EndpointBinding> bindings) {
 		this.partitionByOrderingKey = partitionByOrderingKey;
 		this.queue = queue;
 		this.payloadClass = payloadClass;
@@ -82,6 +90,17 @@ public final class ConsumerRegistration<T> {
 		this.concurrency = concurrency;
 		this.prefetch = prefetch;
 		this.queueArguments = queueArguments;
+		this.retry = retry;
+		this.neverRetry = neverRetry;
+		this.ignore = ignore;
+		this.bindings = bindings;
+	}
+
+	private ConsumerRegistration<T> copy(int concurrency, int prefetch, Map<String, Object> queueArguments,
+			@Nullable EndpointRetry retry, List<Class<? extends Throwable>> neverRetry,
+			List<Class<? extends Throwable>> ignore, List<EndpointBinding> bindings) {
+		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.payloadType, this.messageType, this.handler,
+				concurrency, prefetch, queueArguments, this.partitionByOrderingKey, retry, neverRetry, ignore, bindings);
 	}
 
 	/**
@@ -108,8 +127,8 @@ public final class ConsumerRegistration<T> {
 			throw new IllegalArgumentException("A Fault handler needs the type of the failed messages: register it "
 					+ "with ConsumerRegistration.ofFault(queue, TheMessage.class, handler)");
 		}
-		return new ConsumerRegistration<>(queue, payloadClass, MessageTypes.nameOf(payloadClass), handler,
-				DEFAULT_CONCURRENCY, DEFAULT_PREFETCH, Map.of());
+		return new ConsumerRegistration<>(queue, payloadClass, payloadClass, MessageTypes.nameOf(payloadClass), handler,
+				DEFAULT_CONCURRENCY, DEFAULT_PREFETCH, Map.of(), true, null, List.of(), List.of(), List.of());
 	}
 
 	/**
@@ -142,7 +161,7 @@ public final class ConsumerRegistration<T> {
 		}
 		Type payloadType = ResolvableType.forClassWithGenerics(Fault.class, messageClass).getType();
 		return new ConsumerRegistration<>(queue, (Class) Fault.class, payloadType, type, handler, DEFAULT_CONCURRENCY,
-				DEFAULT_PREFETCH, Map.of(), true);
+				DEFAULT_PREFETCH, Map.of(), true, null, List.of(), List.of(), List.of());
 	}
 
 	/**
@@ -174,8 +193,8 @@ public final class ConsumerRegistration<T> {
 	 */
 	public ConsumerRegistration<T> withConcurrency(int concurrency) {
 		requireAtLeastOne("concurrency", concurrency);
-		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.payloadType, this.messageType, this.handler, concurrency,
-				this.prefetch, this.queueArguments, this.partitionByOrderingKey);
+		return copy(concurrency, this.prefetch, this.queueArguments, this.retry, this.neverRetry, this.ignore,
+				this.bindings);
 	}
 
 	/**
@@ -185,8 +204,8 @@ public final class ConsumerRegistration<T> {
 	 */
 	public ConsumerRegistration<T> withPrefetch(int prefetch) {
 		requireAtLeastOne("prefetch", prefetch);
-		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.payloadType, this.messageType, this.handler,
-				this.concurrency, prefetch, this.queueArguments, this.partitionByOrderingKey);
+		return copy(this.concurrency, prefetch, this.queueArguments, this.retry, this.neverRetry, this.ignore,
+				this.bindings);
 	}
 
 	/**
@@ -195,9 +214,73 @@ public final class ConsumerRegistration<T> {
 	 * @return the changed registration
 	 */
 	public ConsumerRegistration<T> withQueueArguments(Map<String, ?> queueArguments) {
-		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.payloadType, this.messageType, this.handler,
-				this.concurrency, this.prefetch, Collections.unmodifiableMap(new LinkedHashMap<>(queueArguments)),
-				this.partitionByOrderingKey);
+		return copy(this.concurrency, this.prefetch, Collections.unmodifiableMap(new LinkedHashMap<>(queueArguments)),
+				this.retry, this.neverRetry, this.ignore, this.bindings);
+	}
+
+	/**
+	 * Returns a copy with a retry policy of its own instead of the inbox processor's
+	 * ({@code waybill.inbox.retry.*}).
+	 * @param retry the redelivery backoff, maximum attempts and in-process retries, or
+	 * {@literal null} for the processor's
+	 * @return the changed registration
+	 * @since 0.3
+	 */
+	public ConsumerRegistration<T> withRetry(@Nullable EndpointRetry retry) {
+		return copy(this.concurrency, this.prefetch, this.queueArguments, retry, this.neverRetry, this.ignore,
+				this.bindings);
+	}
+
+	/**
+	 * Returns a copy that never retries a handler failure that is an instance of one of these
+	 * exceptions (or has one in its cause chain): the message goes to the error queue at once.
+	 * @param exceptions the exception classes
+	 * @return the changed registration
+	 * @since 0.3
+	 */
+	public ConsumerRegistration<T> withNeverRetry(List<Class<? extends Throwable>> exceptions) {
+		return copy(this.concurrency, this.prefetch, this.queueArguments, this.retry, List.copyOf(exceptions),
+				this.ignore, this.bindings);
+	}
+
+	/**
+	 * Returns a copy that ignores a handler failure that is an instance of one of these exceptions
+	 * (or has one in its cause chain): the handler's work rolls back, the message is acknowledged
+	 * and its inbox row is marked processed with the exception as a note, so it is not handled again.
+	 * Checked before {@link #withNeverRetry never-retry}.
+	 * @param exceptions the exception classes
+	 * @return the changed registration
+	 * @since 0.3
+	 */
+	public ConsumerRegistration<T> withIgnore(List<Class<? extends Throwable>> exceptions) {
+		return copy(this.concurrency, this.prefetch, this.queueArguments, this.retry, this.neverRetry,
+				List.copyOf(exceptions), this.bindings);
+	}
+
+	/**
+	 * Returns a copy whose queue is also bound to these exchanges, besides its message type's.
+	 * @param bindings the extra bindings
+	 * @return the changed registration
+	 * @since 0.3
+	 */
+	public ConsumerRegistration<T> withBindings(List<EndpointBinding> bindings) {
+		return copy(this.concurrency, this.prefetch, this.queueArguments, this.retry, this.neverRetry, this.ignore,
+				List.copyOf(bindings));
+	}
+
+	/**
+	 * Returns a copy for one subtype of this consumer's message type, as
+	 * {@link ConsumerRegistry#dispatch} hands it a delivery of the subtype: same queue, handler and
+	 * settings; {@code messageType} accepted, bodies read into {@code subtype}.
+	 */
+	@SuppressWarnings({ "unchecked", "rawtypes" }) // the handler takes T, a supertype of the subtype
+	public ConsumerRegistration<?> forSubtype(String messageType, Class<?> subtype) {
+		if (!this.payloadClass.isAssignableFrom(subtype)) {
+			throw new IllegalArgumentException(subtype + " is not a " + this.payloadClass);
+		}
+		return new ConsumerRegistration(this.queue, subtype, subtype, messageType, this.handler, this.concurrency,
+				this.prefetch, this.queueArguments, this.partitionByOrderingKey, this.retry, this.neverRetry, this.ignore,
+				this.bindings);
 	}
 
 	/**
@@ -215,7 +298,8 @@ public final class ConsumerRegistration<T> {
 	 */
 	public ConsumerRegistration<T> withPartitionByOrderingKey(boolean partitionByOrderingKey) {
 		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.payloadType, this.messageType, this.handler,
-				this.concurrency, this.prefetch, this.queueArguments, partitionByOrderingKey);
+				this.concurrency, this.prefetch, this.queueArguments, partitionByOrderingKey, this.retry, this.neverRetry,
+				this.ignore, this.bindings);
 	}
 
 	/**
@@ -228,6 +312,42 @@ public final class ConsumerRegistration<T> {
 	}
 
 	/**
+	 * Returns the endpoint's own retry policy.
+	 * @return the policy, or {@literal null} for the inbox processor's
+	 * @since 0.3
+	 */
+	public @Nullable EndpointRetry retry() {
+		return this.retry;
+	}
+
+	/**
+	 * Returns the exceptions never retried.
+	 * @return an unmodifiable list, empty by default
+	 * @since 0.3
+	 */
+	public List<Class<? extends Throwable>> neverRetry() {
+		return this.neverRetry;
+	}
+
+	/**
+	 * Returns the exceptions ignored.
+	 * @return an unmodifiable list, empty by default
+	 * @since 0.3
+	 */
+	public List<Class<? extends Throwable>> ignore() {
+		return this.ignore;
+	}
+
+	/**
+	 * Returns the extra bindings of the queue.
+	 * @return an unmodifiable list, empty by default
+	 * @since 0.3
+	 */
+	public List<EndpointBinding> bindings() {
+		return this.bindings;
+	}
+
+	/**
 	 * Returns the queue this consumer consumes.
 	 * @return the queue name
 	 */
@@ -236,7 +356,9 @@ public final class ConsumerRegistration<T> {
 	}
 
 	/**
-	 * Returns the consumer id, the key of this consumer's rows in the inbox: the queue name.
+	 * Returns the consumer id, the key of this consumer's rows in the inbox: the queue name, shared
+	 * by every handler of the queue's receive endpoint. A delivery runs exactly one handler (see
+	 * {@link ConsumerRegistry#dispatch}), so each handler still takes effect once per message.
 	 * @return the consumer id
 	 */
 	public String consumerId() {
@@ -313,7 +435,10 @@ public final class ConsumerRegistration<T> {
 	public String toString() {
 		return "ConsumerRegistration[queue=" + this.queue + ", messageType=" + this.messageType + ", handler="
 				+ this.handler.getClass().getName() + ", concurrency=" + this.concurrency + ", prefetch="
-				+ this.prefetch + ", queueArguments=" + this.queueArguments + ", partitionByOrderingKey="
+				+ this.prefetch + ", queueArguments=" + this.queueArguments + ((this.retry != null) ? ", retry=" + this.retry : "")
+				+ (this.neverRetry.isEmpty() ? "" : ", neverRetry=" + this.neverRetry)
+				+ (this.ignore.isEmpty() ? "" : ", ignore=" + this.ignore)
+				+ (this.bindings.isEmpty() ? "" : ", bindings=" + this.bindings) + ", partitionByOrderingKey="
 				+ this.partitionByOrderingKey + "]";
 	}
 

@@ -24,6 +24,9 @@ class ApiSurfaceTests {
 			"dev.waybill.inbox.observation.InboxProcessObservationConvention",
 			"dev.waybill.inbox.InboxEntry",
 			"dev.waybill.inbox.InboxLookup",
+			"dev.waybill.inbox.EndpointBinding",
+			"dev.waybill.inbox.EndpointRetry",
+			"dev.waybill.inbox.autoconfigure.EndpointProperties",
 			"dev.waybill.inbox.Consumer",
 			"dev.waybill.inbox.Fault",
 			"dev.waybill.inbox.MessageHandler",
@@ -48,7 +51,13 @@ class ApiSurfaceTests {
 			// (an API interface, an internal implementation) would close this.
 			"dev.waybill.inbox.InboxAdmin#<init>",
 			// The conversion into the internal retry policy, called by the benchmarks.
-			"dev.waybill.inbox.autoconfigure.WaybillInboxProperties#toRetryPolicy");
+			"dev.waybill.inbox.autoconfigure.WaybillInboxProperties#toRetryPolicy",
+			// An endpoint's own retry policy carries the internal RetryPolicy, as the global one does;
+			// the strategy enum lives there too (see outbox-core's RetrySettings#getStrategy).
+			"dev.waybill.inbox.EndpointRetry#<init>",
+			"dev.waybill.inbox.EndpointRetry#policy",
+			"dev.waybill.inbox.autoconfigure.EndpointProperties$Retry#getStrategy",
+			"dev.waybill.inbox.autoconfigure.EndpointProperties$Retry#setStrategy");
 
 	private final ApiSurface surface = ApiSurface.ofModuleOf(MessageHandler.class);
 

@@ -78,19 +78,60 @@ class ConsumerRegistrationTests {
 	}
 
 	@Test
-	void aRegistryHoldsOneConsumerPerQueueInRegistrationOrder() {
+	void aRegistryGroupsConsumersByQueueAndRefusesTwoOfOneTypeOnAQueue() {
 		ConsumerRegistration<Shipped> ship = ConsumerRegistration.of("ship", Shipped.class, HANDLER);
 		ConsumerRegistration<Shipped> notify = ConsumerRegistration.of("notify", Shipped.class, HANDLER);
+		ConsumerRegistration<Returned> returned = ConsumerRegistration.of("ship", Returned.class, (message, context) -> {
+		});
 
-		ConsumerRegistry registry = ConsumerRegistry.of(List.of(ship, notify));
+		ConsumerRegistry registry = ConsumerRegistry.of(List.of(ship, notify, returned));
 
-		assertThat(registry.registrations()).containsExactly(ship, notify);
+		assertThat(registry.registrations()).containsExactly(ship, returned, notify);
+		assertThat(registry.endpoints()).containsOnlyKeys("ship", "notify");
+		assertThat(registry.endpoints().get("ship")).containsExactly(ship, returned);
 		assertThat(registry.find("notify")).containsSame(notify);
 		assertThat(registry.find("other")).isEmpty();
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> ConsumerRegistry.of(List.of(ship, notify, ConsumerRegistration.of("ship", Shipped.class,
 					HANDLER))))
-			.withMessageStartingWith("Two consumers share queue 'ship'");
+			.withMessageStartingWith("Two consumers of queue 'ship' take message type 'test.shipped'");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> ConsumerRegistry.of(List.of(ship, returned.withConcurrency(1))))
+			.withMessageContaining("differ in the endpoint's concurrency (4 and 1)");
+	}
+
+	@Test
+	void aDeliveryIsDispatchedByItsTypeThenByItsSupertypesElseToTheFirstConsumer() {
+		ConsumerRegistration<Shipped> ship = ConsumerRegistration.of("ship", Shipped.class, HANDLER);
+		ConsumerRegistration<Parcel> parcels = ConsumerRegistration.of("ship", Parcel.class, (message, context) -> {
+		});
+		ConsumerRegistry registry = ConsumerRegistry.of(List.of(ship, parcels));
+
+		assertThat(registry.dispatch("ship", "test.shipped", null)).isSameAs(ship);
+		ConsumerRegistration<?> lost = registry.dispatch("ship", "test.lost", "test.parcel",
+				Lost.class.getName());
+		assertThat(lost.messageType()).isEqualTo("test.lost");
+		assertThat(lost.payloadClass()).isEqualTo(Lost.class);
+		assertThat(lost.handler()).isSameAs(parcels.handler());
+		assertThat(lost.consumerId()).isEqualTo("ship");
+		assertThat(registry.dispatch("ship", "test.missing", "test.parcel", Shipped.class.getName()))
+			.as("a hint whose type name differs is not used, and an interface cannot be read into")
+			.isSameAs(ship);
+		assertThat(registry.dispatch("ship", "test.other", null)).as("poison for the processor").isSameAs(ship);
+		assertThatIllegalArgumentException().isThrownBy(() -> registry.dispatch("nobody", "test.shipped", null));
+	}
+
+	@MessageType("test.returned")
+	record Returned(String parcel) {
+	}
+
+	@MessageType("test.parcel")
+	interface Parcel {
+
+	}
+
+	@MessageType("test.lost")
+	record Lost(String parcel) implements Parcel {
 	}
 
 	@MessageType("test.shipped")

@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
@@ -20,8 +22,9 @@ import dev.waybill.inbox.MessageHandler;
 
 /**
  * Registers every {@link MessageHandler} bean: its message type from the generic of its class (the
- * target class behind an AOP proxy), its queue and concurrency from {@link Consumer @Consumer} or
- * the properties. Every problem fails start-up naming the bean.
+ * target class behind an AOP proxy), its queue from {@link Consumer @Consumer} or its class name.
+ * Handlers naming one queue form one receive endpoint, whose settings {@link EndpointDefinition}
+ * resolves. Every problem fails start-up naming the bean or the property.
  */
 final class ConsumerDiscovery {
 
@@ -29,24 +32,44 @@ final class ConsumerDiscovery {
 	}
 
 	static ConsumerRegistry discover(ListableBeanFactory beans, WaybillInboxProperties properties) {
-		List<ConsumerRegistration<?>> registrations = new ArrayList<>();
-		Map<String, String> beanByQueue = new LinkedHashMap<>();
+		Map<String, List<Found>> byQueue = new LinkedHashMap<>();
 		for (String name : beans.getBeanNamesForType(MessageHandler.class)) {
-			MessageHandler<?> handler = beans.getBean(name, MessageHandler.class);
-			ConsumerRegistration<?> registration = register(name, handler, properties);
-			String other = beanByQueue.putIfAbsent(registration.queue(), name);
-			if (other != null) {
-				throw new IllegalStateException("MessageHandler beans '" + other + "' and '" + name
-						+ "' both consume queue '" + registration.queue() + "'; a queue has one handler. Set "
-						+ "@Consumer(queue = \"...\") on one of them to a queue of its own.");
+			Found found = find(name, beans.getBean(name, MessageHandler.class));
+			List<Found> endpoint = byQueue.computeIfAbsent(found.queue(), (queue) -> new ArrayList<>());
+			for (Found other : endpoint) {
+				if (other.messageClass().equals(found.messageClass())
+						&& java.util.Objects.equals(other.failedClass(), found.failedClass())) {
+					throw new IllegalStateException("MessageHandler beans '" + other.bean() + "' and '" + name
+							+ "' both handle " + found.describeType() + " on queue '" + found.queue()
+							+ "'; a queue has one handler per message type. Set @Consumer(queue = \"...\") on one "
+							+ "of them to a queue of its own.");
+				}
 			}
-			registrations.add(registration);
+			endpoint.add(found);
 		}
+		for (String queue : properties.getEndpoints().keySet()) {
+			if (!byQueue.containsKey(queue)) {
+				String name = WaybillInboxProperties.PREFIX + ".endpoints." + queue;
+				throw new InvalidConfigurationPropertyValueException(name, queue, "No MessageHandler consumes queue '"
+						+ queue + "'; the consumed queues are " + byQueue.keySet() + ". Fix the queue name in " + name
+						+ ".*, or remove it.");
+			}
+		}
+		List<ConsumerRegistration<?>> registrations = new ArrayList<>();
+		byQueue.forEach((queue, endpoint) -> {
+			EndpointDefinition definition = EndpointDefinition.resolve(queue, endpoint, properties);
+			for (Found found : endpoint) {
+				ConsumerRegistration<?> registration = (found.failedClass() != null)
+						? faultRegistration(queue, found.failedClass(), found.handler())
+						: registration(queue, found.messageClass(), found.handler());
+				registrations.add(definition.apply(found, registration)
+					.withPartitionByOrderingKey(properties.isPartitionByOrderingKey()));
+			}
+		});
 		return ConsumerRegistry.of(registrations);
 	}
 
-	private static ConsumerRegistration<?> register(String name, MessageHandler<?> handler,
-			WaybillInboxProperties properties) {
+	private static Found find(String name, MessageHandler<?> handler) {
 		Class<?> handlerClass = AopProxyUtils.ultimateTargetClass(handler);
 		ResolvableType messageType = ResolvableType.forClass(handlerClass).as(MessageHandler.class).getGeneric(0);
 		Class<?> messageClass = messageType.resolve();
@@ -65,31 +88,17 @@ final class ConsumerDiscovery {
 					+ ") would consume queue '" + queue + "', which " + problem + ". Set @Consumer(queue = \"...\") "
 					+ "on its class to a valid name.");
 		}
-		int concurrency = orDefault(name, handlerClass, "concurrency", (settings != null) ? settings.concurrency() : 0,
-				properties.getConcurrency());
-		int prefetch = orDefault(name, handlerClass, "prefetch", (settings != null) ? settings.prefetch() : 0,
-				properties.getPrefetch());
-		try {
-			if (messageClass == Fault.class) {
-				Class<?> failedClass = messageType.getGeneric(0).resolve();
-				if (failedClass == null || failedClass == Object.class) {
-					throw new IllegalStateException("MessageHandler bean '" + name + "' (" + handlerClass.getName()
-							+ ") handles Fault without saying of which message type; implement "
-							+ "MessageHandler<Fault<YourMessage>>.");
-				}
-				return faultRegistration(queue, failedClass, handler).withConcurrency(concurrency)
-					.withPrefetch(prefetch)
-					.withQueueArguments(properties.queueArgumentValues());
+		Class<?> failedClass = null;
+		if (messageClass == Fault.class) {
+			failedClass = ResolvableType.forClass(handlerClass).as(MessageHandler.class).getGeneric(0).getGeneric(0)
+				.resolve();
+			if (failedClass == null || failedClass == Object.class) {
+				throw new IllegalStateException("MessageHandler bean '" + name + "' (" + handlerClass.getName()
+						+ ") handles Fault without saying of which message type; implement "
+						+ "MessageHandler<Fault<YourMessage>>.");
 			}
-			return registration(queue, messageClass, handler).withConcurrency(concurrency)
-				.withPrefetch(prefetch)
-				.withQueueArguments(properties.queueArgumentValues())
-				.withPartitionByOrderingKey(properties.isPartitionByOrderingKey());
 		}
-		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException("MessageHandler bean '" + name + "' (" + handlerClass.getName()
-					+ ") cannot be registered: " + ex.getMessage(), ex);
-		}
+		return new Found(name, handler, handlerClass, messageClass, failedClass, settings, queue);
 	}
 
 	@SuppressWarnings("unchecked") // T of the handler's class was resolved as messageClass
@@ -104,13 +113,18 @@ final class ConsumerDiscovery {
 		return ConsumerRegistration.ofFault(queue, failedClass, (MessageHandler<Fault<M>>) handler);
 	}
 
-	private static int orDefault(String name, Class<?> handlerClass, String attribute, int value, int fallback) {
-		if (value < 0) {
-			throw new IllegalStateException("@Consumer(" + attribute + " = " + value + ") on " + handlerClass.getName()
-					+ " (bean '" + name + "') must be at least 1, or 0 for " + WaybillInboxProperties.PREFIX + "."
-					+ attribute + ".");
+	/** A MessageHandler bean and what its class says. */
+	record Found(String bean, MessageHandler<?> handler, Class<?> handlerClass, Class<?> messageClass,
+			@Nullable Class<?> failedClass, @Nullable Consumer settings, String queue) {
+
+		String describeType() {
+			return (this.failedClass != null) ? "Fault<" + this.failedClass.getName() + ">" : this.messageClass.getName();
 		}
-		return (value != 0) ? value : fallback;
+
+		String describe() {
+			return "bean '" + this.bean + "' (" + this.handlerClass.getName() + ")";
+		}
+
 	}
 
 	/**

@@ -72,6 +72,20 @@ public class WaybillInboxProperties implements InitializingBean {
 
 	private final Faults faults = new Faults();
 
+	/**
+	 * Settings of single receive endpoints by queue name: concurrency, prefetch, retry, never-retry,
+	 * ignore and extra bindings; each unset one is the value above.
+	 */
+	private Map<String, EndpointProperties> endpoints = new LinkedHashMap<>();
+
+	public Map<String, EndpointProperties> getEndpoints() {
+		return this.endpoints;
+	}
+
+	public void setEndpoints(Map<String, EndpointProperties> endpoints) {
+		this.endpoints = endpoints;
+	}
+
 	public int getConcurrency() {
 		return this.concurrency;
 	}

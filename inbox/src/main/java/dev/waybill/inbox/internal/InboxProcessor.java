@@ -43,6 +43,7 @@ import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.internal.HostNames;
 import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.internal.TimeOrderedUuids;
+import dev.waybill.inbox.EndpointRetry;
 
 /**
  * Handles one delivery for one consumer, once in effect, and tells the transport what to do with
@@ -65,8 +66,13 @@ import dev.waybill.outbox.internal.TimeOrderedUuids;
  * its publications are tied to the inbound message (the consumer outbox), the row is marked
  * processed and everything commits together: {@link InboxOutcome#PROCESSED}. A concurrent delivery
  * of the same message waits on the row lock and then finds it processed or faulted.</li>
- * <li>A handler that throws rolls all of that back. It is retried in process, each time in a fresh
- * transaction, {@code immediateRetries} times; then one new transaction records the failed attempt
+ * <li>A handler that throws rolls all of that back. When the exception, or one in its cause chain,
+ * is one the consumer {@linkplain ConsumerRegistration#ignore() ignores}, one new transaction marks
+ * the inbox row processed with the exception as its note ({@link InboxOutcome#PROCESSED}); when it
+ * is one the consumer {@linkplain ConsumerRegistration#neverRetry() never retries}, the message goes
+ * to the error queue at once. Otherwise it is retried in process, each time in a fresh
+ * transaction, {@code immediateRetries} times (the consumer's {@link EndpointRetry} when it has
+ * one, else the processor's); then one new transaction records the failed attempt
  * and its error on the inbox row and writes, through the outbox, either a redelivery of the
  * unchanged message to the consumer's queue after the {@link RetryPolicy} backoff
  * ({@link InboxOutcome#RETRY_SCHEDULED}), or, at the policy's maximum attempts, a copy to the
@@ -303,7 +309,15 @@ public final class InboxProcessor {
 				if (failure instanceof InterruptedException) {
 					Thread.currentThread().interrupt();
 				}
-				if (retry >= this.immediateRetries) {
+				Throwable ignored = match(consumer.ignore(), failure);
+				if (ignored != null) {
+					return ignore(consumer, id, ignored, failure);
+				}
+				if (match(consumer.neverRetry(), failure) != null) {
+					return fail(consumer, message, id, DeliveryFault.poison(
+							"the handler threw an exception the consumer never retries", failure), payload);
+				}
+				if (retry >= immediateRetries(consumer)) {
 					return fail(consumer, message, id, DeliveryFault.handlerFailed(failure), payload);
 				}
 				retry++;
@@ -369,7 +383,8 @@ public final class InboxProcessor {
 	 */
 	private InboxOutcome fail(ConsumerRegistration<?> consumer, InboundMessage message, UUID id, DeliveryFault fault,
 			@Nullable Object payload) {
-		int faultAt = fault.poison() ? 1 : this.retryPolicy.maxAttempts();
+		RetryPolicy retryPolicy = retryPolicy(consumer);
+		int faultAt = fault.poison() ? 1 : retryPolicy.maxAttempts();
 		InboxOutcome outcome = record(consumer, id, (connection) -> execute((status) -> {
 			this.writer.checkTransaction();
 			connection.attach(this.store.dataSource());
@@ -383,7 +398,7 @@ public final class InboxProcessor {
 				OutboxMessage forward = failure.faulted()
 						? Forwarding.fault(id, consumer, message, fault, failure.attempts(), now)
 						: Forwarding.redelivery(id, consumer, message, failure.attempts(), now,
-								now.plus(this.retryPolicy.delay(failure.attempts() - 1)));
+								now.plus(retryPolicy.delay(failure.attempts() - 1)));
 				this.writer.write(new OutboxScope(TimeOrderedUuids.next(), List.of(forward), id, consumer.consumerId()));
 				OutboxMessage event = (failure.faulted() && payload != null && this.publishFaults)
 						? faultEvent(consumer, message, id, payload, fault, failure.attempts(), now) : null;
@@ -413,6 +428,63 @@ public final class InboxProcessor {
 					+ fault.summary());
 		}
 		return outcome;
+	}
+
+	/**
+	 * Records a message whose handler threw an exception the consumer ignores: the handler's work
+	 * rolled back; the inbox row is marked processed with the exception as its note, in a
+	 * transaction of its own, and the delivery is acknowledged.
+	 */
+	private InboxOutcome ignore(ConsumerRegistration<?> consumer, UUID id, Throwable ignored, Throwable failure) {
+		String note = shorten("ignored: " + ignored + ((ignored != failure) ? " (in " + failure + ")" : ""),
+				MAX_REASON_LENGTH);
+		InboxOutcome outcome = record(consumer, id, (connection) -> execute((status) -> {
+			connection.attach(this.store.dataSource());
+			try {
+				InboxStore.Receipt receipt = this.store.receive(id, consumer.consumerId());
+				if (receipt.processed()) {
+					return InboxOutcome.DUPLICATE;
+				}
+				if (receipt.faulted()) {
+					return InboxOutcome.ALREADY_FAULTED;
+				}
+				this.store.markProcessed(id, consumer.consumerId(), note);
+				return InboxOutcome.PROCESSED;
+			}
+			catch (RuntimeException ex) {
+				throw RecordingFailure.checked(ex, connection);
+			}
+		}));
+		if (outcome == InboxOutcome.PROCESSED) {
+			logger.info("Message " + id + " on queue '" + consumer.queue() + "' acknowledged without effect: " + note);
+		}
+		return outcome;
+	}
+
+	private RetryPolicy retryPolicy(ConsumerRegistration<?> consumer) {
+		EndpointRetry own = consumer.retry();
+		return (own != null) ? own.policy() : this.retryPolicy;
+	}
+
+	private int immediateRetries(ConsumerRegistration<?> consumer) {
+		EndpointRetry own = consumer.retry();
+		return (own != null) ? own.immediate() : this.immediateRetries;
+	}
+
+	/** The failure, or the first of its causes, that is an instance of one of the classes. */
+	private static @Nullable Throwable match(List<Class<? extends Throwable>> classes, Throwable failure) {
+		if (classes.isEmpty()) {
+			return null;
+		}
+		int depth = 0;
+		for (Throwable current = failure; current != null && depth < 32; current = current.getCause(), depth++) {
+			for (Class<? extends Throwable> type : classes) {
+				if (type.isInstance(current)) {
+					return current;
+				}
+			}
+		}
+		return null;
 	}
 
 	/**

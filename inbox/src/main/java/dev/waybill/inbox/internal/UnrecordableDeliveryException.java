@@ -1,6 +1,8 @@
 package dev.waybill.inbox.internal;
 
 import dev.waybill.inbox.InboxHeaders;
+import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.InboundMessage;
 
 /**
  * Thrown by {@link InboxProcessor#process(ConsumerRegistration, InboundMessage)} when the database

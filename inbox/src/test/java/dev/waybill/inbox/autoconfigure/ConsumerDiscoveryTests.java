@@ -13,6 +13,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.waybill.inbox.Consumer;
+import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.internal.ConsumerRegistry;
+import dev.waybill.inbox.EndpointBinding;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.test.InboxContext;
@@ -62,10 +65,106 @@ class ConsumerDiscoveryTests {
 	}
 
 	@Test
-	void twoHandlersOnOneQueueFailStartupNamingBoth() {
+	void twoHandlersOfOneTypeOnOneQueueFailStartupNamingBoth() {
 		runner.withUserConfiguration(ChargeCardHandler.class, AnotherChargeCardHandler.class)
-			.run((context) -> assertFailure(context, "MessageHandler beans", "both consume queue 'charge-card-handler'",
+			.run((context) -> assertFailure(context, "MessageHandler beans",
+					"both handle " + ChargeCard.class.getName() + " on queue 'charge-card-handler'",
 					"Set @Consumer(queue = \"...\") on one of them to a queue of its own."));
+	}
+
+	@Test
+	void handlersOfTwoTypesNamingOneQueueShareOneEndpointAndItsSettings() {
+		runner.withUserConfiguration(BillingCardHandler.class, BillingRefundHandler.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			ConsumerRegistry registry = context.getBean(ConsumerRegistry.class);
+			assertThat(registry.endpoints()).containsOnlyKeys("billing");
+			assertThat(registry.endpoints().get("billing")).extracting(ConsumerRegistration::messageType)
+				.containsExactlyInAnyOrder("test.charge-card", "test.refund");
+			assertThat(registry.endpoints().get("billing")).allSatisfy((registration) -> {
+				assertThat(registration.concurrency()).isEqualTo(1);
+				assertThat(registration.consumerId()).isEqualTo("billing");
+				assertThat(registration.neverRetry()).containsExactly(IllegalArgumentException.class);
+			});
+		});
+	}
+
+	@Test
+	void endpointPropertiesApplyPerQueueAndTheAnnotationWins() {
+		runner.withUserConfiguration(BillingCardHandler.class, BillingRefundHandler.class, ChargeCardHandler.class)
+			.withPropertyValues("waybill.inbox.endpoints.billing.concurrency=7",
+					"waybill.inbox.endpoints.billing.prefetch=3",
+					"waybill.inbox.endpoints.billing.never-retry=java.lang.IllegalStateException",
+					"waybill.inbox.endpoints.billing.ignore=java.lang.UnsupportedOperationException",
+					"waybill.inbox.endpoints.billing.retry.max-attempts=9",
+					"waybill.inbox.endpoints.billing.bindings[0].exchange=regions",
+					"waybill.inbox.endpoints.billing.bindings[0].routing-key=eu.*",
+					"waybill.inbox.endpoints.charge-card-handler.retry.immediate=2",
+					"waybill.inbox.retry.interval=3s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				ConsumerRegistry registry = context.getBean(ConsumerRegistry.class);
+				ConsumerRegistration<?> billing = registry.find("billing").orElseThrow();
+				assertThat(billing.concurrency()).as("@Consumer wins").isEqualTo(1);
+				assertThat(billing.prefetch()).as("the endpoint's property").isEqualTo(3);
+				assertThat(billing.neverRetry()).as("@Consumer wins").containsExactly(IllegalArgumentException.class);
+				assertThat(billing.ignore()).containsExactly(UnsupportedOperationException.class);
+				assertThat(billing.retry().policy().maxAttempts()).isEqualTo(9);
+				assertThat(billing.retry().policy().interval()).as("unset: the global value").hasSeconds(3);
+				assertThat(billing.bindings()).containsExactly(new EndpointBinding("regions", "eu.*"));
+				ConsumerRegistration<?> other = registry.find("charge-card-handler").orElseThrow();
+				assertThat(other.concurrency()).isEqualTo(4);
+				assertThat(other.retry().immediate()).isEqualTo(2);
+				assertThat(other.retry().policy().maxAttempts()).isEqualTo(5);
+				assertThat(other.neverRetry()).isEmpty();
+			});
+	}
+
+	@Test
+	void anEndpointPropertyForAQueueNobodyConsumesFailsStartupNamingIt() {
+		runner.withUserConfiguration(ChargeCardHandler.class)
+			.withPropertyValues("waybill.inbox.endpoints.biling.concurrency=2")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageContaining("waybill.inbox.endpoints.biling")
+					.hasMessageContaining("No MessageHandler consumes queue 'biling'")
+					.hasMessageContaining("[charge-card-handler]");
+			});
+	}
+
+	@Test
+	void badEndpointValuesFailStartupNamingTheProperty() {
+		runner.withUserConfiguration(ChargeCardHandler.class)
+			.withPropertyValues("waybill.inbox.endpoints.charge-card-handler.prefetch=0")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("waybill.inbox.endpoints.charge-card-handler.prefetch"));
+		runner.withUserConfiguration(ChargeCardHandler.class)
+			.withPropertyValues("waybill.inbox.endpoints.charge-card-handler.retry.max-attempts=0")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("waybill.inbox.endpoints.charge-card-handler.retry.max-attempts"));
+		runner.withUserConfiguration(ChargeCardHandler.class)
+			.withPropertyValues("waybill.inbox.endpoints.charge-card-handler.never-retry=java.lang.String")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("waybill.inbox.endpoints.charge-card-handler.never-retry")
+				.hasMessageContaining("must be a Throwable"));
+		runner.withUserConfiguration(ChargeCardHandler.class)
+			.withPropertyValues("waybill.inbox.endpoints.charge-card-handler.bindings[0].routing-key=x")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("waybill.inbox.endpoints.charge-card-handler.bindings[0].exchange"));
+	}
+
+	@Test
+	void handlersOfOneQueueSettingOneAttributeDifferentlyFailStartupNamingBoth() {
+		runner.withUserConfiguration(BillingCardHandler.class, FastBillingRefundHandler.class)
+			.run((context) -> assertFailure(context, "@Consumer(concurrency) differs between the handlers of queue "
+					+ "'billing'", BillingCardHandler.class.getName(), FastBillingRefundHandler.class.getName()));
+	}
+
+	@Test
+	void aBadRetryIntervalOnTheAnnotationFailsStartupNamingTheClass() {
+		runner.withUserConfiguration(BadIntervalHandler.class)
+			.run((context) -> assertFailure(context, "@Consumer(retryInterval = \"soon\") on bean",
+					BadIntervalHandler.class.getName()));
 	}
 
 	@Test
@@ -78,8 +177,8 @@ class ConsumerDiscoveryTests {
 	@Test
 	void aNegativeConsumerSettingFailsStartupNamingTheClass() {
 		runner.withUserConfiguration(NegativeConcurrencyHandler.class)
-			.run((context) -> assertFailure(context, "@Consumer(concurrency = -2) on "
-					+ NegativeConcurrencyHandler.class.getName(), "must be at least 1, or 0 for waybill.inbox.concurrency"));
+			.run((context) -> assertFailure(context, "@Consumer(concurrency = -2) on bean",
+					NegativeConcurrencyHandler.class.getName(), "must be at least 1, or 0 for waybill.inbox.endpoints.negative-concurrency-handler.concurrency"));
 	}
 
 	private static void assertFailure(AssertableApplicationContext context, String... fragments) {
@@ -104,6 +203,34 @@ class ConsumerDiscoveryTests {
 
 	@Consumer(queue = "charge-card-handler")
 	static class AnotherChargeCardHandler extends ChargeCardHandler {
+
+	}
+
+	@MessageType("test.refund")
+	record Refund(String order) {
+	}
+
+	@Consumer(queue = "billing", concurrency = 1, neverRetry = IllegalArgumentException.class)
+	static class BillingCardHandler extends ChargeCardHandler {
+
+	}
+
+	@Consumer(queue = "billing")
+	static class BillingRefundHandler implements MessageHandler<Refund> {
+
+		@Override
+		public void handle(Refund message, MessageContext context) {
+		}
+
+	}
+
+	@Consumer(queue = "billing", concurrency = 8)
+	static class FastBillingRefundHandler extends BillingRefundHandler {
+
+	}
+
+	@Consumer(retryInterval = "soon")
+	static class BadIntervalHandler extends ChargeCardHandler {
 
 	}
 

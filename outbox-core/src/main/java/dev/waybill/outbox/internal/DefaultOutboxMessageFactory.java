@@ -4,6 +4,8 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -93,12 +95,19 @@ public final class DefaultOutboxMessageFactory implements OutboxMessageFactory {
 		byte[] body = serialize(type, message);
 		UUID id = TimeOrderedUuids.next();
 		String conversationId = options.conversationId() != null ? options.conversationId() : id.toString();
+		Map<String, Object> headers = options.headers();
+		List<String> supertypes = MessageTypes.supertypesOf(message.getClass());
+		if (!supertypes.isEmpty() && !headers.containsKey(MessageTypes.SUPERTYPES_HEADER)) {
+			headers = new LinkedHashMap<>(headers);
+			headers.put(MessageTypes.SUPERTYPES_HEADER, String.join(",", supertypes));
+			headers.put(MessageTypes.CLASS_HEADER, message.getClass().getName());
+		}
 		Instant sentAt = this.clock.instant();
 		// The time-to-live counts from when the message is due: its not-before time, else now.
 		Instant expiresAt = (options.timeToLive() != null)
 				? ((options.notBefore() != null) ? options.notBefore() : sentAt).plus(options.timeToLive()) : null;
 		OutboxMessage built = new OutboxMessage(id, (destination != null) ? destination : type, options.routingKey(),
-				type, this.serializer.contentType(), options.headers(), body, options.correlationId(), conversationId,
+				type, this.serializer.contentType(), headers, body, options.correlationId(), conversationId,
 				this.sourceHost, sentAt, options.notBefore(), expiresAt);
 		MessageChecks.check(built, this.maxHeaderBytes.getAsLong());
 		return built;

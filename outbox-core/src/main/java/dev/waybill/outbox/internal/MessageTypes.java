@@ -1,5 +1,11 @@
 package dev.waybill.outbox.internal;
 
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 import dev.waybill.outbox.InvalidMessageException;
@@ -22,7 +28,72 @@ public final class MessageTypes {
 		}
 	};
 
+	/**
+	 * The header that lists a message's supertypes' type names, comma-separated, nearest first;
+	 * absent when it has none. The transport binds the message type's exchange to theirs, and a
+	 * consumer of a supertype dispatches by it.
+	 * @since 0.3
+	 */
+	public static final String SUPERTYPES_HEADER = "waybill-message-supertypes";
+
+	/**
+	 * The header that names the Java class of a message that has Waybill supertypes (its binary
+	 * name), so that a consumer of a supertype can read the body into it when it has the class. A
+	 * hint only: the consumer uses it when the class's message type name is the delivered one.
+	 * @since 0.3
+	 */
+	public static final String CLASS_HEADER = "waybill-message-class";
+
+	private static final ClassValue<List<String>> SUPERTYPES = new ClassValue<>() {
+		@Override
+		protected List<String> computeValue(Class<?> type) {
+			return resolveSupertypes(type);
+		}
+	};
+
 	private MessageTypes() {
+	}
+
+	/**
+	 * Returns the message type names of {@code type}'s Waybill supertypes: every superclass and
+	 * interface, transitively, that carries {@link MessageType @MessageType}, nearest first
+	 * (breadth first: the superclass, then the interfaces, in declaration order). Supertypes
+	 * without the annotation take no part, so {@code Serializable} or a framework base class never
+	 * becomes an exchange.
+	 * @param type the message class
+	 * @return the names, empty when there are none
+	 * @since 0.3
+	 */
+	public static List<String> supertypesOf(Class<?> type) {
+		return SUPERTYPES.get(type);
+	}
+
+	private static List<String> resolveSupertypes(Class<?> type) {
+		Set<String> names = new LinkedHashSet<>();
+		Set<Class<?>> seen = new LinkedHashSet<>();
+		Deque<Class<?>> pending = new ArrayDeque<>();
+		enqueueParents(type, pending);
+		while (!pending.isEmpty()) {
+			Class<?> current = pending.removeFirst();
+			if (!seen.add(current)) {
+				continue;
+			}
+			if (current.isAnnotationPresent(MessageType.class)) {
+				names.add(nameOf(current));
+			}
+			enqueueParents(current, pending);
+		}
+		names.remove(nameOf(type));
+		return List.copyOf(new ArrayList<>(names));
+	}
+
+	private static void enqueueParents(Class<?> type, Deque<Class<?>> pending) {
+		if (type.getSuperclass() != null && type.getSuperclass() != Object.class) {
+			pending.addLast(type.getSuperclass());
+		}
+		for (Class<?> contract : type.getInterfaces()) {
+			pending.addLast(contract);
+		}
 	}
 
 	/**

@@ -11,6 +11,37 @@ import dev.waybill.outbox.MessageType;
 class MessageTypesTests {
 
 	@Test
+	void theSupertypesAreTheAnnotatedSuperclassesAndInterfacesNearestFirst() {
+		assertThat(MessageTypes.supertypesOf(Refunded.class)).containsExactly("test.payment-event", "test.event",
+				"test.order-event");
+		assertThat(MessageTypes.supertypesOf(Annotated.class)).isEmpty();
+	}
+
+	@MessageType("test.event")
+	interface Event {
+
+	}
+
+	@MessageType("test.order-event")
+	interface OrderEvent extends Event, java.io.Serializable {
+
+	}
+
+	interface Unannotated extends OrderEvent {
+
+	}
+
+	@MessageType("test.payment-event")
+	abstract static class PaymentEvent implements Event {
+
+	}
+
+	@MessageType("test.refunded")
+	static final class Refunded extends PaymentEvent implements Unannotated {
+
+	}
+
+	@Test
 	void usesTheAnnotatedName() {
 		assertThat(MessageTypes.nameOf(Annotated.class)).isEqualTo("orders.order-placed:v2");
 		assertThat(MessageTypes.nameOf(new Annotated())).isEqualTo("orders.order-placed:v2");

@@ -22,6 +22,8 @@ class ApiSurfaceTests {
 			"dev.waybill.outbox.rabbit.ErrorQueueInfo",
 			"dev.waybill.outbox.rabbit.ErrorQueueMessage",
 			"dev.waybill.outbox.rabbit.ErrorQueues",
+			"dev.waybill.outbox.rabbit.RabbitTopology",
+			"dev.waybill.outbox.rabbit.autoconfigure.TopologyProperties",
 			"dev.waybill.outbox.rabbit.RabbitHeaders",
 			// Spring Boot auto-configuration, the properties bound from waybill.rabbit.*, and the
 			// customizer an application declares for what the properties do not cover.

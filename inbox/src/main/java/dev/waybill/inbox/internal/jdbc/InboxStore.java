@@ -33,6 +33,8 @@ public final class InboxStore {
 
 	private final String markProcessed;
 
+	private final String markProcessedWithNote;
+
 	private final String recordFailure;
 
 	private final String finalState;
@@ -56,6 +58,8 @@ public final class InboxStore {
 				+ "inbox.attempts";
 		// Processed and faulted exclude each other: a row reaches one final state only.
 		this.markProcessed = "UPDATE " + table + " SET processed_at = now() "
+				+ "WHERE message_id = ? AND consumer_id = ? AND processed_at IS NULL AND faulted_at IS NULL";
+		this.markProcessedWithNote = "UPDATE " + table + " SET processed_at = now(), last_error = ? "
 				+ "WHERE message_id = ? AND consumer_id = ? AND processed_at IS NULL AND faulted_at IS NULL";
 		// Inserts the row when the failed transaction rolled its insert back; leaves a row that a
 		// concurrent delivery processed or faulted meanwhile alone (no row is returned then).
@@ -98,6 +102,25 @@ public final class InboxStore {
 	public void markProcessed(UUID messageId, String consumerId) {
 		requireTransaction();
 		if (this.jdbc.update(this.markProcessed, messageId, consumerId) != 1) {
+			throw new IllegalStateException("Inbox row of message " + messageId + " for consumer '" + consumerId
+					+ "' is missing, processed or faulted already; receive(...) it in the same transaction first");
+		}
+	}
+
+	/**
+	 * Marks a received message processed with a note in its last error, e.g. why its handler's
+	 * failure was ignored, in the transaction that received it.
+	 * @param messageId the message id
+	 * @param consumerId the consumer id
+	 * @param note the note; cut to {@value #MAX_ERROR_LENGTH} characters
+	 * @throws IllegalStateException when no transaction manages this store's DataSource, or the row
+	 * was not received in it, or it is processed or faulted already
+	 * @since 0.3
+	 */
+	public void markProcessed(UUID messageId, String consumerId, String note) {
+		requireTransaction();
+		if (this.jdbc.update(this.markProcessedWithNote, PostgresText.column(note, MAX_ERROR_LENGTH), messageId,
+				consumerId) != 1) {
 			throw new IllegalStateException("Inbox row of message " + messageId + " for consumer '" + consumerId
 					+ "' is missing, processed or faulted already; receive(...) it in the same transaction first");
 		}

@@ -24,6 +24,8 @@ import org.springframework.core.io.ResourceLoader;
 
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.RabbitTopology;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.autoconfigure.RabbitConnectionSettings.BundleRabbitConnectionFactoryBean;
 import dev.waybill.outbox.spi.Transport;
 
@@ -55,7 +57,8 @@ public final class WaybillRabbitAutoConfiguration {
 			ObjectProvider<CredentialsProvider> credentialsProvider,
 			ObjectProvider<CredentialsRefreshService> credentialsRefreshService,
 			ObjectProvider<ConnectionFactoryCustomizer> bootCustomizers,
-			ObjectProvider<WaybillRabbitConnectionFactoryCustomizer> customizers, ObjectProvider<WaybillThreads> threads) {
+			ObjectProvider<WaybillRabbitConnectionFactoryCustomizer> customizers, ObjectProvider<WaybillThreads> threads,
+			ObjectProvider<RabbitTopology> topologies) {
 		RabbitTransport.Builder builder = RabbitTransportSettings.builder(properties, rabbitProperties, environment,
 				(transport, binder) -> {
 					RabbitConnectionDetails details = connectionDetails.getIfAvailable(
@@ -75,7 +78,17 @@ public final class WaybillRabbitAutoConfiguration {
 		bootCustomizers.orderedStream().forEach((customizer) -> builder.customizer(customizer::customize));
 		customizers.orderedStream().forEach((customizer) -> builder.customizer(customizer::customize));
 		builder.threads(threads.getIfAvailable(WaybillThreads::platform));
+		builder.topology(TopologySettings.topology(properties.getTopology(), topologies.orderedStream().toList()));
+		builder.declareSendDestinations(properties.isDeclareSendDestinations());
 		return builder.build();
+	}
+
+	/**
+	 * Declares the topology at start-up, when the transport is Waybill's RabbitMQ one.
+	 */
+	@Bean
+	RabbitTopologyDeclarer waybillRabbitTopologyDeclarer(ObjectProvider<RabbitTransport> transport) {
+		return new RabbitTopologyDeclarer(transport.getIfUnique());
 	}
 
 	/**

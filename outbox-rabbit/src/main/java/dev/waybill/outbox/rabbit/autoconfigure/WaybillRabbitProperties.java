@@ -98,6 +98,26 @@ public class WaybillRabbitProperties {
 	 */
 	private Duration recoveryInterval = Duration.ofSeconds(5);
 
+	/**
+	 * Declare the destination exchange of a send on first use (with exchange-type), as for a
+	 * publish, instead of requiring it to exist.
+	 */
+	private boolean declareSendDestinations = false;
+
+	private final TopologyProperties topology = new TopologyProperties();
+
+	public boolean isDeclareSendDestinations() {
+		return this.declareSendDestinations;
+	}
+
+	public void setDeclareSendDestinations(boolean declareSendDestinations) {
+		this.declareSendDestinations = declareSendDestinations;
+	}
+
+	public TopologyProperties getTopology() {
+		return this.topology;
+	}
+
 	public @Nullable String getUri() {
 		return this.uri;
 	}

@@ -7,9 +7,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ShutdownSignalException;
+import org.jspecify.annotations.Nullable;
 
 import dev.waybill.outbox.spi.TransportException;
 import dev.waybill.outbox.spi.TransportException.Kind;
+import dev.waybill.outbox.rabbit.RabbitTopology;
 
 /**
  * Makes sure a message's destination exchange exists before it is published: declares the
@@ -40,10 +42,29 @@ final class ExchangeTopology {
 
 	private final String virtualHost;
 
+	private final RabbitTopology declared;
+
+	private final boolean declareSendDestinations;
+
+	/** Whether {@link #declared} was declared on the current connection. */
+	private volatile boolean declaredDone;
+
 	ExchangeTopology(String exchangeType, String user, String virtualHost) {
+		this(exchangeType, user, virtualHost, RabbitTopology.EMPTY, false);
+	}
+
+	ExchangeTopology(String exchangeType, String user, String virtualHost, RabbitTopology declared,
+			boolean declareSendDestinations) {
 		this.exchangeType = exchangeType;
 		this.user = user;
 		this.virtualHost = virtualHost;
+		this.declared = declared;
+		this.declareSendDestinations = declareSendDestinations;
+	}
+
+	/** The routing key that binds every message of a type's exchange: "#" on topic, "" otherwise. */
+	static String bindAllKey(String exchangeType) {
+		return "topic".equals(exchangeType) ? "#" : "";
 	}
 
 	/**
@@ -58,11 +79,29 @@ final class ExchangeTopology {
 	 * broker cannot be reached
 	 */
 	void ensure(String destination, String messageType, ChannelOpener opener) throws TransportException {
+		ensure(destination, messageType, null, opener);
+	}
+
+	/**
+	 * Declares or checks the destination unless that was done already, first declaring the
+	 * declared topology once per connection. The exchange of a message type (and, with
+	 * {@code declareSendDestinations}, any destination) is declared with the transport's exchange
+	 * type; so is each exchange of the message's {@code supertypes}, and the message type's exchange
+	 * is bound to it, exchange to exchange, so consumers of a supertype receive the subtype.
+	 * @param supertypes the supertypes' type names, comma-separated, nearest first, or {@literal null}
+	 */
+	void ensure(String destination, String messageType, @Nullable String supertypes, ChannelOpener opener)
+			throws TransportException {
+		if (!this.declaredDone && !this.declared.isEmpty()) {
+			declareTopology(opener);
+		}
 		if (destination.isEmpty() || this.known.contains(destination)) {
 			return; // "" is the default exchange, which always exists
 		}
-		boolean declare = destination.equals(messageType);
+		boolean ownType = destination.equals(messageType);
+		boolean declare = ownType || this.declareSendDestinations;
 		Channel channel = opener.open();
+		String current = destination;
 		try {
 			if (declare) {
 				channel.exchangeDeclare(destination, this.exchangeType, true);
@@ -70,10 +109,36 @@ final class ExchangeTopology {
 			else {
 				channel.exchangeDeclarePassive(destination);
 			}
+			if (ownType && supertypes != null && !supertypes.isBlank()) {
+				for (String supertype : supertypes.split(",")) {
+					current = supertype.trim();
+					channel.exchangeDeclare(current, this.exchangeType, true);
+					channel.exchangeBind(current, destination, bindAllKey(this.exchangeType));
+				}
+			}
 			this.known.add(destination);
 		}
 		catch (IOException | RuntimeException ex) {
-			throw failure(destination, declare, ex);
+			throw failure(current, declare, ex);
+		}
+		finally {
+			RabbitTransport.abortQuietly(channel);
+		}
+	}
+
+	private void declareTopology(ChannelOpener opener) throws TransportException {
+		Channel channel = opener.open();
+		try {
+			this.declared.declare(channel);
+			this.declaredDone = true;
+		}
+		catch (IOException | RuntimeException ex) {
+			ShutdownSignalException signal = BrokerErrors.signal(ex);
+			if (signal == null || BrokerErrors.channelReplyCode(signal) == 0) {
+				throw RabbitTransport.unavailable("Could not declare the topology " + this.declared, ex);
+			}
+			throw new TransportException(Kind.MESSAGE, "The broker refused the declared topology (waybill.rabbit."
+					+ "topology): " + BrokerErrors.describe(ex), ex);
 		}
 		finally {
 			RabbitTransport.abortQuietly(channel);
@@ -84,6 +149,7 @@ final class ExchangeTopology {
 	 * Forgets every checked exchange, so each is checked again on its next use.
 	 */
 	void forget() {
+		this.declaredDone = false;
 		this.known.clear();
 	}
 

@@ -32,6 +32,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.internal.ConsumerRegistry;
+import dev.waybill.inbox.EndpointBinding;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.UnrecordableDeliveryException;
@@ -41,12 +43,17 @@ import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.rabbit.RabbitHeaders;
+import dev.waybill.outbox.internal.MessageTypes;
+import dev.waybill.outbox.rabbit.RabbitTopology;
 
 /**
- * Feeds RabbitMQ deliveries to the inbox. For every consumer it declares the queue (durable,
- * with the consumer's arguments), binds it to the exchange of its message type, declares
- * {@code <queue>_error}, and consumes with manual acknowledgements, the consumer's prefetch and
- * one channel per unit of concurrency, on a connection of its own ({@code waybill-consumer}).
+ * Feeds RabbitMQ deliveries to the inbox. It declares the {@linkplain #setTopology declared
+ * topology}, then, for every receive endpoint (a queue and its consumers, one per message type),
+ * declares the queue (durable, with the endpoint's arguments), binds it to the exchange of each
+ * consumer's message type and to the endpoint's extra bindings, declares {@code <queue>_error},
+ * and consumes with manual acknowledgements, the endpoint's prefetch and one channel per unit of
+ * its concurrency, on a connection of its own ({@code waybill-consumer}). Each delivery goes to
+ * the consumer {@link ConsumerRegistry#dispatch} picks by its message type.
  * <p>
  * Each delivery is acknowledged only after the inbox committed its outcome (processed,
  * duplicate, retry scheduled or faulted: retries and faults leave through the outbox). When the
@@ -83,7 +90,12 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 	private final InboxProcessor processor;
 
-	private final List<ConsumerRegistration<?>> consumers;
+	private final ConsumerRegistry registry;
+
+	/** The receive endpoints: each queue with its consumers. */
+	private final Map<String, List<ConsumerRegistration<?>>> endpoints;
+
+	private volatile RabbitTopology topology = RabbitTopology.EMPTY;
 
 	private final ConnectionFactory connectionFactory;
 
@@ -123,8 +135,19 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			List<? extends ConsumerRegistration<?>> consumers) {
 		this.transport = Objects.requireNonNull(transport, "transport must not be null");
 		this.processor = Objects.requireNonNull(processor, "processor must not be null");
-		this.consumers = List.copyOf(consumers);
+		this.registry = ConsumerRegistry.of(consumers);
+		this.endpoints = this.registry.endpoints();
 		this.connectionFactory = consumingConnectionFactory(transport.connectionFactory());
+	}
+
+	/**
+	 * Sets the topology declared on every connection before the consumers' queues, so their extra
+	 * bindings find their exchanges: at start and again after every recovery.
+	 * @param topology the exchanges, queues and bindings; {@link RabbitTopology#EMPTY} by default
+	 * @since 0.3
+	 */
+	public void setTopology(RabbitTopology topology) {
+		this.topology = Objects.requireNonNull(topology, "topology must not be null");
 	}
 
 	/**
@@ -144,10 +167,10 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	 */
 	@Override
 	public synchronized void start() {
-		if (this.running || this.consumers.isEmpty()) {
+		if (this.running || this.endpoints.isEmpty()) {
 			return;
 		}
-		int threads = this.consumers.stream().mapToInt(ConsumerRegistration::concurrency).sum();
+		int threads = this.endpoints.values().stream().mapToInt((endpoint) -> endpoint.get(0).concurrency()).sum();
 		this.executor = Executors.newFixedThreadPool(Math.max(1, threads), this.threads.factory("waybill-consumer-"));
 		ScheduledExecutorService connector = Executors
 			.newSingleThreadScheduledExecutor(this.threads.named("waybill-consumer-connect"));
@@ -253,7 +276,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				}
 			}
 			catch (IOException | RuntimeException ex) {
-				logger.debug("Cancelling the consumer of " + consumer.registration.queue() + " failed: " + ex.getMessage());
+				logger.debug("Cancelling the consumer of " + consumer.queue + " failed: " + ex.getMessage());
 			}
 		}
 		// Partitioned by ordering key: no cancel. A cancelled consumer's deliveries, still held,
@@ -264,7 +287,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		for (InboxConsumer consumer : partitioned) {
 			try {
 				if (!Objects.requireNonNull(consumer.partitions).awaitIdle(deadlineNanos)) {
-					logger.warn("Waybill's consumer of " + consumer.registration.queue() + " did not finish its deliveries "
+					logger.warn("Waybill's consumer of " + consumer.queue + " did not finish its deliveries "
 							+ "within " + this.shutdownTimeout + "; the broker delivers those again");
 				}
 				consumer.getChannel().close();
@@ -274,14 +297,14 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				break;
 			}
 			catch (IOException | TimeoutException | RuntimeException ex) {
-				logger.debug("Closing the channel of the consumer of " + consumer.registration.queue() + " failed: "
+				logger.debug("Closing the channel of the consumer of " + consumer.queue + " failed: "
 						+ ex.getMessage());
 			}
 		}
 		for (InboxConsumer consumer : cancelled) {
 			try {
 				if (!consumer.finished.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-					logger.warn("Waybill's consumer of " + consumer.registration.queue() + " did not finish its deliveries within "
+					logger.warn("Waybill's consumer of " + consumer.queue + " did not finish its deliveries within "
 							+ this.shutdownTimeout + "; the broker delivers those again");
 					break;
 				}
@@ -355,14 +378,16 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		Connection created = null;
 		try {
 			created = this.transport.newConnection(this.connectionFactory, Objects.requireNonNull(this.executor), CONNECTION_NAME);
-			for (ConsumerRegistration<?> consumer : this.consumers) {
-				declare(created, consumer);
+			this.topology.declare(created);
+			for (Map.Entry<String, List<ConsumerRegistration<?>>> endpoint : this.endpoints.entrySet()) {
+				declare(created, endpoint.getKey(), endpoint.getValue());
 			}
-			for (ConsumerRegistration<?> consumer : this.consumers) {
+			for (Map.Entry<String, List<ConsumerRegistration<?>>> endpoint : this.endpoints.entrySet()) {
+				ConsumerRegistration<?> settings = endpoint.getValue().get(0);
 				// Partitioned by ordering key: one channel whose workers are the key lanes.
-				int channels = partitioned(consumer) ? 1 : consumer.concurrency();
+				int channels = partitioned(settings) ? 1 : settings.concurrency();
 				for (int i = 0; i < channels; i++) {
-					consume(created, consumer);
+					consume(created, endpoint.getKey(), settings);
 				}
 			}
 			if (!this.running) {
@@ -463,53 +488,63 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	}
 
 	/**
-	 * Returns the queues this endpoint consumes, one per consumer.
+	 * Returns the queues this endpoint consumes, one per receive endpoint.
 	 * @return the queue names
 	 * @since 0.2
 	 */
 	public List<String> queues() {
-		return this.consumers.stream().map(ConsumerRegistration::queue).toList();
+		return List.copyOf(this.endpoints.keySet());
 	}
 
-	private void declare(Connection connection, ConsumerRegistration<?> consumer) throws IOException {
+	/**
+	 * Declares one receive endpoint: its queue, bound to the exchange of each consumer's message
+	 * type and to its extra bindings' exchanges, and its error queue.
+	 */
+	private void declare(Connection connection, String queue, List<ConsumerRegistration<?>> consumers)
+			throws IOException {
+		ConsumerRegistration<?> settings = consumers.get(0);
 		Channel channel = connection.createChannel();
 		try {
-			String exchange = consumer.messageType();
-			channel.exchangeDeclare(exchange, this.transport.exchangeType(), true);
-			channel.queueDeclare(consumer.queue(), true, false, false, consumer.queueArguments());
-			// Every message of the type: "#" on a topic exchange; the default empty routing key on a
-			// direct one; fanout ignores it.
-			channel.queueBind(consumer.queue(), exchange, "topic".equals(this.transport.exchangeType()) ? "#" : "");
-			channel.queueDeclare(consumer.errorQueue(), true, false, false, consumer.queueArguments());
+			channel.queueDeclare(queue, true, false, false, settings.queueArguments());
+			for (ConsumerRegistration<?> consumer : consumers) {
+				String exchange = consumer.messageType();
+				channel.exchangeDeclare(exchange, this.transport.exchangeType(), true);
+				// Every message of the type: "#" on a topic exchange; the default empty routing key on a
+				// direct one; fanout ignores it.
+				channel.queueBind(queue, exchange, this.transport.bindAllKey());
+			}
+			for (EndpointBinding binding : settings.bindings()) {
+				channel.queueBind(queue, binding.exchange(), binding.routingKey());
+			}
+			channel.queueDeclare(settings.errorQueue(), true, false, false, settings.queueArguments());
 		}
 		finally {
 			RabbitTransport.abortQuietly(channel);
 		}
 	}
 
-	private static boolean partitioned(ConsumerRegistration<?> consumer) {
-		return consumer.partitionByOrderingKey() && consumer.concurrency() > 1;
+	private static boolean partitioned(ConsumerRegistration<?> settings) {
+		return settings.partitionByOrderingKey() && settings.concurrency() > 1;
 	}
 
-	private void consume(Connection connection, ConsumerRegistration<?> consumer) throws IOException {
+	private void consume(Connection connection, String queue, ConsumerRegistration<?> settings) throws IOException {
 		Channel channel = connection.createChannel();
 		KeyPartitions partitions = null;
-		if (partitioned(consumer)) {
-			channel.basicQos(consumer.prefetch() * consumer.concurrency());
-			partitions = new KeyPartitions(consumer.concurrency(),
-					this.threads.factory("waybill-consumer-" + consumer.queue() + "-"));
+		if (partitioned(settings)) {
+			channel.basicQos(settings.prefetch() * settings.concurrency());
+			partitions = new KeyPartitions(settings.concurrency(), this.threads.factory("waybill-consumer-" + queue + "-"));
 		}
 		else {
-			channel.basicQos(consumer.prefetch());
+			channel.basicQos(settings.prefetch());
 		}
-		InboxConsumer inboxConsumer = new InboxConsumer(channel, consumer, partitions);
+		InboxConsumer inboxConsumer = new InboxConsumer(channel, queue, partitions);
 		this.inboxConsumers.removeIf((earlier) -> !earlier.getChannel().isOpen());
 		this.inboxConsumers.add(inboxConsumer);
-		channel.basicConsume(consumer.queue(), false, inboxConsumer);
+		channel.basicConsume(queue, false, inboxConsumer);
 		// A channel the broker closes alone (e.g. a delivery unacknowledged past its consumer_timeout)
 		channel.addShutdownListener((cause) -> {
 			if (!cause.isHardError() && !cause.isInitiatedByApplication()) {
-				lost(connection, "the broker closed a channel consuming " + consumer.queue() + ": "
+				lost(connection, "the broker closed a channel consuming " + queue + ": "
 						+ BrokerErrors.describe(cause));
 			}
 		});
@@ -528,7 +563,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		}
 		ShutdownSignalException signal = BrokerErrors.signal(failure);
 		int code = (signal != null) ? BrokerErrors.channelReplyCode(signal) : 0;
-		return code == AMQP.ACCESS_REFUSED || code == AMQP.PRECONDITION_FAILED;
+		// NOT_FOUND: an extra binding's exchange nobody declared
+		return code == AMQP.ACCESS_REFUSED || code == AMQP.PRECONDITION_FAILED || code == AMQP.NOT_FOUND;
 	}
 
 	/**
@@ -546,7 +582,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 	private final class InboxConsumer extends DefaultConsumer {
 
-		private final ConsumerRegistration<?> registration;
+		private final String queue;
 
 		/** The key lanes when partitioned by ordering key, else {@literal null}: handled on the dispatch thread. */
 		final @Nullable KeyPartitions partitions;
@@ -556,9 +592,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 		volatile boolean stopping;
 
-		InboxConsumer(Channel channel, ConsumerRegistration<?> registration, @Nullable KeyPartitions partitions) {
+		InboxConsumer(Channel channel, String queue, @Nullable KeyPartitions partitions) {
 			super(channel);
-			this.registration = registration;
+			this.queue = queue;
 			this.partitions = partitions;
 		}
 
@@ -596,24 +632,29 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				return;
 			}
 			InboundMessage message = inbound(envelope, properties, body);
+			Object supertypes = message.headers().get(MessageTypes.SUPERTYPES_HEADER);
+			Object classHint = message.headers().get(MessageTypes.CLASS_HEADER);
+			ConsumerRegistration<?> registration = RabbitReceiveEndpoint.this.registry.dispatch(this.queue,
+					message.messageType(), (supertypes instanceof String text) ? text : null,
+					(classHint instanceof String name) ? name : null);
 			if (this.partitions != null) {
 				// Ordering (issue 17): a key's deliveries on one lane, in delivery order; the lane
 				// acknowledges. The dispatch thread goes on with the next delivery at once.
 				Object key = message.headers().get(PublishOptions.ORDERING_KEY_HEADER);
 				this.partitions.submit((key instanceof String text) ? text : null,
-						() -> handleInLane(envelope, properties, body, message));
+						() -> handleInLane(registration, envelope, properties, body, message));
 				return;
 			}
 			try {
-				RabbitReceiveEndpoint.this.processor.process(this.registration, message);
+				RabbitReceiveEndpoint.this.processor.process(registration, message);
 			}
 			catch (UnrecordableDeliveryException ex) {
 				try {
-					ErrorQueueFallback.publish(getChannel().getConnection(), this.registration, envelope, properties, body, ex);
+					ErrorQueueFallback.publish(getChannel().getConnection(), registration, envelope, properties, body, ex);
 				}
 				catch (IOException | TimeoutException | RuntimeException publishFailure) {
 					logger.warn("Waybill could not move delivery " + properties.getMessageId() + " to "
-							+ this.registration.errorQueue() + ", returning it to the queue: " + publishFailure.getMessage());
+							+ registration.errorQueue() + ", returning it to the queue: " + publishFailure.getMessage());
 					pause();
 					getChannel().basicNack(envelope.getDeliveryTag(), false, true);
 					return;
@@ -621,7 +662,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			}
 			catch (RuntimeException ex) {
 				logger.warn("Waybill could not record delivery " + properties.getMessageId() + " on "
-						+ this.registration.queue() + ", returning it to the queue: " + ex.getMessage());
+						+ this.queue + ", returning it to the queue: " + ex.getMessage());
 				pause();
 				getChannel().basicNack(envelope.getDeliveryTag(), false, true);
 				return;
@@ -635,8 +676,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		 * its key's later ones. When stopping, or when the channel is closed, deliveries received
 		 * ahead are left unacknowledged: the broker returns them when the channel closes.
 		 */
-		private void handleInLane(Envelope envelope, AMQP.BasicProperties properties, byte[] body,
-				InboundMessage message) {
+		private void handleInLane(ConsumerRegistration<?> registration, Envelope envelope,
+				AMQP.BasicProperties properties, byte[] body, InboundMessage message) {
 			Channel channel = getChannel();
 			long tag = envelope.getDeliveryTag();
 			boolean warned = false;
@@ -645,15 +686,15 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 					return; // left unacknowledged: returned to the queue, in order, when the channel closes
 				}
 				try {
-					RabbitReceiveEndpoint.this.processor.process(this.registration, message);
+					RabbitReceiveEndpoint.this.processor.process(registration, message);
 				}
 				catch (UnrecordableDeliveryException ex) {
 					try {
-						ErrorQueueFallback.publish(channel.getConnection(), this.registration, envelope, properties, body, ex);
+						ErrorQueueFallback.publish(channel.getConnection(), registration, envelope, properties, body, ex);
 					}
 					catch (IOException | TimeoutException | RuntimeException publishFailure) {
 						logger.warn("Waybill could not move delivery " + properties.getMessageId() + " to "
-								+ this.registration.errorQueue() + ", trying again: " + publishFailure.getMessage());
+								+ registration.errorQueue() + ", trying again: " + publishFailure.getMessage());
 						pause();
 						continue;
 					}
@@ -661,8 +702,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				catch (RuntimeException ex) {
 					if (!warned) {
 						logger.warn("Waybill could not record delivery " + properties.getMessageId() + " on "
-								+ this.registration.queue() + ", trying again in place to keep its key's order: "
-								+ ex.getMessage());
+								+ this.queue + ", trying again in place to keep its key's order: " + ex.getMessage());
 						warned = true;
 					}
 					pause();
@@ -679,13 +719,13 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			}
 			catch (IOException | RuntimeException ex) {
 				// The channel closed: the broker delivers it again, and the inbox knows it.
-				logger.debug("Waybill could not settle a delivery on " + this.registration.queue() + ": " + ex.getMessage());
+				logger.debug("Waybill could not settle a delivery on " + this.queue + ": " + ex.getMessage());
 			}
 		}
 
 		@Override
 		public void handleCancel(String consumerTag) {
-			lost(getChannel().getConnection(), "the broker cancelled the consumer of " + this.registration.queue()
+			lost(getChannel().getConnection(), "the broker cancelled the consumer of " + this.queue
 					+ " (its queue was deleted, or its node is down)");
 		}
 

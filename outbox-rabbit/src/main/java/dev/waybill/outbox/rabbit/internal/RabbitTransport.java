@@ -39,6 +39,7 @@ import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.spi.TransportChannel;
 import dev.waybill.outbox.spi.TransportException;
 import dev.waybill.outbox.spi.TransportException.Kind;
+import dev.waybill.outbox.rabbit.RabbitTopology;
 
 /**
  * A {@link Transport} on the RabbitMQ Java client. It publishes over ONE connection, named
@@ -108,6 +109,8 @@ public final class RabbitTransport implements Transport {
 
 	private final String exchangeType;
 
+	private final RabbitTopology declaredTopology;
+
 	private RabbitTransport(Builder builder, ConnectionFactory connectionFactory, AddressResolver addressResolver,
 			List<Address> addresses) {
 		this.connectionFactory = connectionFactory;
@@ -119,7 +122,8 @@ public final class RabbitTransport implements Transport {
 		this.frameMax = builder.frameMax;
 		this.exchangeType = builder.exchangeType;
 		this.topology = new ExchangeTopology(builder.exchangeType, connectionFactory.getUsername(),
-				connectionFactory.getVirtualHost());
+				connectionFactory.getVirtualHost(), builder.topology, builder.declareSendDestinations);
+		this.declaredTopology = builder.topology;
 		this.scheduler = Executors
 			.newSingleThreadScheduledExecutor(builder.threads.named("waybill-rabbit-confirm-timeout"));
 		long sweep = Math.max(TimeUnit.MILLISECONDS.toNanos(10),
@@ -255,6 +259,33 @@ public final class RabbitTransport implements Transport {
 	 */
 	String exchangeType() {
 		return this.exchangeType;
+	}
+
+	/**
+	 * Declares the {@linkplain #declaredTopology() declared topology} now, unless it was declared on
+	 * the current connection already; the transport does it anyway before its next publication.
+	 * @throws TransportException when the broker cannot be reached or refuses a declaration
+	 * @since 0.3
+	 */
+	public void declareTopology() throws TransportException {
+		this.topology.ensure("", "", null, this::createChannel);
+	}
+
+	/**
+	 * The routing key that binds a queue to every message of a type's exchange.
+	 */
+	String bindAllKey() {
+		return ExchangeTopology.bindAllKey(this.exchangeType);
+	}
+
+	/**
+	 * Returns the topology this transport declares before its first publication after start and
+	 * after every recovery.
+	 * @return the declared topology, {@link RabbitTopology#EMPTY} by default
+	 * @since 0.3
+	 */
+	public RabbitTopology declaredTopology() {
+		return this.declaredTopology;
 	}
 
 	/**
@@ -436,6 +467,10 @@ public final class RabbitTransport implements Transport {
 		private int maxOutstandingConfirms = 1000;
 
 		private String exchangeType = "fanout";
+
+		private RabbitTopology topology = RabbitTopology.EMPTY;
+
+		private boolean declareSendDestinations;
 
 		private long maxBodySize = 128L * 1024 * 1024;
 
@@ -683,6 +718,31 @@ public final class RabbitTransport implements Transport {
 		 */
 		public Builder recoveryInterval(Duration recoveryInterval) {
 			this.recoveryInterval = requirePositive(recoveryInterval, "recoveryInterval");
+			return this;
+		}
+
+		/**
+		 * Sets the exchanges, queues and bindings to declare before the first publication after start
+		 * and after every recovery.
+		 * @param topology the topology
+		 * @return this builder
+		 * @since 0.3
+		 */
+		public Builder topology(RabbitTopology topology) {
+			this.topology = Objects.requireNonNull(topology, "topology must not be null");
+			return this;
+		}
+
+		/**
+		 * Declares the destination exchange of a {@code send} (with the exchange type) on first use,
+		 * as for {@code publish}, instead of requiring it to exist. Off by default: a typo in a
+		 * destination then fails visibly instead of creating an exchange nobody consumes.
+		 * @param declare whether to declare send destinations
+		 * @return this builder
+		 * @since 0.3
+		 */
+		public Builder declareSendDestinations(boolean declare) {
+			this.declareSendDestinations = declare;
 			return this;
 		}
 

@@ -20,6 +20,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.internal.MessageTypes;
 import dev.waybill.outbox.spi.TransportChannel;
 import dev.waybill.outbox.spi.TransportException;
 import dev.waybill.outbox.spi.TransportException.Kind;
@@ -81,7 +82,7 @@ final class RabbitTransportChannel implements TransportChannel {
 		}
 		try {
 			this.transport.topology()
-				.ensure(message.destination(), message.messageType(), this.transport::createChannel);
+				.ensure(message.destination(), message.messageType(), supertypes(message), this.transport::createChannel);
 		}
 		catch (TransportException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -94,6 +95,11 @@ final class RabbitTransportChannel implements TransportChannel {
 			return failed(Kind.UNAVAILABLE, "Interrupted while waiting for room in the window of unconfirmed messages");
 		}
 		return send(message);
+	}
+
+	private static @Nullable String supertypes(OutboxMessage message) {
+		Object value = message.headers().get(MessageTypes.SUPERTYPES_HEADER);
+		return (value instanceof String text) ? text : null;
 	}
 
 	private CompletableFuture<Void> send(OutboxMessage message) {

@@ -8,15 +8,16 @@ import dev.waybill.inbox.MessageHandler;
 import dev.waybill.samples.messages.CustomerRegistered;
 
 /**
- * Opens the account of a new customer. The first order may be billed before this arrives (the two
- * travel on different queues); billing then opens the account itself and this changes nothing.
+ * Opens the account of a new customer. It shares the billing endpoint (queue {@value #QUEUE})
+ * with {@link OrderPlacedHandler}; with several consumer threads the first order may still be
+ * billed before this runs, and billing then opens the account itself and this changes nothing.
  */
 @Component
 @Consumer(queue = CustomerRegisteredHandler.QUEUE)
 public class CustomerRegisteredHandler implements MessageHandler<CustomerRegistered> {
 
-	/** The queue, also the consumer id in this service's inbox. */
-	public static final String QUEUE = "billing.customer-registered";
+	/** The queue: the billing endpoint's, shared with {@link OrderPlacedHandler}. */
+	public static final String QUEUE = OrderPlacedHandler.QUEUE;
 
 	private final Payments payments;
 

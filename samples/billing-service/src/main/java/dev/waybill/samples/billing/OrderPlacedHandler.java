@@ -17,14 +17,18 @@ import dev.waybill.samples.messages.PaymentMethod;
  * <p>
  * Two kinds of failure are built in to show the inbox at work: a configurable fraction of orders
  * fail their first delivery (retried with backoff, then billed), and {@link PaymentMethod#BARTER}
- * orders always fail (after the last attempt they land in {@code billing.order-placed_error}).
+ * orders always fail with {@link UnsupportedPaymentException}, which the endpoint never retries:
+ * they land in {@code billing.orders_error} after one attempt.
+ * <p>
+ * It shares the receive endpoint {@value #QUEUE} with {@link CustomerRegisteredHandler}: one queue
+ * bound to both types' exchanges, one error queue, one set of settings.
  */
 @Component
-@Consumer(queue = OrderPlacedHandler.QUEUE)
+@Consumer(queue = OrderPlacedHandler.QUEUE, neverRetry = OrderPlacedHandler.UnsupportedPaymentException.class)
 public class OrderPlacedHandler implements MessageHandler<OrderPlaced> {
 
-	/** The queue, also the consumer id in this service's inbox. */
-	public static final String QUEUE = "billing.order-placed";
+	/** The billing endpoint's queue, also the consumer id in this service's inbox. */
+	public static final String QUEUE = "billing.orders";
 
 	/** The error queue, where orders that cannot be billed end. */
 	public static final String ERROR_QUEUE = QUEUE + "_error";

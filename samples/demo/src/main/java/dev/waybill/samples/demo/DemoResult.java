@@ -56,7 +56,7 @@ public record DemoResult(int orders, int unbillable, long published, long handle
 		line(out, "retried", "%,d (first attempts failed on purpose, then redelivered)", this.retried);
 		line(out, "duplicates suppressed", "%,d of %,d messages a simulated relay crash published twice",
 				this.duplicatesSuppressed, this.republished);
-		line(out, "errors", "%,d (in billing.order-placed_error: %,d)", this.errors, this.errorQueueDepth);
+		line(out, "errors", "%,d (in billing.orders_error: %,d)", this.errors, this.errorQueueDepth);
 		line(out, "rows purged", "%,d (completed rows, by the retention workers)", this.purged);
 		line(out, "elapsed", "%.1f s, %,.0f messages/s published (paced by the HTTP order placement; "
 				+ "BENCHMARKS.md measures throughput)", seconds, this.published / seconds);

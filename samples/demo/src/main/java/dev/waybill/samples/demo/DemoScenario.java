@@ -16,6 +16,7 @@ import java.util.function.BooleanSupplier;
 
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.samples.billing.OrderPlacedHandler;
+import dev.waybill.samples.messages.OrderPlaced;
 import dev.waybill.samples.messages.PaymentMethod;
 
 /**
@@ -153,7 +154,7 @@ final class DemoScenario {
 		this.out.printf(Locale.ROOT,
 				"[%5.1fs] placed %,d | published %,d | billed %,d | retried %,d | in error %,d | duplicates %,d "
 						+ "| paid %,d | purged %,d%n",
-				seconds(), this.placed.get(), published(), billing(InboxOutcome.PROCESSED, OrderPlacedHandler.QUEUE),
+				seconds(), this.placed.get(), published(), billing(InboxOutcome.PROCESSED, OrderPlaced.TYPE),
 				billing(InboxOutcome.RETRY_SCHEDULED), billing(InboxOutcome.FAULTED), duplicates(),
 				this.services.orderMonitor().outcomes(InboxOutcome.PROCESSED), purged());
 	}
@@ -218,8 +219,8 @@ final class DemoScenario {
 		return this.services.billingMonitor().outcomes(outcome);
 	}
 
-	private long billing(InboxOutcome outcome, String queue) {
-		return this.services.billingMonitor().outcomes(queue, outcome);
+	private long billing(InboxOutcome outcome, String messageType) {
+		return this.services.billingMonitor().outcomes(messageType, outcome);
 	}
 
 	private long duplicates() {

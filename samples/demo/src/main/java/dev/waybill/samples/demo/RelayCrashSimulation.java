@@ -1,11 +1,14 @@
 package dev.waybill.samples.demo;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.samples.billing.OrderPlacedHandler;
+import dev.waybill.samples.messages.OrderPlaced;
 
 /**
  * Makes the order service's relay publish some messages a second time, as it does after a relay
@@ -33,9 +36,15 @@ final class RelayCrashSimulation {
 		if (count == 0) {
 			return 0;
 		}
-		List<UUID> billed = this.billing.queryForList("SELECT message_id FROM billing.inbox_state "
+		// The billing endpoint also takes CustomerRegistered; a scope holds one OrderPlaced and at most
+		// one CustomerRegistered, so twice as many candidates hold at least count orders.
+		List<UUID> candidates = this.billing.queryForList("SELECT message_id FROM billing.inbox_state "
 				+ "WHERE consumer_id = ? AND processed_at IS NOT NULL ORDER BY processed_at DESC LIMIT ?", UUID.class,
-				OrderPlacedHandler.QUEUE, count);
+				OrderPlacedHandler.QUEUE, 2 * count);
+		Set<UUID> orders = new HashSet<>(this.orders.queryForList("SELECT message_id FROM orders.outbox_message "
+				+ "WHERE message_id = ANY (?) AND message_type = ?", UUID.class,
+				(Object) candidates.toArray(UUID[]::new), OrderPlaced.TYPE));
+		List<UUID> billed = candidates.stream().filter(orders::contains).limit(count).toList();
 		List<UUID> scopes = this.orders.queryForList("UPDATE orders.outbox_state SET status = 'pending', "
 				+ "published_at = NULL, attempts = 0, next_attempt_at = now(), lease_owner = NULL, lease_until = NULL "
 				+ "WHERE status = 'published' AND id IN (SELECT outbox_id FROM orders.outbox_message "

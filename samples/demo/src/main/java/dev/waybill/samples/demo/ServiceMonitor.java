@@ -41,7 +41,8 @@ final class ServiceMonitor implements RelayListener, InboxListener, RetentionLis
 
 	@Override
 	public void delivered(ConsumerRegistration<?> consumer, InboundMessage message, InboxOutcome outcome) {
-		this.outcomes.computeIfAbsent(key(consumer.queue(), outcome), (key) -> new LongAdder()).increment();
+		// By message type: one receive endpoint (queue) may take several types.
+		this.outcomes.computeIfAbsent(key(consumer.messageType(), outcome), (key) -> new LongAdder()).increment();
 	}
 
 	@Override
@@ -59,13 +60,13 @@ final class ServiceMonitor implements RelayListener, InboxListener, RetentionLis
 		return this.deadLettered.sum();
 	}
 
-	/** Returns the deliveries on {@code queue} that had {@code outcome}. */
-	long outcomes(String queue, InboxOutcome outcome) {
-		LongAdder count = this.outcomes.get(key(queue, outcome));
+	/** Returns the deliveries of messages of {@code messageType} that had {@code outcome}. */
+	long outcomes(String messageType, InboxOutcome outcome) {
+		LongAdder count = this.outcomes.get(key(messageType, outcome));
 		return (count != null) ? count.sum() : 0;
 	}
 
-	/** Returns the deliveries on every queue that had {@code outcome}. */
+	/** Returns the deliveries of every type that had {@code outcome}. */
 	long outcomes(InboxOutcome outcome) {
 		String suffix = " " + outcome;
 		return this.outcomes.entrySet()
@@ -80,8 +81,8 @@ final class ServiceMonitor implements RelayListener, InboxListener, RetentionLis
 		return this.purged.sum();
 	}
 
-	private static String key(String queue, InboxOutcome outcome) {
-		return queue + " " + outcome;
+	private static String key(String messageType, InboxOutcome outcome) {
+		return messageType + " " + outcome;
 	}
 
 }

@@ -27,8 +27,8 @@ class DemoIntegrationTests {
 
 	private static final int DUPLICATES = 5;
 
-	/** The failed attempts of the unbillable order before the error queue: max-attempts 3, less the last. */
-	private static final int UNBILLABLE_RETRIES = 2;
+	/** The failed attempts of the unbillable order before the error queue: none, billing never retries it. */
+	private static final int UNBILLABLE_RETRIES = 0;
 
 	@Test
 	void everyOrderIsBilledExactlyOnceOnTheEmbeddedDefault() throws Exception {

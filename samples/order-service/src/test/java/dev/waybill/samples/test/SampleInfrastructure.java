@@ -31,7 +31,7 @@ import dev.waybill.samples.messages.PaymentCaptured;
 public final class SampleInfrastructure implements AutoCloseable {
 
 	/** The samples' queues, error queues included: the services' names. */
-	static final List<String> QUEUES = List.of("billing.order-placed", "billing.order-placed_error",
+	static final List<String> QUEUES = List.of("billing.orders", "billing.orders_error", "billing.order-placed", "billing.order-placed_error",
 			"billing.customer-registered", "billing.customer-registered_error", "orders.payment-captured",
 			"orders.payment-captured_error");
 
