@@ -27,6 +27,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.BackgroundLoop;
 import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.internal.TimeOrderedUuids;
 import dev.waybill.replay.ReplayJob;
@@ -60,15 +61,11 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 
 	private final Duration pollInterval;
 
-	private final Object monitor = new Object();
+	private final BackgroundLoop loop;
 
 	private volatile WaybillThreads threads = WaybillThreads.platform();
 
-	private volatile boolean running;
-
 	private volatile boolean worker = true;
-
-	private volatile @Nullable Thread thread;
 
 	/**
 	 * Creates the replays.
@@ -88,6 +85,9 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 			throw new IllegalArgumentException("pollInterval must be at least 5ms, was " + pollInterval);
 		}
 		this.pollInterval = pollInterval;
+		// The database is unreachable or failing: the batch rolled back, the cursor stands.
+		this.loop = new BackgroundLoop("waybill-replay", this::pass, pollInterval, logger,
+				"Replay worker failed a batch");
 	}
 
 	/**
@@ -223,7 +223,7 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 	public long runDue() {
 		long total = 0;
 		long batch;
-		while (this.running || Thread.currentThread() != this.thread) {
+		while (this.loop.shouldContinue()) {
 			batch = runBatch();
 			if (batch < 0) {
 				break;
@@ -242,49 +242,19 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 		return Duration.ofMillis(Math.max(1, Math.min(wait, this.pollInterval.toMillis())));
 	}
 
-	private void loop() {
-		while (this.running) {
-			Duration wait;
-			try {
-				runDue();
-				wait = untilNextDue();
-			}
-			catch (RuntimeException ex) {
-				// The database is unreachable or failing: the batch rolled back, the cursor stands.
-				logger.warn("Replay worker failed a batch; retrying in " + this.pollInterval, ex);
-				wait = this.pollInterval;
-			}
-			synchronized (this.monitor) {
-				if (!this.running) {
-					return;
-				}
-				try {
-					this.monitor.wait(wait.toMillis());
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					return;
-				}
-			}
-		}
+	private Duration pass() {
+		runDue();
+		return untilNextDue();
 	}
 
 	private void wake() {
-		synchronized (this.monitor) {
-			this.monitor.notifyAll();
-		}
+		this.loop.wake();
 	}
 
 	@Override
 	public void start() {
-		synchronized (this.monitor) {
-			if (this.running || !this.worker) {
-				return;
-			}
-			this.running = true;
-			Thread loop = this.threads.newThread("waybill-replay", this::loop);
-			this.thread = loop;
-			loop.start();
+		if (this.worker) {
+			this.loop.start(this.threads);
 		}
 	}
 
@@ -293,26 +263,12 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 	 */
 	@Override
 	public void stop() {
-		Thread loop;
-		synchronized (this.monitor) {
-			this.running = false;
-			loop = this.thread;
-			this.thread = null;
-			this.monitor.notifyAll();
-		}
-		if (loop != null) {
-			try {
-				loop.join(Duration.ofSeconds(30).toMillis());
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		}
+		this.loop.stop();
 	}
 
 	@Override
 	public boolean isRunning() {
-		return this.running;
+		return this.loop.isRunning();
 	}
 
 	/**

@@ -29,6 +29,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
+import dev.waybill.outbox.internal.BackgroundLoop;
 import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
 import dev.waybill.schedules.MissedTickPolicy;
 import dev.waybill.schedules.Schedule;
@@ -77,11 +78,11 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 
 	private final Duration pollInterval;
 
-	private final Object monitor = new Object();
+	private final Object lifecycle = new Object();
+
+	private final BackgroundLoop loop;
 
 	private volatile WaybillThreads threads = WaybillThreads.platform();
-
-	private volatile @Nullable Thread thread;
 
 	private volatile boolean running;
 
@@ -111,6 +112,9 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 			throw new IllegalArgumentException("pollInterval must be at least " + MIN_WAIT + ", was " + pollInterval);
 		}
 		this.pollInterval = pollInterval;
+		// The database is unreachable or failing: no tick is lost, it stays due.
+		this.loop = new BackgroundLoop("waybill-scheduler", this::pass, pollInterval, logger,
+				"Scheduler could not reach the schedule table");
 	}
 
 	/**
@@ -263,53 +267,26 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 				: (wait.compareTo(MIN_WAIT) < 0) ? MIN_WAIT : wait;
 	}
 
-	private void loop() {
-		while (this.running) {
-			Duration wait;
-			try {
-				fireDue();
-				wait = untilNextDue();
-			}
-			catch (RuntimeException ex) {
-				// The database is unreachable or failing: no tick is lost, it stays due.
-				logger.warn("Scheduler could not reach the schedule table; retrying in " + this.pollInterval, ex);
-				wait = this.pollInterval;
-			}
-			synchronized (this.monitor) {
-				if (!this.running) {
-					return;
-				}
-				try {
-					this.monitor.wait(Math.max(1, wait.toMillis()));
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					return;
-				}
-			}
-		}
+	private Duration pass() {
+		fireDue();
+		return untilNextDue();
 	}
 
 	private void wake() {
-		synchronized (this.monitor) {
-			this.monitor.notifyAll();
-		}
+		this.loop.wake();
 	}
 
 	@Override
 	public void start() {
-		synchronized (this.monitor) {
+		synchronized (this.lifecycle) {
 			if (this.running) {
 				return;
 			}
 			register();
 			this.running = true;
-			if (this.schedules.isEmpty()) {
-				return; // the Schedules API works without a loop
+			if (!this.schedules.isEmpty()) { // the Schedules API works without a loop
+				this.loop.start(this.threads);
 			}
-			Thread loop = this.threads.newThread("waybill-scheduler", this::loop);
-			this.thread = loop;
-			loop.start();
 		}
 	}
 
@@ -318,21 +295,10 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 	 */
 	@Override
 	public void stop() {
-		Thread loop;
-		synchronized (this.monitor) {
+		synchronized (this.lifecycle) {
 			this.running = false;
-			loop = this.thread;
-			this.thread = null;
-			this.monitor.notifyAll();
 		}
-		if (loop != null) {
-			try {
-				loop.join(Duration.ofSeconds(30).toMillis());
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		}
+		this.loop.stop();
 	}
 
 	/**
