@@ -1,19 +1,15 @@
 package dev.waybill.inbox;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.util.Set;
 
-import org.junit.jupiter.api.Test;
-
-import dev.waybill.outbox.test.ApiSurface;
+import dev.waybill.outbox.test.ApiSurfaceContract;
 
 /**
  * Holds inbox's public API to a reviewed list: implementation classes belong in
  * {@code dev.waybill.inbox.internal..} packages (or are package-private), and API signatures do not make users
  * import them.
  */
-class ApiSurfaceTests {
+class ApiSurfaceTests extends ApiSurfaceContract {
 
 	/** Every public type outside the internal packages, each there because a user needs it. */
 	static final Set<String> API = Set.of(
@@ -59,17 +55,19 @@ class ApiSurfaceTests {
 			"dev.waybill.inbox.autoconfigure.EndpointProperties$Retry#getStrategy",
 			"dev.waybill.inbox.autoconfigure.EndpointProperties$Retry#setStrategy");
 
-	private final ApiSurface surface = ApiSurface.ofModuleOf(MessageHandler.class);
-
-	@Test
-	void everyPublicTypeOutsideInternalPackagesIsReviewedApi() {
-		assertThat(this.surface.unreviewedApiTypes(API, ApiSurfaceTests.class.getName() + ".API")).isEmpty();
+	@Override
+	protected Class<?> moduleAnchor() {
+		return MessageHandler.class;
 	}
 
-	@Test
-	void apiSignaturesDoNotMentionInternalTypes() {
-		assertThat(this.surface.internalTypesExposed(EXPOSED, ApiSurfaceTests.class.getName() + ".EXPOSED"))
-			.isEmpty();
+	@Override
+	protected Set<String> api() {
+		return API;
+	}
+
+	@Override
+	protected Set<String> exposed() {
+		return EXPOSED;
 	}
 
 }

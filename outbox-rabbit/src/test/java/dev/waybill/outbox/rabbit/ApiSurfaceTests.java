@@ -1,19 +1,15 @@
 package dev.waybill.outbox.rabbit;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.util.Set;
 
-import org.junit.jupiter.api.Test;
-
-import dev.waybill.outbox.test.ApiSurface;
+import dev.waybill.outbox.test.ApiSurfaceContract;
 
 /**
  * Holds outbox-rabbit's public API to a reviewed list: implementation classes belong in
  * {@code dev.waybill.outbox.rabbit.internal..} packages (or are package-private), and API signatures do not make users
  * import them.
  */
-class ApiSurfaceTests {
+class ApiSurfaceTests extends ApiSurfaceContract {
 
 	/** Every public type outside the internal packages, each there because a user needs it. */
 	static final Set<String> API = Set.of(
@@ -36,17 +32,19 @@ class ApiSurfaceTests {
 	/** API members that still mention an internal type, each reviewed. */
 	static final Set<String> EXPOSED = Set.of();
 
-	private final ApiSurface surface = ApiSurface.ofModuleOf(RabbitHeaders.class);
-
-	@Test
-	void everyPublicTypeOutsideInternalPackagesIsReviewedApi() {
-		assertThat(this.surface.unreviewedApiTypes(API, ApiSurfaceTests.class.getName() + ".API")).isEmpty();
+	@Override
+	protected Class<?> moduleAnchor() {
+		return RabbitHeaders.class;
 	}
 
-	@Test
-	void apiSignaturesDoNotMentionInternalTypes() {
-		assertThat(this.surface.internalTypesExposed(EXPOSED, ApiSurfaceTests.class.getName() + ".EXPOSED"))
-			.isEmpty();
+	@Override
+	protected Set<String> api() {
+		return API;
+	}
+
+	@Override
+	protected Set<String> exposed() {
+		return EXPOSED;
 	}
 
 }
