@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Enumeration;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -55,6 +56,12 @@ final class WaybillPropertyNames {
 
 	/** Maps and collections: any key below them is theirs. */
 	private final Set<ConfigurationPropertyName> containers = new LinkedHashSet<>();
+
+	/**
+	 * Maps from a key to a class of properties ({@code waybill.schedules.<name>.*}): below the key,
+	 * only the value class's names, so a misspelt {@code cron} in one entry is caught too.
+	 */
+	private final Map<ConfigurationPropertyName, WaybillPropertyNames> keyedMaps = new LinkedHashMap<>();
 
 	/**
 	 * Adds the names a {@code @ConfigurationProperties} class binds below {@code prefix}.
@@ -144,7 +151,15 @@ final class WaybillPropertyNames {
 		for (Property property : properties) {
 			ConfigurationPropertyName name = prefix.append(DataObjectPropertyName.toDashedForm(property.name()));
 			Class<?> raw = property.type().resolve(Object.class);
-			if (Map.class.isAssignableFrom(raw) || Collection.class.isAssignableFrom(raw)
+			Class<?> mapValue = Map.class.isAssignableFrom(raw) ? property.type().asMap().resolveGeneric(1) : null;
+			if (mapValue != null && !isValue(mapValue) && !Map.class.isAssignableFrom(mapValue)
+					&& !Collection.class.isAssignableFrom(mapValue)) {
+				WaybillPropertyNames entry = new WaybillPropertyNames();
+				entry.walk(ConfigurationPropertyName.EMPTY, mapValue, depth + 1);
+				this.keyedMaps.put(name, entry);
+				add(name, true);
+			}
+			else if (Map.class.isAssignableFrom(raw) || Collection.class.isAssignableFrom(raw)
 					|| (raw.isArray() && !raw.getComponentType().isPrimitive())) {
 				add(name, true);
 			}
@@ -201,6 +216,12 @@ final class WaybillPropertyNames {
 	 * @return whether it is a known property, a key of a known map or collection, or a group of them
 	 */
 	boolean isKnown(ConfigurationPropertyName name) {
+		for (Map.Entry<ConfigurationPropertyName, WaybillPropertyNames> map : this.keyedMaps.entrySet()) {
+			int below = map.getKey().getNumberOfElements() + 1;
+			if (map.getKey().isAncestorOf(name) && name.getNumberOfElements() > below) {
+				return map.getValue().isKnown(name.subName(below));
+			}
+		}
 		for (ConfigurationPropertyName container : this.containers) {
 			if (container.isAncestorOf(name)) {
 				return true;
@@ -238,6 +259,13 @@ final class WaybillPropertyNames {
 	 * @return the closest known name, {@code null} when none is close
 	 */
 	@Nullable String closest(ConfigurationPropertyName unknown) {
+		for (Map.Entry<ConfigurationPropertyName, WaybillPropertyNames> map : this.keyedMaps.entrySet()) {
+			int below = map.getKey().getNumberOfElements() + 1;
+			if (map.getKey().isAncestorOf(unknown) && unknown.getNumberOfElements() > below) {
+				String inEntry = map.getValue().closest(unknown.subName(below));
+				return (inEntry != null) ? unknown.chop(below) + "." + inEntry : null;
+			}
+		}
 		List<String> target = elements(unknown, 0);
 		String joined = String.join("", target);
 		String best = null;

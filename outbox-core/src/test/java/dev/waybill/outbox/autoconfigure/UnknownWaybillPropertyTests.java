@@ -60,7 +60,8 @@ class UnknownWaybillPropertyTests {
 			"waybill.schmea|waybill.schema", "waybill.outbox.retry.max-attempt|waybill.outbox.retry.max-attempts",
 			"waybill.tables.outbox_stat|waybill.tables.outbox-state",
 			"waybill.extension.limits.maxx|waybill.extension.limits.max",
-			"waybill.extension.label.team|waybill.extension.labels.team" })
+			"waybill.extension.label.team|waybill.extension.labels.team",
+			"waybill.extension.tiers.gold.maxx|waybill.extension.tiers.gold.max" })
 	void aMisspeltKeyFailsStartupNamingItAndTheClosestKnownProperty(String key, String closest) {
 		runner().withUserConfiguration(ExtensionConfiguration.class).withPropertyValues(key + "=5").run((context) -> {
 			UnknownWaybillPropertyException failure = unknownProperty(context);
@@ -97,7 +98,8 @@ class UnknownWaybillPropertyTests {
 					"waybill.outbox.retry.max_attempts=4", "waybill.OUTBOX.circuit-breaker.COOL-DOWN=3s",
 					"waybill.extension.labels.team=payments", "waybill.extension.labels.cost-centre=42",
 					"waybill.extension.names[0]=a", "waybill.extension.names[1]=b", "waybill.extension.limits.max=3",
-					"waybill.extension.routes[0].exchange=orders")
+					"waybill.extension.routes[0].exchange=orders", "waybill.extension.tiers.gold.max=9",
+					"waybill.extension.tiers.silver-plus.max=4")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				WaybillProperties properties = context.getBean(WaybillProperties.class);
@@ -106,6 +108,8 @@ class UnknownWaybillPropertyTests {
 				ExtensionProperties extension = context.getBean(ExtensionProperties.class);
 				assertThat(extension.getLabels()).containsEntry("team", "payments").containsEntry("cost-centre", "42");
 				assertThat(extension.getNames()).containsExactly("a", "b");
+				assertThat(extension.getTiers().get("gold").getMax()).isEqualTo(9);
+				assertThat(extension.getTiers().get("silver-plus").getMax()).isEqualTo(4);
 			});
 	}
 
@@ -192,6 +196,16 @@ class UnknownWaybillPropertyTests {
 		private List<Route> routes = new ArrayList<>();
 
 		private final Limits limits = new Limits();
+
+		private Map<String, Limits> tiers = new LinkedHashMap<>();
+
+		public Map<String, Limits> getTiers() {
+			return this.tiers;
+		}
+
+		public void setTiers(Map<String, Limits> tiers) {
+			this.tiers = tiers;
+		}
 
 		public Map<String, String> getLabels() {
 			return this.labels;

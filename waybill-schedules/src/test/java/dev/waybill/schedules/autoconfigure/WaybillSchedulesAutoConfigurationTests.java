@@ -98,6 +98,15 @@ class WaybillSchedulesAutoConfigurationTests {
 	}
 
 	@Test
+	void aMisspeltPropertyOfOneScheduleFailsTheStartUpNamingItAndTheRightName() {
+		runner().withPropertyValues("waybill.schedules.nightly.cron=@daily", "waybill.schedules.nightly.message-type=" + BEAT,
+				"waybill.schedules.nightly.missed-tiks=skip")
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("'waybill.schedules.nightly.missed-tiks'")
+				.hasMessageContaining("did you mean 'waybill.schedules.nightly.missed-ticks'?"));
+	}
+
+	@Test
 	void aMissingCronExpressionFailsTheStartUpNamingTheProperty() {
 		runner().withPropertyValues("waybill.schedules.nightly.message-type=" + BEAT)
 			.run((context) -> assertThat(context).getFailure()
