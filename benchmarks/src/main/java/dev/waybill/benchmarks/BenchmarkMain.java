@@ -33,7 +33,7 @@ public final class BenchmarkMain {
 			System.exit(2);
 			return;
 		}
-		System.exit(run(options) ? 0 : 1);
+		System.exit((options.chartsOnly() ? Charts.redraw(options) : run(options)) ? 0 : 1);
 	}
 
 	static boolean run(BenchmarkOptions options) throws Exception {
@@ -79,17 +79,44 @@ public final class BenchmarkMain {
 		System.out.println(markdown);
 		Path written = ResultFiles.write(options.resultsDirectory(), markdown, table.csv(), started);
 		System.out.println("Written to " + written + " and " + options.resultsDirectory().resolve("latest.md") + " (.csv)");
+		List<Charts.Chart> charts = drawCharts(table, new ChartRun(started, command(options)), failed);
+		String prefix = written.getFileName().toString().replaceFirst("\\.md$", "");
+		for (Path chart : Charts.write(options.resultsDirectory(), prefix, charts)) {
+			System.out.println("Drew " + chart);
+		}
 		if (options.updateDocument()) {
-			ResultFiles.updateDocument(options.document(), markdown);
-			System.out.println("Updated the table in " + options.document());
+			Charts.writeForDocument(options.document(), charts);
+			ResultFiles.updateDocument(options.document(), Charts.withLinks(markdown, charts));
+			System.out.println("Updated the table" + (charts.isEmpty() ? "" : " and its charts") + " in "
+					+ options.document());
 		}
 		return failed.isEmpty();
 	}
 
+	/**
+	 * Draws the charts; a chart that cannot be drawn fails the run but loses none of its figures,
+	 * which are written before.
+	 */
+	private static List<Charts.Chart> drawCharts(ResultTable table, ChartRun run, List<String> failed) {
+		try {
+			return Charts.draw(table.measurements(), table.targets(), run);
+		}
+		catch (RuntimeException ex) {
+			failed.add("charts");
+			System.err.println("charts FAILED: " + ex);
+			ex.printStackTrace();
+			return List.of();
+		}
+	}
+
+	private static String command(BenchmarkOptions options) {
+		return "./benchmarks/run " + String.join(" ", options.benchmarks()) + (options.quick() ? " --quick" : "")
+				+ " --runs " + options.runs();
+	}
+
 	private static String header(BenchmarkOptions options, LocalDateTime started, double seconds, String machine,
 			List<String> failed) {
-		String command = "./benchmarks/run " + String.join(" ", options.benchmarks()) + (options.quick() ? " --quick" : "")
-				+ " --runs " + options.runs();
+		String command = command(options);
 		return "Run of " + DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(started.withNano(0)) + " (" + Math.round(seconds)
 				+ " s): `" + command + "`  \n" + machine + "  \nEach figure: median of " + options.runs()
 				+ " runs, with the minimum and maximum." + (failed.isEmpty() ? "" : "  \n**Failed: " + String.join(", ", failed) + "**")
