@@ -40,9 +40,9 @@ final class LatencyChart {
 
 	private static final double RIGHT = 744;
 
-	private static final double TOP = 104;
+	static final double TOP = 104;
 
-	private static final double BOTTOM = 380;
+	static final double BOTTOM = 380;
 
 	private static final int HEIGHT = 444;
 

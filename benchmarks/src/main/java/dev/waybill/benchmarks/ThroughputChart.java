@@ -35,9 +35,9 @@ final class ThroughputChart {
 
 	private static final double LABEL_RIGHT = 238;
 
-	private static final double PLOT_LEFT = 246;
+	static final double PLOT_LEFT = 246;
 
-	private static final double PLOT_RIGHT = 630;
+	static final double PLOT_RIGHT = 630;
 
 	private static final double ROW = 26;
 
