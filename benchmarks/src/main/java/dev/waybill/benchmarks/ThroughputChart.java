@@ -57,8 +57,7 @@ final class ThroughputChart {
 			new Panel("Inbox against a bare consumer", "msg/s", (m) -> m.benchmark().equals(InboxThroughput.NAME),
 					(m) -> m.figure().equals(InboxThroughput.BARE)),
 			new Panel("Writers during a retention purge", "tx/s",
-					(m) -> m.benchmark().equals(RetentionPurge.NAME)
-							&& (m.figure().equals(RetentionPurge.WITHOUT) || m.figure().equals(RetentionPurge.DURING)),
+					(m) -> m.benchmark().equals(RetentionPurge.NAME) && m.figure().startsWith("write load"),
 					(m) -> m.figure().equals(RetentionPurge.WITHOUT)));
 
 	private ThroughputChart() {
@@ -224,11 +223,11 @@ final class ThroughputChart {
 		if (m.figure().equals(InboxThroughput.INBOX)) {
 			return "inbox (dedupe + handler + ack)";
 		}
-		if (m.benchmark().equals(RetentionPurge.NAME) && m.figure().equals(RetentionPurge.WITHOUT)) {
-			return "writers without purge";
+		if (m.benchmark().equals(WritePath.NAME) && m.figure().contains("database floor")) {
+			return "database floor (plain SQL)";
 		}
-		if (m.benchmark().equals(RetentionPurge.NAME) && m.figure().equals(RetentionPurge.DURING)) {
-			return "writers during purge";
+		if (m.benchmark().equals(RetentionPurge.NAME)) {
+			return m.figure().replace("write load", "writers");
 		}
 		return m.figure();
 	}

@@ -183,13 +183,21 @@ class ChartsTests {
 	}
 
 	@Test
-	void unknownFiguresOfAComparisonAreDrawnUnderTheirOwnName() throws Exception {
-		List<Measurement> withFloor = new ArrayList<>(this.measurements);
-		withFloor.add(new Measurement(WritePath.NAME, "database floor: the same rows in plain SQL, no framework", "tx/s",
+	void moreFiguresOfAComparisonAreDrawnToo() throws Exception {
+		List<Measurement> more = new ArrayList<>(this.measurements);
+		more.add(new Measurement(WritePath.NAME, "1 row insert + the outbox rows as plain SQL (database floor)", "tx/s",
 				List.of(4000.0, 3900.0, 4100.0), ""));
-		Document svg = SvgXml.parse(ThroughputChart.draw(withFloor, Targets.check(withFloor), RUN).orElseThrow());
+		more.add(new Measurement(RetentionPurge.NAME, "write load during flat-out purge", "tx/s", List.of(900.0, 800.0), ""));
+		more.add(new Measurement(InboxThroughput.NAME, "inbox, batches of up to 16 deliveries per transaction", "msg/s",
+				List.of(6000.0), ""));
+		Document svg = SvgXml.parse(ThroughputChart.draw(more, Targets.check(more), RUN).orElseThrow());
+		// the database floor is a baseline; the flat-out writers and the batched inbox are Waybill
 		assertThat(bars(svg, ThroughputChart.REFERENCE_COLOUR)).isEqualTo(5);
-		assertThat(SvgXml.texts(svg)).anyMatch((t) -> t.startsWith("database floor: the same rows in") && t.endsWith("\u2026"));
+		assertThat(bars(svg, ThroughputChart.WAYBILL_COLOUR)).isEqualTo(7);
+		assertThat(SvgXml.texts(svg)).contains("database floor (plain SQL)", "writers during flat-out purge",
+				"inbox, batches of up to 16 deliveri\u2026");
+		assertThat(SvgXml.count(svg, "//rect/title[starts-with(., 'inbox / inbox, batches of up to 16 deliveries per transaction:')]"))
+			.isEqualTo(1);
 	}
 
 	@Test
