@@ -1,5 +1,6 @@
 package dev.waybill.benchmarks;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -77,6 +78,16 @@ public final class BenchmarkMain {
 		String markdown = header(options, started, total.seconds(), machine, failed) + "\n" + table.markdown();
 		System.out.println();
 		System.out.println(markdown);
+		writeResults(options, table, markdown, started, failed);
+		return failed.isEmpty();
+	}
+
+	/**
+	 * Writes the table and the charts under the results directory and, with {@code --update-doc},
+	 * into the document.
+	 */
+	static void writeResults(BenchmarkOptions options, ResultTable table, String markdown, LocalDateTime started,
+			List<String> failed) throws IOException {
 		Path written = ResultFiles.write(options.resultsDirectory(), markdown, table.csv(), started);
 		System.out.println("Written to " + written + " and " + options.resultsDirectory().resolve("latest.md") + " (.csv)");
 		List<Charts.Chart> charts = drawCharts(table, new ChartRun(started, command(options)), failed);
@@ -90,7 +101,6 @@ public final class BenchmarkMain {
 			System.out.println("Updated the table" + (charts.isEmpty() ? "" : " and its charts") + " in "
 					+ options.document());
 		}
-		return failed.isEmpty();
 	}
 
 	/**
