@@ -1,5 +1,6 @@
 package dev.waybill.benchmarks;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -33,7 +34,7 @@ public final class BenchmarkMain {
 			System.exit(2);
 			return;
 		}
-		System.exit(run(options) ? 0 : 1);
+		System.exit((options.chartsOnly() ? Charts.redraw(options) : run(options)) ? 0 : 1);
 	}
 
 	static boolean run(BenchmarkOptions options) throws Exception {
@@ -77,19 +78,55 @@ public final class BenchmarkMain {
 		String markdown = header(options, started, total.seconds(), machine, failed) + "\n" + table.markdown();
 		System.out.println();
 		System.out.println(markdown);
+		writeResults(options, table, markdown, started, failed);
+		return failed.isEmpty();
+	}
+
+	/**
+	 * Writes the table and the charts under the results directory and, with {@code --update-doc},
+	 * into the document.
+	 */
+	static void writeResults(BenchmarkOptions options, ResultTable table, String markdown, LocalDateTime started,
+			List<String> failed) throws IOException {
 		Path written = ResultFiles.write(options.resultsDirectory(), markdown, table.csv(), started);
 		System.out.println("Written to " + written + " and " + options.resultsDirectory().resolve("latest.md") + " (.csv)");
-		if (options.updateDocument()) {
-			ResultFiles.updateDocument(options.document(), markdown);
-			System.out.println("Updated the table in " + options.document());
+		List<Charts.Chart> charts = drawCharts(table, new ChartRun(started, command(options)), failed);
+		String prefix = written.getFileName().toString().replaceFirst("\\.md$", "");
+		for (Path chart : Charts.write(options.resultsDirectory(), prefix, charts)) {
+			System.out.println("Drew " + chart);
 		}
-		return failed.isEmpty();
+		if (options.updateDocument()) {
+			Charts.writeForDocument(options.document(), charts);
+			ResultFiles.updateDocument(options.document(), Charts.withLinks(markdown, charts));
+			System.out.println("Updated the table" + (charts.isEmpty() ? "" : " and its charts") + " in "
+					+ options.document());
+		}
+	}
+
+	/**
+	 * Draws the charts; a chart that cannot be drawn fails the run but loses none of its figures,
+	 * which are written before.
+	 */
+	private static List<Charts.Chart> drawCharts(ResultTable table, ChartRun run, List<String> failed) {
+		try {
+			return Charts.draw(table.measurements(), table.targets(), run);
+		}
+		catch (RuntimeException ex) {
+			failed.add("charts");
+			System.err.println("charts FAILED: " + ex);
+			ex.printStackTrace();
+			return List.of();
+		}
+	}
+
+	private static String command(BenchmarkOptions options) {
+		return "./benchmarks/run " + String.join(" ", options.benchmarks()) + (options.quick() ? " --quick" : "")
+				+ " --runs " + options.runs();
 	}
 
 	private static String header(BenchmarkOptions options, LocalDateTime started, double seconds, String machine,
 			List<String> failed) {
-		String command = "./benchmarks/run " + String.join(" ", options.benchmarks()) + (options.quick() ? " --quick" : "")
-				+ " --runs " + options.runs();
+		String command = command(options);
 		return "Run of " + DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(started.withNano(0)) + " (" + Math.round(seconds)
 				+ " s): `" + command + "`  \n" + machine + "  \nEach figure: median of " + options.runs()
 				+ " runs, with the minimum and maximum." + (failed.isEmpty() ? "" : "  \n**Failed: " + String.join(", ", failed) + "**")

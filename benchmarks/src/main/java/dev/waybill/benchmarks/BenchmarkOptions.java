@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What one invocation runs: the benchmarks by name (in their canonical order), full or quick
  * sizes, the number of runs per figure, where results go and whether BENCHMARKS.md is updated.
@@ -17,16 +19,20 @@ import java.util.Set;
  * @param resultsDirectory where the table files are written
  * @param updateDocument whether to put the table into {@link #document}
  * @param document BENCHMARKS.md
+ * @param chartsOnly redraw the charts from a results CSV instead of running benchmarks
+ * @param chartsCsv the results CSV to redraw from, or null for {@code latest.csv} in the results
+ * directory
  */
 public record BenchmarkOptions(List<String> benchmarks, boolean quick, int runs, Path resultsDirectory,
-		boolean updateDocument, Path document) {
+		boolean updateDocument, Path document, boolean chartsOnly, @Nullable Path chartsCsv) {
 
 	/** Every benchmark, in the order they run. */
 	public static final List<String> NAMES = List.of("broker", "relay", "writepath", "latency", "inbox", "retention",
 			"scale", "ordering", "tracing");
 
 	static final String USAGE = "usage: run [all|" + String.join("|", NAMES)
-			+ " ...] [--quick] [--runs N] [--update-doc] [--results DIR] [--doc FILE]";
+			+ " ...] [--quick] [--runs N] [--update-doc] [--results DIR] [--doc FILE]"
+			+ "\n       run --charts-only [RESULTS.csv] [--update-doc] [--results DIR] [--doc FILE]";
 
 	/**
 	 * Parses the command line.
@@ -41,6 +47,8 @@ public record BenchmarkOptions(List<String> benchmarks, boolean quick, int runs,
 		boolean update = false;
 		Path results = Path.of("benchmarks", "results");
 		Path document = Path.of("BENCHMARKS.md");
+		boolean chartsOnly = false;
+		Path chartsCsv = null;
 		for (int i = 0; i < args.length; i++) {
 			String arg = args[i];
 			switch (arg) {
@@ -49,6 +57,12 @@ public record BenchmarkOptions(List<String> benchmarks, boolean quick, int runs,
 				case "--runs" -> runs = parseRuns(value(args, ++i, arg));
 				case "--results" -> results = Path.of(value(args, ++i, arg));
 				case "--doc" -> document = Path.of(value(args, ++i, arg));
+				case "--charts-only" -> {
+					chartsOnly = true;
+					if (i + 1 < args.length && args[i + 1].endsWith(".csv")) {
+						chartsCsv = Path.of(args[++i]);
+					}
+				}
 				case "all" -> selected.addAll(NAMES);
 				default -> {
 					String name = arg.toLowerCase(Locale.ROOT);
@@ -59,13 +73,27 @@ public record BenchmarkOptions(List<String> benchmarks, boolean quick, int runs,
 				}
 			}
 		}
+		if (chartsOnly && !selected.isEmpty()) {
+			throw new IllegalArgumentException(
+					"--charts-only redraws the charts of a results file and runs no benchmark; drop "
+							+ String.join(", ", selected) + ". " + USAGE);
+		}
 		List<String> ordered = new ArrayList<>();
 		for (String name : NAMES) {
 			if (selected.isEmpty() || selected.contains(name)) {
 				ordered.add(name);
 			}
 		}
-		return new BenchmarkOptions(ordered, quick, runs != null ? runs : (quick ? 2 : 3), results, update, document);
+		return new BenchmarkOptions(ordered, quick, runs != null ? runs : (quick ? 2 : 3), results, update, document,
+				chartsOnly, chartsCsv);
+	}
+
+	/**
+	 * The results CSV {@code --charts-only} redraws.
+	 * @return the named file, else {@code latest.csv} in the results directory
+	 */
+	public Path chartsSource() {
+		return this.chartsCsv != null ? this.chartsCsv : this.resultsDirectory.resolve("latest.csv");
 	}
 
 	/**

@@ -31,6 +31,9 @@ final class Latency implements Benchmark {
 
 	static final int SENDERS = 8;
 
+	/** The floor's figures: a bare publisher at the same rate. */
+	static final String FLOOR = "bare broker ";
+
 	static String figure(String what, int rate) {
 		return what + " @ " + String.format(java.util.Locale.ROOT, "%,d", rate) + " msg/s";
 	}
@@ -112,8 +115,8 @@ final class Latency implements Benchmark {
 			Map<String, List<Double>> figures = perRate.get(rate);
 			for (int run = 1; run <= context.runs(); run++) {
 				long[] bare = BareLatency.measure(broker, queue.exchange(), rate, sizes.warmUpSeconds(), sizes.latencySeconds());
-				add(figures, figure("bare broker p50", rate), Stats.percentile(bare, 50) / 1000.0);
-				add(figures, figure("bare broker p99", rate), Stats.percentile(bare, 99) / 1000.0);
+				add(figures, figure(FLOOR + "p50", rate), Stats.percentile(bare, 50) / 1000.0);
+				add(figures, figure(FLOOR + "p99", rate), Stats.percentile(bare, 99) / 1000.0);
 				progress.report(rate + " msg/s, run " + run + ", bare publisher: p50 "
 						+ ResultTable.number(Stats.percentile(bare, 50) / 1000.0) + " ms, p99 "
 						+ ResultTable.number(Stats.percentile(bare, 99) / 1000.0) + " ms");

@@ -54,6 +54,26 @@ public final class ResultFiles {
 	public static String replaceBetweenMarkers(String document, String content) {
 		int start = document.indexOf(START);
 		int end = document.indexOf(END);
+		checkMarkers(document, start, end);
+		String body = content.endsWith("\n") ? content : content + "\n";
+		return document.substring(0, start + START.length()) + "\n" + body + document.substring(end);
+	}
+
+	/**
+	 * What lies between the marker lines of a document.
+	 * @param document the document's text
+	 * @return the text between the markers, without the markers' own lines
+	 * @throws IllegalArgumentException when a marker is missing, repeated or out of order
+	 */
+	public static String betweenMarkers(String document) {
+		int start = document.indexOf(START);
+		int end = document.indexOf(END);
+		checkMarkers(document, start, end);
+		String between = document.substring(start + START.length(), end);
+		return between.startsWith("\n") ? between.substring(1) : between;
+	}
+
+	private static void checkMarkers(String document, int start, int end) {
 		if (start < 0 || end < 0) {
 			throw new IllegalArgumentException("The document needs the lines " + START + " and " + END
 					+ " around the results table; " + (start < 0 ? START : END) + " is missing");
@@ -64,8 +84,6 @@ public final class ResultFiles {
 		if (end < start) {
 			throw new IllegalArgumentException(END + " comes before " + START + " in the document");
 		}
-		String body = content.endsWith("\n") ? content : content + "\n";
-		return document.substring(0, start + START.length()) + "\n" + body + document.substring(end);
 	}
 
 	/**

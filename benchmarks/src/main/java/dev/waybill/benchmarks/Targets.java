@@ -19,28 +19,47 @@ final class Targets {
 		for (int scopeSize : RelayThroughput.SCOPE_SIZES) {
 			Optional<Double> relay = median(measurements, RelayThroughput.NAME, RelayThroughput.figure(scopeSize));
 			if (broker.isPresent() && relay.isPresent()) {
-				targets.add(Target.atLeast("relay / broker ceiling, scopes of " + scopeSize, relay.get() / broker.get(), 0.5,
-						">= 0.50"));
+				double goal = (scopeSize == 1) ? 0.9 : 0.5;
+				targets.add(Target.atLeast("relay / broker ceiling, scopes of " + scopeSize, relay.get() / broker.get(),
+						goal, (scopeSize == 1) ? ">= 0.90" : ">= 0.50")
+					.drawnOn(RelayThroughput.NAME, RelayThroughput.figure(scopeSize), goal * broker.get()));
 			}
 		}
 		Optional<Double> without = median(measurements, WritePath.NAME, WritePath.WITHOUT);
 		Optional<Double> with = median(measurements, WritePath.NAME, WritePath.WITH);
 		if (without.isPresent() && with.isPresent()) {
-			targets.add(Target.atMost("write-path overhead (tx/s without / with outbox)", without.get() / with.get(), 1.5,
-					"<= 1.50"));
+			targets.add(Target.atMost("write-path overhead (tx/s without / with outbox)", without.get() / with.get(), 2.0,
+					"<= 2.0")
+				.drawnOn(WritePath.NAME, WritePath.WITH, without.get() / 2.0));
 		}
-		Optional<Double> p99 = median(measurements, Latency.NAME, Latency.figure("p99", 1_000));
-		p99.ifPresent((ms) -> targets.add(Target.atMost("p99 commit-to-confirm @ 1,000 msg/s (ms)", ms, 50, "< 50 ms")));
+		for (String percentile : List.of("p99", "p50")) {
+			Optional<Double> waybill = median(measurements, Latency.NAME, Latency.figure(percentile, 1_000));
+			Optional<Double> floor = median(measurements, Latency.NAME, Latency.figure(Latency.FLOOR + percentile, 1_000));
+			double goal = percentile.equals("p99") ? 1.5 : 2.0;
+			if (waybill.isPresent() && floor.isPresent()) {
+				targets.add(Target.atMost(percentile + " @ 1,000 msg/s / floor " + percentile, waybill.get() / floor.get(),
+						goal, String.format(java.util.Locale.ROOT, "<= %.1f", goal))
+					.drawnOn(Latency.NAME, Latency.figure(percentile, 1_000), goal * floor.get()));
+			}
+		}
 		Optional<Double> bare = median(measurements, InboxThroughput.NAME, InboxThroughput.BARE);
 		Optional<Double> inbox = median(measurements, InboxThroughput.NAME, InboxThroughput.INBOX);
 		if (bare.isPresent() && inbox.isPresent()) {
-			targets.add(Target.atLeast("inbox / bare consume", inbox.get() / bare.get(), 0.4, ">= 0.40"));
+			targets.add(Target.atLeast("inbox / bare consume", inbox.get() / bare.get(), 0.5, ">= 0.50")
+				.drawnOn(InboxThroughput.NAME, InboxThroughput.INBOX, 0.5 * bare.get()));
 		}
 		Optional<Double> unordered = median(measurements, OrderedRelayThroughput.NAME, OrderedRelayThroughput.UNORDERED);
 		Optional<Double> ordered = median(measurements, OrderedRelayThroughput.NAME, OrderedRelayThroughput.KEYS_10K);
 		if (unordered.isPresent() && ordered.isPresent()) {
 			targets.add(Target.atLeast("relay with 10,000 ordering keys / unordered", ordered.get() / unordered.get(), 0.8,
 					">= 0.80"));
+		}
+		Optional<Double> writesDuringPurge = median(measurements, RetentionPurge.NAME, RetentionPurge.RATIO);
+		Optional<Double> writesWithoutPurge = median(measurements, RetentionPurge.NAME, RetentionPurge.WITHOUT);
+		if (writesDuringPurge.isPresent() && writesWithoutPurge.isPresent()) {
+			targets.add(Target.atLeast("write load during / without purge (default pacing)", writesDuringPurge.get(), 0.9,
+					">= 0.90")
+				.drawnOn(RetentionPurge.NAME, RetentionPurge.DURING, 0.9 * writesWithoutPurge.get()));
 		}
 		List<Measurement> claims = measurements.stream()
 			.filter((m) -> m.benchmark().equals(TableScale.NAME) && m.figure().startsWith("claim time"))

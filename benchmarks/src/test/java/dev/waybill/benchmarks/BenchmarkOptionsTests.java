@@ -72,4 +72,22 @@ class BenchmarkOptionsTests {
 			.withMessageStartingWith("--results needs a value.");
 	}
 
+	@Test
+	void chartsOnlyRedrawsTheLatestResultsUnlessACsvIsNamed() {
+		BenchmarkOptions latest = BenchmarkOptions.parse("--charts-only", "--results", "/tmp/r");
+		assertThat(latest.chartsOnly()).isTrue();
+		assertThat(latest.chartsSource()).isEqualTo(Path.of("/tmp/r/latest.csv"));
+		BenchmarkOptions named = BenchmarkOptions.parse("--charts-only", "benchmarks/results/20261123-150010.csv",
+				"--update-doc");
+		assertThat(named.chartsSource()).isEqualTo(Path.of("benchmarks/results/20261123-150010.csv"));
+		assertThat(named.updateDocument()).isTrue();
+		assertThat(BenchmarkOptions.parse("relay").chartsOnly()).isFalse();
+	}
+
+	@Test
+	void chartsOnlyRunsNoBenchmark() {
+		assertThatIllegalArgumentException().isThrownBy(() -> BenchmarkOptions.parse("--charts-only", "relay"))
+			.withMessageStartingWith("--charts-only redraws the charts of a results file and runs no benchmark; drop relay.");
+	}
+
 }

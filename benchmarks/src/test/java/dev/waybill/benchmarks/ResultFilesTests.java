@@ -63,4 +63,12 @@ class ResultFilesTests {
 			.doesNotContain("old table");
 	}
 
+	@Test
+	void whatLiesBetweenTheMarkersIsRead() {
+		assertThat(ResultFiles.betweenMarkers(DOC)).isEqualTo("old table\n");
+		assertThat(ResultFiles.betweenMarkers(ResultFiles.replaceBetweenMarkers(DOC, "| new |"))).isEqualTo("| new |\n");
+		assertThatIllegalArgumentException().isThrownBy(() -> ResultFiles.betweenMarkers("no markers"))
+			.withMessageEndingWith("<!-- results:start --> is missing");
+	}
+
 }

@@ -13,21 +13,51 @@ class TargetsTests {
 		List<Target> targets = Targets.check(List.of(
 				figure(BrokerCeiling.NAME, BrokerCeiling.FIGURE, 10_000, 9_000, 11_000),
 				figure(RelayThroughput.NAME, RelayThroughput.figure(1), 4_000, 4_400, 3_000),
-				figure(RelayThroughput.NAME, RelayThroughput.figure(10), 6_000),
+				figure(RelayThroughput.NAME, RelayThroughput.figure(10), 9_500),
 				figure(WritePath.NAME, WritePath.WITHOUT, 3_000),
 				figure(WritePath.NAME, WritePath.WITH, 2_500),
 				figure(Latency.NAME, Latency.figure("p99", 1_000), 60, 40, 70),
+				figure(Latency.NAME, Latency.figure(Latency.FLOOR + "p99", 1_000), 50),
+				figure(Latency.NAME, Latency.figure("p50", 1_000), 3),
+				figure(Latency.NAME, Latency.figure(Latency.FLOOR + "p50", 1_000), 1),
 				figure(InboxThroughput.NAME, InboxThroughput.BARE, 8_000),
 				figure(InboxThroughput.NAME, InboxThroughput.INBOX, 4_000),
+				figure(RetentionPurge.NAME, RetentionPurge.WITHOUT, 3_000),
+				figure(RetentionPurge.NAME, RetentionPurge.DURING, 2_850),
+				figure(RetentionPurge.NAME, RetentionPurge.RATIO, 0.95, 0.9, 1.0),
 				figure(TableScale.NAME, TableScale.claimFigure(0), 2),
 				figure(TableScale.NAME, TableScale.claimFigure(1_000_000), 2.5),
 				figure(TableScale.NAME, TableScale.claimFigure(5_000_000), 5)));
 		assertThat(targets).extracting(Target::name)
 			.containsExactly("relay / broker ceiling, scopes of 1", "relay / broker ceiling, scopes of 10",
-					"write-path overhead (tx/s without / with outbox)", "p99 commit-to-confirm @ 1,000 msg/s (ms)",
-					"inbox / bare consume", "claim time 5M kept / 0 kept");
-		assertThat(targets).extracting(Target::measured).containsExactly(0.4, 0.6, 1.2, 60.0, 0.5, 2.5);
-		assertThat(targets).extracting(Target::met).containsExactly(false, true, true, false, true, false);
+					"write-path overhead (tx/s without / with outbox)",
+					"p99 @ 1,000 msg/s / floor p99", "p50 @ 1,000 msg/s / floor p50", "inbox / bare consume",
+					"write load during / without purge (default pacing)", "claim time 5M kept / 0 kept");
+		assertThat(targets).extracting(Target::goal)
+			.containsExactly(">= 0.90", ">= 0.50", "<= 2.0", "<= 1.5", "<= 2.0", ">= 0.50", ">= 0.90", "<= 2.0 (flat)");
+		assertThat(targets).extracting(Target::measured).containsExactly(0.4, 0.95, 1.2, 1.2, 3.0, 0.5, 0.95, 2.5);
+		assertThat(targets).extracting(Target::met)
+			.containsExactly(false, true, true, true, false, true, true, false);
+	}
+
+	@Test
+	void ratioTargetsAreDrawnOnTheirFigureAtTheValueItMustReach() {
+		List<Target> targets = Targets.check(List.of(figure(BrokerCeiling.NAME, BrokerCeiling.FIGURE, 10_000),
+				figure(RelayThroughput.NAME, RelayThroughput.figure(1), 4_000),
+				figure(WritePath.NAME, WritePath.WITHOUT, 3_000), figure(WritePath.NAME, WritePath.WITH, 2_500),
+				figure(Latency.NAME, Latency.figure("p99", 1_000), 60),
+				figure(Latency.NAME, Latency.figure(Latency.FLOOR + "p99", 1_000), 50),
+				figure(InboxThroughput.NAME, InboxThroughput.BARE, 8_000),
+				figure(InboxThroughput.NAME, InboxThroughput.INBOX, 4_000),
+				figure(RetentionPurge.NAME, RetentionPurge.WITHOUT, 3_000),
+				figure(RetentionPurge.NAME, RetentionPurge.DURING, 2_850),
+				figure(RetentionPurge.NAME, RetentionPurge.RATIO, 0.95)));
+		assertThat(targets).extracting(Target::line)
+			.containsExactly(new Target.Line(RelayThroughput.NAME, RelayThroughput.figure(1), 9_000),
+					new Target.Line(WritePath.NAME, WritePath.WITH, 1_500),
+					new Target.Line(Latency.NAME, Latency.figure("p99", 1_000), 75),
+					new Target.Line(InboxThroughput.NAME, InboxThroughput.INBOX, 4_000),
+					new Target.Line(RetentionPurge.NAME, RetentionPurge.DURING, 2_700));
 	}
 
 	@Test
