@@ -1,0 +1,144 @@
+package dev.waybill.retention.internal;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * {@link RetentionPacer}, with batch durations given rather than measured.
+ */
+class RetentionPacerTests {
+
+	private static final Duration FAST = Duration.ofMillis(10);
+
+	@Test
+	void pausesForWhatIsLeftOfTheBatchsShareOfTheBudget() {
+		RetentionPacer pacer = new RetentionPacer(new RetentionPacing(true, 10_000, 1_000));
+
+		// 1,000 rows at 10,000 rows/s have 100 ms; the batch took 10 of them.
+		assertThat(pacer.pauseAfter(1_000, FAST)).isEqualTo(Duration.ofMillis(90));
+	}
+
+	@Test
+	void aBatchThatUsedUpItsShareIsNotPausedAfter() {
+		RetentionPacer pacer = new RetentionPacer(new RetentionPacing(true, 10_000, 1_000));
+
+		assertThat(pacer.pauseAfter(1_000, Duration.ofMillis(150))).isZero();
+	}
+
+	@Test
+	void pacedBatchesHoldTheMaximumRate() {
+		RetentionPacer pacer = new RetentionPacer(new RetentionPacing(true, 10_000, 1_000));
+		Duration elapsed = Duration.ZERO;
+		for (int i = 0; i < 100; i++) {
+			elapsed = elapsed.plus(FAST).plus(pacer.pauseAfter(1_000, FAST));
+		}
+
+		assertThat(100_000 / (elapsed.toNanos() / 1e9)).isEqualTo(10_000, within(1.0));
+	}
+
+	@Test
+	void aBatchTwiceAsSlowPerRowAsTheRecentBestHalvesTheBudget() {
+		RetentionPacer pacer = new RetentionPacer(new RetentionPacing(true, 10_000, 1_000));
+		pacer.pauseAfter(1_000, FAST);
+
+		pacer.pauseAfter(1_000, Duration.ofMillis(25));
+
+		assertThat(pacer.rate()).isEqualTo(5_000);
+	}
+
+	@Test
+	void aBatchWithinTwiceTheRecentBestKeepsTheBudgetAtTheMaximum() {
+		RetentionPacer pacer = new RetentionPacer(new RetentionPacing(true, 10_000, 1_000));
+		pacer.pauseAfter(1_000, FAST);
+
+		pacer.pauseAfter(1_000, Duration.ofMillis(19));
+
+		assertThat(pacer.rate()).isEqualTo(10_000);
+	}
+
+	@Test
+	void theSlownessIsPerRowSoASmallerBatchIsNotSlow() {
+		RetentionPacer pacer = new RetentionPacer(new RetentionPacing(true, 10_000, 1_000));
+		pacer.pauseAfter(1_000, FAST);
+
+		pacer.pauseAfter(100, Duration.ofMillis(2));
+
+		assertThat(pacer.rate()).isEqualTo(10_000);
+	}
+
+	@Test
+	void slowBatchesBackOffNoFurtherThanTheMinimumRate() {
+		RetentionPacer pacer = new RetentionPacer(new RetentionPacing(true, 10_000, 2_000));
+		pacer.pauseAfter(1_000, FAST);
+		for (int i = 0; i < 5; i++) {
+			pacer.pauseAfter(1_000, Duration.ofMillis(100));
+		}
+
+		assertThat(pacer.rate()).isEqualTo(2_000);
+		// The budget now gives 1,000 rows half a second.
+		assertThat(pacer.pauseAfter(1_000, Duration.ofMillis(100))).isEqualTo(Duration.ofMillis(400));
+	}
+
+	@Test
+	void fastBatchesSpeedUpAgainToTheMaximumRate() {
+		RetentionPacer pacer = new RetentionPacer(new RetentionPacing(true, 10_000, 1_000));
+		pacer.pauseAfter(1_000, FAST);
+		pacer.pauseAfter(1_000, Duration.ofMillis(100));
+		assertThat(pacer.rate()).isEqualTo(5_000);
+
+		int batches = 0;
+		while (pacer.rate() < 10_000) {
+			pacer.pauseAfter(1_000, FAST);
+			batches++;
+		}
+
+		// 5,000 * 1.1^8 > 10,000: eight fast batches.
+		assertThat(batches).isEqualTo(8);
+		pacer.pauseAfter(1_000, FAST);
+		assertThat(pacer.rate()).isEqualTo(10_000);
+	}
+
+	@Test
+	void theBestIsTheBestOfTheRecentBatchesOnlySoASlowerNormalIsLearnt() {
+		RetentionPacer pacer = new RetentionPacer(new RetentionPacing(true, 10_000, 1_000));
+		pacer.pauseAfter(1_000, Duration.ofMillis(5));
+		// Every batch now takes 30 ms (say, a steady write load): slow against 5 ms while it is recent.
+		for (int i = 0; i < RetentionPacer.WINDOW; i++) {
+			pacer.pauseAfter(1_000, Duration.ofMillis(30));
+		}
+		assertThat(pacer.rate()).isEqualTo(1_000);
+
+		// Once the 5 ms batch has left the window, 30 ms is the best, and the budget grows back.
+		pacer.pauseAfter(1_000, Duration.ofMillis(30));
+		assertThat(pacer.rate()).isEqualTo(1_100, within(0.01));
+	}
+
+	@Test
+	void unpacedBatchesRunBackToBack() {
+		RetentionPacer pacer = new RetentionPacer(RetentionPacing.OFF);
+
+		assertThat(pacer.pauseAfter(1_000, FAST)).isZero();
+		assertThat(pacer.pauseAfter(1_000, Duration.ofMillis(100))).isZero();
+	}
+
+	@Test
+	void aBatchThatPurgedNothingIsNotPausedAfter() {
+		RetentionPacer pacer = new RetentionPacer(RetentionPacing.defaults());
+
+		assertThat(pacer.pauseAfter(0, FAST)).isZero();
+	}
+
+	@Test
+	void ratesAreChecked() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new RetentionPacing(true, 100, 0))
+			.withMessageContaining("minRate");
+		assertThatIllegalArgumentException().isThrownBy(() -> new RetentionPacing(true, 100, 200))
+			.withMessageContaining("maxRate");
+	}
+
+}
