@@ -42,6 +42,11 @@ final class Targets {
 			targets.add(Target.atLeast("relay with 10,000 ordering keys / unordered", ordered.get() / unordered.get(), 0.8,
 					">= 0.80"));
 		}
+		Optional<Double> writesDuringPurge = median(measurements, RetentionPurge.NAME, RetentionPurge.RATIO);
+		writesDuringPurge.ifPresent((ratio) -> targets.add(Target.atLeast(
+				"write load during / without purge (default pacing)", ratio, 0.9, ">= 0.90")));
+		Optional<Double> pacedPurge = median(measurements, RetentionPurge.NAME, RetentionPurge.PACED_RATIO);
+		pacedPurge.ifPresent((ratio) -> targets.add(Target.atLeast("paced purge rate / write rate", ratio, 5, ">= 5.0")));
 		List<Measurement> claims = measurements.stream()
 			.filter((m) -> m.benchmark().equals(TableScale.NAME) && m.figure().startsWith("claim time"))
 			.toList();

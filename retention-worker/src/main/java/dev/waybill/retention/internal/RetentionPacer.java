@@ -4,18 +4,25 @@ import java.time.Duration;
 
 /**
  * Paces one retention run: after each batch, says how long to pause before the next so that the
- * run keeps to its budget of rows per second, and adapts the budget. The signal is the batch's own
- * duration per row against the best of the recent batches: the purge shares the CPU, the WAL and
- * its flushes, and the buffers with the writers, so when they are busy its batches slow down too. A
- * batch slower than {@link #SLOW} times the recent best halves the budget (not below
- * {@link RetentionPacing#minRate()}); a batch within it raises the budget by {@link #SPEED_UP} (not
- * above {@link RetentionPacing#maxRate()}). Time is given, not read, so the pacer is deterministic.
- * Not thread-safe: one per run.
+ * run keeps to its budget of rows per second, and adapts the budget. The signal is the batches' own
+ * duration per row, smoothed over the last few batches, against the best smoothed value of the
+ * recent batches: the purge shares the CPU, the WAL and its flushes, the locks and the buffers with
+ * the writers, so when they get busier its batches slow down too. While the smoothed duration is
+ * more than {@link #SLOW} times the recent best, each batch halves the budget (not below
+ * {@link RetentionPacing#minRate()}); otherwise each batch raises it by {@link #SPEED_UP} (not above
+ * {@link RetentionPacing#maxRate()}). The smoothing keeps one slow batch (a checkpoint, a busy
+ * neighbour) from halving the budget; the window makes a lasting change the new normal after
+ * {@link #WINDOW} batches, so the budget comes back once the slowdown has lasted that long (a
+ * steady load is governed by {@code maxRate}, a rise in load by the back-off). Time is given, not
+ * read, so the pacer is deterministic. Not thread-safe: one per run.
  */
 final class RetentionPacer {
 
-	/** A batch this many times slower per row than the recent best is taken as contention. */
+	/** Batches this many times slower per row than the recent best are taken as contention. */
 	static final double SLOW = 2.0;
+
+	/** The weight of the latest batch in the smoothed duration per row. */
+	static final double SMOOTHING = 0.25;
 
 	/** What a slow batch multiplies the budget by. */
 	static final double BACK_OFF = 0.5;
@@ -31,6 +38,8 @@ final class RetentionPacer {
 	private final double[] recentNanosPerRow = new double[WINDOW];
 
 	private int recent;
+
+	private double smoothedNanosPerRow = -1;
 
 	private double rate;
 
@@ -51,8 +60,10 @@ final class RetentionPacer {
 			return Duration.ZERO;
 		}
 		double nanosPerRow = (double) took.toNanos() / rows;
-		adapt(nanosPerRow);
-		remember(nanosPerRow);
+		this.smoothedNanosPerRow = (this.smoothedNanosPerRow < 0) ? nanosPerRow
+				: this.smoothedNanosPerRow + SMOOTHING * (nanosPerRow - this.smoothedNanosPerRow);
+		adapt(this.smoothedNanosPerRow);
+		remember(this.smoothedNanosPerRow);
 		long budgetNanos = (long) (rows * 1e9 / this.rate);
 		return Duration.ofNanos(Math.max(0, budgetNanos - took.toNanos()));
 	}
