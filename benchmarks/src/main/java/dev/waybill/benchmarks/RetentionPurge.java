@@ -13,12 +13,12 @@ import dev.waybill.retention.internal.RetentionSettings;
 import dev.waybill.retention.internal.RetentionWorker;
 
 /**
- * (6) Retention: a write load runs continuously while one {@link RetentionWorker#runOnce()} with the
+ * (6) Retention: a write load runs continuously while {@link RetentionWorker#runOnce()} with the
  * default settings (paced) purges a backlog of eligible rows (published scopes older than the
- * default 30 days, one message each, written with SQL before the load starts). Measured: the write
- * rate without the purge (a window before it and one after it, averaged), the write rate and the
- * purge rate in a window while the purge runs (after a warm-up), and the time the whole backlog
- * takes. Then the same with pacing off (flat out), for comparison.
+ * default 30 days, one message each, written with SQL before the load starts). Measured, in
+ * alternating windows without and with the paced purge: the write rate without and with it, and
+ * the purge rate; then the time a backlog takes, paced and with pacing off (flat out, the old
+ * behaviour), the writers running throughout.
  */
 final class RetentionPurge implements Benchmark {
 
@@ -46,6 +46,9 @@ final class RetentionPurge implements Benchmark {
 
 	static final int WRITERS = 4;
 
+	/** Windows without and with the paced purge, alternating. */
+	static final int WINDOW_PAIRS = 5;
+
 	@Override
 	public List<Measurement> run(BenchContext context, Progress progress) throws Exception {
 		Sizes sizes = context.sizes();
@@ -71,50 +74,58 @@ final class RetentionPurge implements Benchmark {
 				RetentionSettings.defaults(), counter);
 		flat.setPacing(RetentionPacing.OFF);
 		Figures figures = new Figures();
+		int windows = WINDOW_PAIRS;
+		double window = Math.max(1, sizes.writeSeconds() / 2.0);
+		int alternatingBacklog = (int) Math.max(sizes.retentionRows(),
+				windows * window * RetentionPacing.DEFAULT_MAX_RATE * 1.5);
 		for (int run = 1; run <= context.runs(); run++) {
-			fill(rows, load, sizes);
-			double without;
-			Window pacedWindow;
+			fill(rows, load, alternatingBacklog);
 			batchMillis.clear();
+			Alternation alternation;
 			try (WriteLoad.Running writers = load.start(WRITERS, true)) {
 				Thread.sleep(sizes.warmUpSeconds() * 1000L);
-				double before = writers.rateOver(sizes.writeSeconds());
-				pacedWindow = purgeWhileWriting(paced, writers, purged, sizes);
-				double after = writers.rateOver(sizes.writeSeconds());
-				without = (before + after) / 2;
+				alternation = alternate(paced, writers, purged, windows, window);
 			}
 			progress.report("paced batches, ms per 1000 rows: " + spread(batchMillis));
-			fill(rows, load, sizes);
-			batchMillis.clear();
-			Window flatWindow;
+			fill(rows, load, sizes.retentionRows());
+			Window pacedBacklog;
 			try (WriteLoad.Running writers = load.start(WRITERS, true)) {
 				Thread.sleep(sizes.warmUpSeconds() * 1000L);
-				flatWindow = purgeWhileWriting(flat, writers, purged, sizes);
+				pacedBacklog = purgeWhileWriting(paced, writers, sizes);
+			}
+			fill(rows, load, sizes.retentionRows());
+			batchMillis.clear();
+			Window flatBacklog;
+			try (WriteLoad.Running writers = load.start(WRITERS, true)) {
+				Thread.sleep(sizes.warmUpSeconds() * 1000L);
+				flatBacklog = purgeWhileWriting(flat, writers, sizes);
 			}
 			progress.report("flat batches, ms per 1000 rows: " + spread(batchMillis));
-			figures.add(without, pacedWindow, flatWindow);
-			progress.report("run " + run + ": writes " + ResultTable.number(without) + " tx/s without purge; paced purge "
-					+ ResultTable.number(pacedWindow.purgeRate()) + " scopes/s, writes " + ResultTable.number(pacedWindow.writeRate())
-					+ " tx/s, backlog " + ResultTable.number(pacedWindow.backlogSeconds()) + " s; flat out "
-					+ ResultTable.number(flatWindow.purgeRate()) + " scopes/s, writes " + ResultTable.number(flatWindow.writeRate())
-					+ " tx/s, backlog " + ResultTable.number(flatWindow.backlogSeconds()) + " s");
+			figures.add(alternation, pacedBacklog, flatBacklog);
+			progress.report("run " + run + ": alternating " + windows + " x " + window + " s: writes "
+					+ ResultTable.number(alternation.without()) + " tx/s without, " + ResultTable.number(alternation.during())
+					+ " with the paced purge at " + ResultTable.number(alternation.purgeRate()) + " scopes/s; backlog of "
+					+ sizes.retentionRows() + ": paced " + ResultTable.number(pacedBacklog.seconds()) + " s ("
+					+ ResultTable.number(pacedBacklog.purgeRate()) + " scopes/s, writes " + ResultTable.number(pacedBacklog.writeRate())
+					+ " tx/s), flat out " + ResultTable.number(flatBacklog.seconds()) + " s (" + ResultTable.number(flatBacklog.purgeRate())
+					+ " scopes/s, writes " + ResultTable.number(flatBacklog.writeRate()) + " tx/s)");
 		}
 		String writes = WRITERS + " threads, 1 row + 1 msg per tx, continuous";
-		String backlog = sizes.retentionRows() + " eligible, batch " + RetentionSettings.defaults().batchSize();
+		String windowsNote = windows + " x " + window + " s windows each, alternating, " + alternatingBacklog + " eligible";
+		String backlog = sizes.retentionRows() + " eligible, batch " + RetentionSettings.defaults().batchSize()
+				+ ", writers running";
 		RetentionPacing pacing = RetentionPacing.defaults();
 		String pacingNote = "max-rate " + pacing.maxRate() + ", min-rate " + pacing.minRate() + " rows/s";
-		return List.of(new Measurement(NAME, WITHOUT, "tx/s", figures.without, writes + ", " + sizes.writeSeconds()
-				+ " s before + after the purge"),
-				new Measurement(NAME, DURING, "tx/s", figures.during, writes + ", " + sizes.writeSeconds()
-						+ " s window during the paced purge"),
+		return List.of(new Measurement(NAME, WITHOUT, "tx/s", figures.without, writes + ", " + windowsNote),
+				new Measurement(NAME, DURING, "tx/s", figures.during, writes + ", default pacing, " + windowsNote),
 				new Measurement(NAME, RATIO, "ratio", figures.ratio, "default pacing, per run"),
-				new Measurement(NAME, PACED, "scopes/s", figures.pacedRate, backlog + ", same window, " + pacingNote),
+				new Measurement(NAME, PACED, "scopes/s", figures.pacedRate, "the same windows, " + pacingNote),
 				new Measurement(NAME, PACED_RATIO, "ratio", figures.pacedOverWrites, "per run, against the writes during it"),
-				new Measurement(NAME, PACED_BACKLOG, "s", figures.pacedBacklog, backlog + ", writers running"),
+				new Measurement(NAME, PACED_BACKLOG, "s", figures.pacedBacklog, backlog),
 				new Measurement(NAME, PURGE, "scopes/s", figures.flatRate, backlog + ", whole backlog"),
 				new Measurement(NAME, DURING_FLAT, "tx/s", figures.duringFlat, writes + ", whole flat-out purge"),
-				new Measurement(NAME, RATIO_FLAT, "ratio", figures.ratioFlat, "per run, the old behaviour"),
-				new Measurement(NAME, FLAT_BACKLOG, "s", figures.flatBacklog, backlog + ", writers running"));
+				new Measurement(NAME, RATIO_FLAT, "ratio", figures.ratioFlat, "per run, against the alternating windows without"),
+				new Measurement(NAME, FLAT_BACKLOG, "s", figures.flatBacklog, backlog));
 	}
 
 	private static String spread(List<Double> values) {
@@ -129,57 +140,74 @@ final class RetentionPurge implements Benchmark {
 				+ ResultTable.number(sorted.get(sorted.size() - 1));
 	}
 
-	private static void fill(Rows rows, WriteLoad load, Sizes sizes) {
+	private static void fill(Rows rows, WriteLoad load, int scopes) {
 		rows.truncate();
 		load.truncate();
-		rows.published(sizes.retentionRows(), "31 days");
+		rows.published(scopes, "31 days");
 		rows.vacuumAnalyze();
 	}
 
 	/**
-	 * Starts the purge while the writers run; with pacing, times a window after the warm-up
-	 * (writes and purged scopes), then waits for the backlog to be gone. Flat out, the window is
-	 * the whole purge (it is short).
+	 * Alternates windows without and with the paced purge while the writers run (so that the
+	 * machine's drift falls on both alike): each window with the purge starts a run and ends it by
+	 * interrupting it (a run ends at its next pause when interrupted).
 	 */
-	private static Window purgeWhileWriting(RetentionWorker worker, WriteLoad.Running writers, AtomicLong purged,
-			Sizes sizes) throws Exception {
-		purged.set(0);
-		Timer backlog = Timer.start();
-		long writesAtStart = writers.committed();
-		CompletableFuture<RetentionResult> purge = CompletableFuture.supplyAsync(worker::runOnce);
-		double writeRate;
-		double purgeRate;
-		if (worker.pacing().enabled()) {
-			Thread.sleep(sizes.warmUpSeconds() * 1000L);
+	private static Alternation alternate(RetentionWorker worker, WriteLoad.Running writers, AtomicLong purged,
+			int windows, double seconds) throws Exception {
+		long writesWithout = 0;
+		long writesDuring = 0;
+		long scopes = 0;
+		double timeWithout = 0;
+		double timeDuring = 0;
+		for (int i = 0; i < windows; i++) {
+			long before = writers.committed();
+			Timer timer = Timer.start();
+			Thread.sleep((long) (seconds * 1000));
+			writesWithout += writers.committed() - before;
+			timeWithout += timer.seconds();
+			CompletableFuture<RetentionResult> result = new CompletableFuture<>();
+			Thread purge = new Thread(() -> {
+				try {
+					result.complete(worker.runOnce());
+				}
+				catch (RuntimeException ex) {
+					result.completeExceptionally(ex);
+				}
+			}, "bench-retention");
 			long purgedBefore = purged.get();
-			long writesBefore = writers.committed();
-			Timer window = Timer.start();
-			Thread.sleep(sizes.writeSeconds() * 1000L);
-			purgeRate = window.rate(purged.get() - purgedBefore);
-			writeRate = window.rate(writers.committed() - writesBefore);
-			if (purge.isDone()) {
-				throw new IllegalStateException("The paced purge ended before its measured window did; the backlog of "
-						+ sizes.retentionRows() + " is too small for it");
+			before = writers.committed();
+			timer = Timer.start();
+			purge.start();
+			Thread.sleep((long) (seconds * 1000));
+			writesDuring += writers.committed() - before;
+			scopes += purged.get() - purgedBefore;
+			timeDuring += timer.seconds();
+			if (result.isDone()) {
+				throw new IllegalStateException("The paced purge ran out of eligible rows within a window");
 			}
+			purge.interrupt();
+			result.get();
 		}
-		else {
-			purgeRate = 0;
-			writeRate = 0;
-		}
-		RetentionResult result = purge.get();
-		double seconds = backlog.seconds();
+		return new Alternation(writesWithout / timeWithout, writesDuring / timeDuring, scopes / timeDuring);
+	}
+
+	/** Purges the whole backlog while the writers run. */
+	private static Window purgeWhileWriting(RetentionWorker worker, WriteLoad.Running writers, Sizes sizes) {
+		long writesBefore = writers.committed();
+		Timer timer = Timer.start();
+		RetentionResult result = worker.runOnce();
+		double seconds = timer.seconds();
 		if (result.outboxStates() < sizes.retentionRows()) {
 			throw new IllegalStateException("The purge removed " + result.outboxStates() + " of " + sizes.retentionRows()
 					+ " eligible scopes");
 		}
-		if (!worker.pacing().enabled()) {
-			purgeRate = result.outboxStates() / seconds;
-			writeRate = (writers.committed() - writesAtStart) / seconds;
-		}
-		return new Window(writeRate, purgeRate, seconds);
+		return new Window((writers.committed() - writesBefore) / seconds, result.outboxStates() / seconds, seconds);
 	}
 
-	private record Window(double writeRate, double purgeRate, double backlogSeconds) {
+	private record Alternation(double without, double during, double purgeRate) {
+	}
+
+	private record Window(double writeRate, double purgeRate, double seconds) {
 	}
 
 	private static final class Figures {
@@ -204,17 +232,17 @@ final class RetentionPurge implements Benchmark {
 
 		final List<Double> flatBacklog = new ArrayList<>();
 
-		void add(double without, Window paced, Window flat) {
-			this.without.add(without);
-			this.during.add(paced.writeRate());
-			this.ratio.add(paced.writeRate() / without);
-			this.pacedRate.add(paced.purgeRate());
-			this.pacedOverWrites.add(paced.purgeRate() / paced.writeRate());
-			this.pacedBacklog.add(paced.backlogSeconds());
+		void add(Alternation alternation, Window paced, Window flat) {
+			this.without.add(alternation.without());
+			this.during.add(alternation.during());
+			this.ratio.add(alternation.during() / alternation.without());
+			this.pacedRate.add(alternation.purgeRate());
+			this.pacedOverWrites.add(alternation.purgeRate() / alternation.during());
+			this.pacedBacklog.add(paced.seconds());
 			this.flatRate.add(flat.purgeRate());
 			this.duringFlat.add(flat.writeRate());
-			this.ratioFlat.add(flat.writeRate() / without);
-			this.flatBacklog.add(flat.backlogSeconds());
+			this.ratioFlat.add(flat.writeRate() / alternation.without());
+			this.flatBacklog.add(flat.seconds());
 		}
 
 	}

@@ -112,7 +112,9 @@ public final class RetentionWorker implements SmartLifecycle {
 	/**
 	 * Runs the purge once, now, on the calling thread: takes the retention lock or returns
 	 * {@link RetentionResult#SKIPPED} when another worker holds it, then runs batches while they
-	 * come back full. Safe to call while the worker is scheduled; the lock keeps runs apart.
+	 * come back full, pausing between them as the {@link #setPacing pacing} says. Safe to call while
+	 * the worker is scheduled; the lock keeps runs apart. Interrupting the calling thread ends the run
+	 * at its next pause (the interrupt stays set); what was purged so far is returned.
 	 * @return what the run purged
 	 * @throws IllegalStateException when the database fails; the batches committed before stay purged
 	 */
