@@ -5,13 +5,13 @@ import java.time.Duration;
 /**
  * Paces one retention run: after each batch, says how long to pause before the next so that the
  * run keeps to its budget of rows per second, and adapts the budget. The signal is the batches' own
- * duration per row, smoothed over the last few batches, against the best smoothed value of the
+ * duration per row, the median of the last three batches, against the best such median of the
  * recent batches: the purge shares the CPU, the WAL and its flushes, the locks and the buffers with
- * the writers, so when they get busier its batches slow down too. While the smoothed duration is
- * more than {@link #SLOW} times the recent best, each batch halves the budget (not below
+ * the writers, so when they get busier its batches slow down too. While that median is more than
+ * {@link #SLOW} times the recent best, each batch halves the budget (not below
  * {@link RetentionPacing#minRate()}); otherwise each batch raises it by {@link #SPEED_UP} (not above
- * {@link RetentionPacing#maxRate()}). The smoothing keeps one slow batch (a checkpoint, a busy
- * neighbour) from halving the budget; the window makes a lasting change the new normal after
+ * {@link RetentionPacing#maxRate()}). The median ignores one slow batch (a checkpoint, a lock wait,
+ * a busy neighbour): two in a row back off. The window makes a lasting change the new normal after
  * {@link #WINDOW} batches, so the budget comes back once the slowdown has lasted that long (a
  * steady load is governed by {@code maxRate}, a rise in load by the back-off). Time is given, not
  * read, so the pacer is deterministic. Not thread-safe: one per run.
@@ -21,8 +21,6 @@ final class RetentionPacer {
 	/** Batches this many times slower per row than the recent best are taken as contention. */
 	static final double SLOW = 2.0;
 
-	/** The weight of the latest batch in the smoothed duration per row. */
-	static final double SMOOTHING = 0.25;
 
 	/** What a slow batch multiplies the budget by. */
 	static final double BACK_OFF = 0.5;
@@ -39,7 +37,9 @@ final class RetentionPacer {
 
 	private int recent;
 
-	private double smoothedNanosPerRow = -1;
+	private final double[] lastThree = new double[3];
+
+	private int batches;
 
 	private double rate;
 
@@ -60,10 +60,9 @@ final class RetentionPacer {
 			return Duration.ZERO;
 		}
 		double nanosPerRow = (double) took.toNanos() / rows;
-		this.smoothedNanosPerRow = (this.smoothedNanosPerRow < 0) ? nanosPerRow
-				: this.smoothedNanosPerRow + SMOOTHING * (nanosPerRow - this.smoothedNanosPerRow);
-		adapt(this.smoothedNanosPerRow);
-		remember(this.smoothedNanosPerRow);
+		double current = medianOfLastThree(nanosPerRow);
+		adapt(current);
+		remember(current);
 		long budgetNanos = (long) (rows * 1e9 / this.rate);
 		return Duration.ofNanos(Math.max(0, budgetNanos - took.toNanos()));
 	}
@@ -90,6 +89,22 @@ final class RetentionPacer {
 		else {
 			this.rate = Math.min(this.pacing.maxRate(), this.rate * SPEED_UP);
 		}
+	}
+
+	/** With fewer than three batches, the smaller: one slow batch never counts alone. */
+	private double medianOfLastThree(double nanosPerRow) {
+		this.lastThree[this.batches % 3] = nanosPerRow;
+		this.batches++;
+		if (this.batches == 1) {
+			return nanosPerRow;
+		}
+		if (this.batches == 2) {
+			return Math.min(this.lastThree[0], this.lastThree[1]);
+		}
+		double a = this.lastThree[0];
+		double b = this.lastThree[1];
+		double c = this.lastThree[2];
+		return Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
 	}
 
 	private void remember(double nanosPerRow) {

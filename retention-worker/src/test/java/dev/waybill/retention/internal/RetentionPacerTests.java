@@ -123,7 +123,7 @@ class RetentionPacerTests {
 	}
 
 	@Test
-	void theBestIsTheBestOfTheRecentBatchesOnlySoALastingSlowdownBecomesTheNormal() {
+	void theBestIsTheBestOfTheRecentBatchesSoALastingSlowdownBecomesTheNormal() {
 		RetentionPacer pacer = new RetentionPacer(new RetentionPacing(true, 10_000, 1_000));
 		pacer.pauseAfter(1_000, Duration.ofMillis(5));
 		// Every batch now takes 30 ms (say, a write load started): slow against 5 ms while it is recent.

@@ -1,0 +1,159 @@
+package dev.waybill.retention.internal;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.test.TestSchema;
+import dev.waybill.retention.RetentionListener;
+import dev.waybill.retention.RetentionResult;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The pacing on a real PostgreSQL: a paced run holds its rate, and batches slowed down by a lock
+ * another session holds make it back off.
+ */
+class RetentionPacingIntegrationTests {
+
+	private static final int BATCH = 200;
+
+	private static TestSchema schema;
+
+	@BeforeAll
+	static void createSchema() {
+		schema = TestSchema.withWaybillTables("retention_pacing");
+	}
+
+	@AfterAll
+	static void dropSchema() {
+		schema.close();
+	}
+
+	@BeforeEach
+	void emptyTables() {
+		schema.execute("TRUNCATE " + schema.tables().qualifiedOutboxState() + ", "
+				+ schema.tables().qualifiedOutboxMessage() + ", " + schema.tables().qualifiedInboxState());
+	}
+
+	@Test
+	void aPacedRunHoldsItsRateWhereAnUnpacedOneRunsFlatOut() {
+		eligibleScopes(3_000);
+		Commits paced = new Commits();
+		RetentionWorker worker = worker(paced);
+		worker.setPacing(new RetentionPacing(true, 5_000, 5_000));
+
+		assertThat(worker.runOnce().outboxStates()).isEqualTo(3_000);
+
+		// 2,800 rows after the first batch's commit, at 5,000 rows/s: 0.56 s.
+		assertThat(paced.rateAfterFirst()).isBetween(2_500.0, 5_250.0);
+
+		eligibleScopes(3_000);
+		Commits flat = new Commits();
+		RetentionWorker unpaced = worker(flat);
+		unpaced.setPacing(RetentionPacing.OFF);
+		assertThat(unpaced.runOnce().outboxStates()).isEqualTo(3_000);
+		assertThat(flat.rateAfterFirst()).isGreaterThan(2 * paced.rateAfterFirst());
+	}
+
+	@Test
+	void batchesSlowedDownByAnotherSessionsLockMakeTheRunBackOff() {
+		eligibleScopes(6_000);
+		Commits commits = new Commits();
+		RetentionWorker worker = worker(new RetentionListener() {
+
+			@Override
+			public void batchCommitted(RetentionResult batch, Duration duration) {
+				commits.batchCommitted(batch, duration);
+				int committed = commits.times.size();
+				if (committed >= 5 && committed <= 7) {
+					// The next batch's DELETE waits for this lock: three slow batches in a row.
+					holdShareLock(Duration.ofMillis(300));
+				}
+			}
+
+		});
+		worker.setPacing(new RetentionPacing(true, 5_000, 500));
+
+		assertThat(worker.runOnce().outboxStates()).isEqualTo(6_000);
+
+		assertThat(commits.durations.subList(5, 8)).allSatisfy((took) -> assertThat(took).isGreaterThan(Duration.ofMillis(250)));
+		// Before the lock: 200 rows every 40 ms. The median of the last three batches is slow from the
+		// second slow batch to the first fast one after them: three halvings, 625 rows/s; the next
+		// fast batch raises it by a tenth, so the pause after batch 9 is about 290 ms.
+		long before = commits.gapMillis(3);
+		long after = commits.gapMillis(9);
+		assertThat(before).isLessThan(80);
+		assertThat(after).isGreaterThan(120);
+	}
+
+	private static RetentionWorker worker(RetentionListener listener) {
+		return new RetentionWorker(schema.dataSource(), schema.tables(),
+				RetentionSettings.defaults().withBatchSize(BATCH), listener);
+	}
+
+	private static void eligibleScopes(int count) {
+		OutboxTables tables = schema.tables();
+		schema.execute("INSERT INTO " + tables.qualifiedOutboxState() + " (id, status, published_at, message_count) "
+				+ "SELECT gen_random_uuid(), 'published', now() - interval '31 days', 1 FROM generate_series(1, " + count
+				+ ")");
+		schema.execute("ANALYZE " + tables.qualifiedOutboxState());
+	}
+
+	/** Takes a SHARE lock on the scope table (it blocks deletes) and releases it after {@code held}. */
+	private static void holdShareLock(Duration held) {
+		CompletableFuture<Void> locked = new CompletableFuture<>();
+		CompletableFuture.runAsync(() -> {
+			try (Connection connection = schema.dataSource().getConnection()) {
+				connection.setAutoCommit(false);
+				try (Statement statement = connection.createStatement()) {
+					statement.execute("LOCK TABLE " + schema.tables().qualifiedOutboxState() + " IN SHARE MODE");
+					locked.complete(null);
+					Thread.sleep(held.toMillis());
+				}
+				connection.rollback();
+			}
+			catch (Exception ex) {
+				locked.completeExceptionally(ex);
+			}
+		});
+		locked.orTimeout(10, TimeUnit.SECONDS).join();
+	}
+
+	/** When each batch committed (after its commit, as the listener hears it) and how long it took. */
+	private static class Commits implements RetentionListener {
+
+		final List<Long> times = new CopyOnWriteArrayList<>();
+
+		final List<Duration> durations = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void batchCommitted(RetentionResult batch, Duration duration) {
+			this.times.add(System.nanoTime());
+			this.durations.add(duration);
+		}
+
+		/** Rows per second from the first commit to the last (full batches of {@link #BATCH}). */
+		double rateAfterFirst() {
+			long nanos = this.times.get(this.times.size() - 1) - this.times.get(0);
+			return (this.times.size() - 1) * BATCH / (nanos / 1e9);
+		}
+
+		/** Milliseconds from batch {@code index}'s commit to the next one's (0-based). */
+		long gapMillis(int index) {
+			return (this.times.get(index + 1) - this.times.get(index)) / 1_000_000;
+		}
+
+	}
+
+}
