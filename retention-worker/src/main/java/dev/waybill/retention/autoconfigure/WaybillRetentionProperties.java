@@ -210,7 +210,7 @@ public class WaybillRetentionProperties {
 	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property
 	 * @since 0.3
 	 */
-	public RetentionPacing toPacing() {
+	RetentionPacing toPacing() {
 		if (this.pacing.minRate < 1) {
 			throw new InvalidConfigurationPropertyValueException(PREFIX + ".pacing.min-rate", this.pacing.minRate,
 					"The rate must be at least 1 row per second. Set " + PREFIX + ".pacing.min-rate to a rate such as "
