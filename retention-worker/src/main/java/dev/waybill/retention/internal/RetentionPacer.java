@@ -1,18 +1,21 @@
 package dev.waybill.retention.internal;
 
 import java.time.Duration;
+import java.util.Arrays;
 
 /**
  * Paces one retention run: after each batch, says how long to pause before the next so that the
  * run keeps to its budget of rows per second, and adapts the budget. The signal is the batches' own
- * duration per row, the median of the last three batches, against the best such median of the
- * recent batches: the purge shares the CPU, the WAL and its flushes, the locks and the buffers with
- * the writers, so when they get busier its batches slow down too. While that median is more than
+ * duration per row, the median of the last three batches, against the recent best: the lower
+ * quartile of those medians over the last {@link #WINDOW} batches (the minimum would make every
+ * ordinary fluctuation of a shared machine look like contention). The purge shares the CPU, the WAL
+ * and its flushes, the locks and the buffers with the writers, so when they get busier its batches
+ * slow down too. While that median is more than
  * {@link #SLOW} times the recent best, each batch halves the budget (not below
  * {@link RetentionPacing#minRate()}); otherwise each batch raises it by {@link #SPEED_UP} (not above
  * {@link RetentionPacing#maxRate()}). The median ignores one slow batch (a checkpoint, a lock wait,
- * a busy neighbour): two in a row back off. The window makes a lasting change the new normal after
- * {@link #WINDOW} batches, so the budget comes back once the slowdown has lasted that long (a
+ * a busy neighbour): two in a row back off. The window makes a lasting change the new normal once
+ * it fills three quarters of it, so the budget comes back once the slowdown has lasted that long (a
  * steady load is governed by {@code maxRate}, a rise in load by the back-off). Time is given, not
  * read, so the pacer is deterministic. Not thread-safe: one per run.
  */
@@ -20,7 +23,6 @@ final class RetentionPacer {
 
 	/** Batches this many times slower per row than the recent best are taken as contention. */
 	static final double SLOW = 2.0;
-
 
 	/** What a slow batch multiplies the budget by. */
 	static final double BACK_OFF = 0.5;
@@ -79,10 +81,9 @@ final class RetentionPacer {
 		if (this.recent == 0) {
 			return;
 		}
-		double best = Double.MAX_VALUE;
-		for (int i = 0; i < Math.min(this.recent, WINDOW); i++) {
-			best = Math.min(best, this.recentNanosPerRow[i]);
-		}
+		double[] recent = Arrays.copyOf(this.recentNanosPerRow, Math.min(this.recent, WINDOW));
+		Arrays.sort(recent);
+		double best = recent[(recent.length - 1) / 4];
 		if (nanosPerRow > best * SLOW) {
 			this.rate = Math.max(this.pacing.minRate(), this.rate * BACK_OFF);
 		}

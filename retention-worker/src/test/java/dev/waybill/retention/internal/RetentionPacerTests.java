@@ -123,20 +123,33 @@ class RetentionPacerTests {
 	}
 
 	@Test
-	void theBestIsTheBestOfTheRecentBatchesSoALastingSlowdownBecomesTheNormal() {
+	void aLastingSlowdownBacksOffFirstThenBecomesTheNormal() {
 		RetentionPacer pacer = new RetentionPacer(new RetentionPacing(true, 10_000, 1_000));
 		pacer.pauseAfter(1_000, Duration.ofMillis(5));
-		// Every batch now takes 30 ms (say, a write load started): slow against 5 ms while it is recent.
-		for (int i = 0; i < RetentionPacer.WINDOW / 2; i++) {
+		// Every batch now takes 30 ms (say, a write load started): slow against 5 ms while that is
+		// the lower quartile of the recent batches.
+		for (int i = 0; i < 8; i++) {
 			pacer.pauseAfter(1_000, Duration.ofMillis(30));
 		}
 		assertThat(pacer.rate()).isEqualTo(1_000);
 
-		// Once the fast batches have left the window, 30 ms is the best, and the budget grows back.
-		for (int i = 0; i < RetentionPacer.WINDOW; i++) {
+		// Once 30 ms fills three quarters of the window, it is the best, and the budget grows back.
+		for (int i = 0; i < 40; i++) {
 			pacer.pauseAfter(1_000, Duration.ofMillis(30));
 		}
-		assertThat(pacer.rate()).isGreaterThan(1_000);
+		assertThat(pacer.rate()).isEqualTo(10_000);
+	}
+
+	@Test
+	void occasionalLuckyBatchesDoNotMakeOrdinaryOnesLookSlow() {
+		RetentionPacer pacer = new RetentionPacer(new RetentionPacing(true, 10_000, 1_000));
+		// Mostly 10 ms, every sixteenth pair of batches 4 ms: against the minimum (4 ms) every
+		// ordinary batch would be slow; against the lower quartile (10 ms) none is.
+		for (int i = 0; i < 200; i++) {
+			pacer.pauseAfter(1_000, (i % 16 < 2) ? Duration.ofMillis(4) : FAST);
+		}
+
+		assertThat(pacer.rate()).isEqualTo(10_000);
 	}
 
 	@Test
