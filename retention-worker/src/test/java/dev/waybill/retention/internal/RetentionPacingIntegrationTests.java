@@ -97,6 +97,36 @@ class RetentionPacingIntegrationTests {
 		assertThat(commits.gapMillis(9)).isGreaterThan(200);
 	}
 
+	@Test
+	void anInterruptEndsThePacedRunAtItsNextPauseAndReleasesTheLock() throws Exception {
+		eligibleScopes(2_000);
+		CompletableFuture<Thread> running = new CompletableFuture<>();
+		RetentionWorker worker = worker(new RetentionListener() {
+
+			@Override
+			public void batchCommitted(RetentionResult batch, Duration duration) {
+				running.complete(Thread.currentThread());
+			}
+
+		});
+		// 200 rows per 1 s: the whole backlog would take ten seconds.
+		worker.setPacing(new RetentionPacing(true, 200, 200));
+		CompletableFuture<RetentionResult> run = new CompletableFuture<>();
+		CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
+		Thread thread = new Thread(() -> {
+			run.complete(worker.runOnce());
+			interrupted.complete(Thread.currentThread().isInterrupted());
+		});
+		thread.start();
+		running.get(10, TimeUnit.SECONDS).interrupt();
+
+		RetentionResult result = run.get(3, TimeUnit.SECONDS);
+		assertThat(result.outboxStates()).isEqualTo(BATCH);
+		assertThat(interrupted.get(3, TimeUnit.SECONDS)).isTrue();
+		worker.setPacing(RetentionPacing.OFF);
+		assertThat(worker.runOnce().outboxStates()).isEqualTo(2_000 - BATCH);
+	}
+
 	private static RetentionWorker worker(RetentionListener listener) {
 		return new RetentionWorker(schema.dataSource(), schema.tables(),
 				RetentionSettings.defaults().withBatchSize(BATCH), listener);
