@@ -52,19 +52,20 @@ class RetentionPacingIntegrationTests {
 		eligibleScopes(3_000);
 		Commits paced = new Commits();
 		RetentionWorker worker = worker(paced);
-		worker.setPacing(new RetentionPacing(true, 5_000, 5_000));
+		worker.setPacing(new RetentionPacing(true, 2_000, 2_000));
 
 		assertThat(worker.runOnce().outboxStates()).isEqualTo(3_000);
 
-		// 2,800 rows after the first batch's commit, at 5,000 rows/s: 0.56 s.
-		assertThat(paced.rateAfterFirst()).isBetween(2_500.0, 5_250.0);
+		// 2,800 rows after the first batch's commit, at 2,000 rows/s: 1.4 s.
+		assertThat(paced.rateAfterFirst()).isBetween(1_000.0, 2_100.0);
 
 		eligibleScopes(3_000);
 		Commits flat = new Commits();
 		RetentionWorker unpaced = worker(flat);
 		unpaced.setPacing(RetentionPacing.OFF);
 		assertThat(unpaced.runOnce().outboxStates()).isEqualTo(3_000);
-		assertThat(flat.rateAfterFirst()).isGreaterThan(2 * paced.rateAfterFirst());
+		// Batches of 200 take a few ms each (some tens on a busy shared machine).
+		assertThat(flat.rateAfterFirst()).isGreaterThan(3_000);
 	}
 
 	@Test
