@@ -29,7 +29,7 @@ public record Sizes(int brokerMessages, int relayMessages, int writeSeconds, int
 	}
 
 	public static Sizes quick() {
-		return new Sizes(5_000, 5_000, 2, 8, List.of(100, 1_000, 5_000), 2, 1, 2_000, 20_000,
+		return new Sizes(5_000, 5_000, 2, 8, List.of(100, 1_000, 5_000), 2, 1, 2_000, 80_000,
 				List.of(0, 20_000, 50_000), 2_000, 5);
 	}
 

@@ -61,6 +61,8 @@ final class Targets {
 					">= 0.90")
 				.drawnOn(RetentionPurge.NAME, RetentionPurge.DURING, 0.9 * writesWithoutPurge.get()));
 		}
+		Optional<Double> pacedPurge = median(measurements, RetentionPurge.NAME, RetentionPurge.PACED_RATIO);
+		pacedPurge.ifPresent((ratio) -> targets.add(Target.atLeast("paced purge rate / write rate", ratio, 5, ">= 5.0")));
 		List<Measurement> claims = measurements.stream()
 			.filter((m) -> m.benchmark().equals(TableScale.NAME) && m.figure().startsWith("claim time"))
 			.toList();

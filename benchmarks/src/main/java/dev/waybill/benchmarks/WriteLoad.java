@@ -108,6 +108,72 @@ final class WriteLoad {
 		});
 	}
 
+	/**
+	 * Starts transactions on {@code threads} threads that run until the returned load is closed, so
+	 * that windows of it can be timed while other work starts and stops.
+	 * @param threads how many threads
+	 * @param withMessage whether each transaction also publishes a message
+	 * @return the running load
+	 */
+	Running start(int threads, boolean withMessage) {
+		Running running = new Running();
+		for (int i = 0; i < threads; i++) {
+			Thread worker = new Thread(() -> loop(withMessage, running.committed, running.stop, running.failures),
+					"bench-writer-" + i);
+			worker.setDaemon(true);
+			running.workers.add(worker);
+		}
+		running.workers.forEach(Thread::start);
+		return running;
+	}
+
+	/**
+	 * A load started by {@link #start}: its commit count, and {@link #close} stops it.
+	 */
+	static final class Running implements AutoCloseable {
+
+		private final AtomicLong committed = new AtomicLong();
+
+		private final AtomicBoolean stop = new AtomicBoolean();
+
+		private final List<Throwable> failures = new CopyOnWriteArrayList<>();
+
+		private final List<Thread> workers = new ArrayList<>();
+
+		/**
+		 * Returns the transactions committed since the load started.
+		 * @return the count
+		 */
+		long committed() {
+			return this.committed.get();
+		}
+
+		/**
+		 * Sleeps {@code seconds} and returns the transactions committed per second meanwhile.
+		 * @param seconds the window
+		 * @return committed transactions per second
+		 */
+		double rateOver(double seconds) throws InterruptedException {
+			long before = committed();
+			Timer timer = Timer.start();
+			Thread.sleep((long) (seconds * 1000));
+			return timer.rate(committed() - before);
+		}
+
+		@Override
+		public void close() throws InterruptedException {
+			this.stop.set(true);
+			for (Thread worker : this.workers) {
+				worker.join();
+			}
+			if (!this.failures.isEmpty()) {
+				throw new IllegalStateException("A business transaction failed: " + this.failures.get(0),
+						this.failures.get(0));
+			}
+		}
+
+	}
+
 	private void loop(boolean withMessage, AtomicLong committed, AtomicBoolean stop, List<Throwable> failures) {
 		TransactionTemplate transactions = this.wiring.transactions();
 		OutboxPublisher publisher = this.wiring.publisher();

@@ -68,6 +68,7 @@ public final class WaybillRetentionAutoConfiguration {
 			.orElse(WaybillRetentionProperties.DEFAULT_DUPLICATE_DETECTION_WINDOW);
 		RetentionSettings settings = properties.toSettings(window);
 		properties.toArchive(); // checked on every host too
+		properties.toPacing();
 		if (settings.purgePendingAfter() != null && !settings.purgeIncomplete()) {
 			logger.warn("waybill.retention.purge-pending-after (" + settings.purgePendingAfter() + ") has no effect "
 					+ "while waybill.retention.purge-incomplete is false; pending scopes are kept");
@@ -86,6 +87,7 @@ public final class WaybillRetentionAutoConfiguration {
 		RetentionWorker worker = new RetentionWorker(dataSource, tables, settings, listener);
 		worker.setThreads(threads.getIfAvailable(WaybillThreads::platform));
 		worker.setArchive(properties.toArchive());
+		worker.setPacing(properties.toPacing());
 		return worker;
 	}
 

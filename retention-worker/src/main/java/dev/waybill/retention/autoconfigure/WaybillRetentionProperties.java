@@ -11,6 +11,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 
 import dev.waybill.retention.internal.RetentionSettings;
 import dev.waybill.retention.RetentionArchive;
+import dev.waybill.retention.internal.RetentionPacing;
 import dev.waybill.retention.internal.RetentionSettings;
 
 /**
@@ -91,6 +92,11 @@ public class WaybillRetentionProperties {
 	 * How long archived messages are kept, from when they were archived; older ones are deleted.
 	 */
 	private Duration archiveAfter = Duration.ofDays(90);
+
+	/**
+	 * How fast the worker purges: a budget of rows per second that backs off when batches slow down.
+	 */
+	private final Pacing pacing = new Pacing();
 
 	/**
 	 * Hosts the worker runs on, compared case-insensitively with this host's name; empty for every host.
@@ -194,6 +200,31 @@ public class WaybillRetentionProperties {
 		return new RetentionArchive(this.archive, this.archiveAfter);
 	}
 
+	public Pacing getPacing() {
+		return this.pacing;
+	}
+
+	/**
+	 * Returns the pacing, checking its rates.
+	 * @return the pacing
+	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property
+	 * @since 0.3
+	 */
+	RetentionPacing toPacing() {
+		if (this.pacing.minRate < 1) {
+			throw new InvalidConfigurationPropertyValueException(PREFIX + ".pacing.min-rate", this.pacing.minRate,
+					"The rate must be at least 1 row per second. Set " + PREFIX + ".pacing.min-rate to a rate such as "
+							+ RetentionPacing.DEFAULT_MIN_RATE + ".");
+		}
+		if (this.pacing.maxRate < this.pacing.minRate) {
+			throw new InvalidConfigurationPropertyValueException(PREFIX + ".pacing.max-rate", this.pacing.maxRate,
+					"It is below " + PREFIX + ".pacing.min-rate (" + this.pacing.minRate + "). Set " + PREFIX
+							+ ".pacing.max-rate to at least that, or set " + PREFIX
+							+ ".pacing.enabled to false to purge flat out.");
+		}
+		return new RetentionPacing(this.pacing.enabled, this.pacing.maxRate, this.pacing.minRate);
+	}
+
 	public List<String> getMachineNames() {
 		return this.machineNames;
 	}
@@ -245,6 +276,55 @@ public class WaybillRetentionProperties {
 					"The value must be a positive duration. Set " + PREFIX + "." + name + " to a duration such as "
 							+ example + ".");
 		}
+	}
+
+	/**
+	 * Pacing of the purge under {@code waybill.retention.pacing.*}.
+	 *
+	 * @since 0.3
+	 */
+	public static class Pacing {
+
+		/**
+		 * Whether batches are paced to the rate budget; false runs them back to back (flat out).
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Most rows (outbox scopes plus inbox rows) purged per second, the budget while batches
+		 * are fast.
+		 */
+		private int maxRate = RetentionPacing.DEFAULT_MAX_RATE;
+
+		/**
+		 * Least rows per second the budget backs off to while batches are slow.
+		 */
+		private int minRate = RetentionPacing.DEFAULT_MIN_RATE;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getMaxRate() {
+			return this.maxRate;
+		}
+
+		public void setMaxRate(int maxRate) {
+			this.maxRate = maxRate;
+		}
+
+		public int getMinRate() {
+			return this.minRate;
+		}
+
+		public void setMinRate(int minRate) {
+			this.minRate = minRate;
+		}
+
 	}
 
 }

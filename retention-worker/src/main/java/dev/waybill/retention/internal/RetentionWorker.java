@@ -33,8 +33,9 @@ import dev.waybill.retention.RetentionListener;
  * rows once they are done with, in batches: each batch is one transaction that deletes at most
  * {@link RetentionSettings#batchSize()} rows from each table, selected with
  * {@code FOR UPDATE SKIP LOCKED} so that rows a relay or consumer holds are skipped, never waited
- * on. A run repeats batches while one comes back full; as a {@link SmartLifecycle} the worker
- * runs every {@link RetentionSettings#interval()} on one daemon thread.
+ * on. A run repeats batches while one comes back full, paced by a {@link RetentionPacer} to a
+ * budget of rows per second ({@link #setPacing}) so that writers hardly feel it; as a
+ * {@link SmartLifecycle} the worker runs every {@link RetentionSettings#interval()} on one daemon thread.
  * <p>
  * Eligible, older than {@code completedAfter}: (1) a published scope without an inbox row, (2) a
  * published scope whose inbox row is processed, (3) a processed inbox row without an outbox
@@ -80,6 +81,8 @@ public final class RetentionWorker implements SmartLifecycle {
 
 	private volatile RetentionArchive archive = RetentionArchive.OFF;
 
+	private volatile RetentionPacing pacing = RetentionPacing.defaults();
+
 	/** Whether the last batch deleted a full batch of archived messages (runs are serialized by the lock). */
 	private volatile boolean archiveFull;
 
@@ -109,7 +112,9 @@ public final class RetentionWorker implements SmartLifecycle {
 	/**
 	 * Runs the purge once, now, on the calling thread: takes the retention lock or returns
 	 * {@link RetentionResult#SKIPPED} when another worker holds it, then runs batches while they
-	 * come back full. Safe to call while the worker is scheduled; the lock keeps runs apart.
+	 * come back full, pausing between them as the {@link #setPacing pacing} says. Safe to call while
+	 * the worker is scheduled; the lock keeps runs apart. Interrupting the calling thread ends the run
+	 * at its next pause (the interrupt stays set); what was purged so far is returned.
 	 * @return what the run purged
 	 * @throws IllegalStateException when the database fails; the batches committed before stay purged
 	 */
@@ -122,6 +127,7 @@ public final class RetentionWorker implements SmartLifecycle {
 			RetentionResult run = RetentionResult.NOTHING;
 			try {
 				connection.setAutoCommit(false);
+				RetentionPacer pacer = new RetentionPacer(this.pacing);
 				boolean full = true;
 				while (full && !this.stopping) {
 					long started = System.nanoTime();
@@ -131,6 +137,9 @@ public final class RetentionWorker implements SmartLifecycle {
 					this.listener.batchCommitted(batch, took);
 					full = batch.outboxStates() >= this.settings.batchSize()
 							|| batch.inboxStates() >= this.settings.batchSize() || this.archiveFull;
+					if (full && !pause(pacer.pauseAfter(batch.outboxStates() + batch.inboxStates(), took))) {
+						break;
+					}
 				}
 			}
 			finally {
@@ -142,6 +151,21 @@ public final class RetentionWorker implements SmartLifecycle {
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException("Retention run failed: " + ex.getMessage(), ex);
+		}
+	}
+
+	/** Sleeps between batches; an interrupt (the worker stopping) ends the run, keeping the flag. */
+	private static boolean pause(Duration pause) {
+		if (pause.isZero()) {
+			return true;
+		}
+		try {
+			TimeUnit.NANOSECONDS.sleep(pause.toNanos());
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
 		}
 	}
 
@@ -281,6 +305,25 @@ public final class RetentionWorker implements SmartLifecycle {
 	 */
 	public void setArchive(RetentionArchive archive) {
 		this.archive = Objects.requireNonNull(archive, "archive must not be null");
+	}
+
+	/**
+	 * Returns how this worker paces its batches.
+	 * @return the pacing
+	 * @since 0.3
+	 */
+	public RetentionPacing pacing() {
+		return this.pacing;
+	}
+
+	/**
+	 * Sets how this worker paces its batches; {@link RetentionPacing#defaults()} by default,
+	 * {@link RetentionPacing#OFF} runs them back to back. Taken at the start of each run.
+	 * @param pacing the pacing
+	 * @since 0.3
+	 */
+	public void setPacing(RetentionPacing pacing) {
+		this.pacing = Objects.requireNonNull(pacing, "pacing must not be null");
 	}
 
 	/**
