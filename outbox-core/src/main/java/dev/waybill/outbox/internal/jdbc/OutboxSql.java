@@ -184,11 +184,12 @@ final class OutboxSql {
 				+ " m WHERE m.outbox_id = s.id AND m.destination = ?)";
 		this.redriveAll = redrive;
 		this.notify = "SELECT pg_notify(?, '')";
-		// Both parts read only the partial pending and dead indexes' rows, never the published ones.
+		// Both parts read only the partial pending (ready and ordering) and dead indexes' rows, never
+		// the published ones.
 		this.stats = "SELECT count(*), coalesce(sum(message_count), 0), count(*) FILTER (WHERE next_attempt_at <= now()), "
 				+ "(SELECT count(*) FROM " + state + " WHERE status = 'dead'), min(created_at), "
 				+ "(extract(epoch FROM min(next_attempt_at) - now()) * 1000)::bigint FROM " + state
-				+ " WHERE status = 'pending'";
+				+ " s WHERE " + OutboxTables.pendingCondition("s");
 	}
 
 	/** A timestamptz as epoch microseconds: exact, and a plain number for the driver to read. */
