@@ -119,6 +119,9 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 				lock.executeQuery().close();
 			}
 		}
+		if (parts.size() == 1 && parts.get(0).messages().size() == 1) {
+			return writeOne(connection, scope, parts.get(0));
+		}
 		List<OutboxMessage> messages = new ArrayList<>();
 		List<Object> outboxIds = new ArrayList<>();
 		for (OutboxScope part : parts) {
@@ -152,6 +155,35 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 			statement.setArray(index, array(connection, "text", messages, (m) -> m.expiresAt() != null ? m.expiresAt().toString() : null));
 			return statement.executeUpdate();
 		}
+	}
+
+	private int writeOne(Connection connection, OutboxScope scope, OutboxScope part) throws SQLException {
+		OutboxMessage message = part.messages().get(0);
+		try (PreparedStatement statement = connection.prepareStatement(this.sql.writeOne)) {
+			statement.setObject(1, part.id());
+			statement.setString(2, text(part.notBefore()));
+			statement.setObject(3, scope.inboundMessageId());
+			statement.setString(4, scope.consumerId());
+			statement.setString(5, part.orderingKey());
+			statement.setObject(6, message.messageId());
+			statement.setString(7, message.destination());
+			statement.setString(8, message.routingKey());
+			statement.setString(9, message.messageType());
+			statement.setString(10, message.contentType());
+			statement.setString(11, HeaderCodec.write(message.headers()));
+			statement.setBytes(12, message.body());
+			statement.setString(13, message.correlationId());
+			statement.setString(14, message.conversationId());
+			statement.setString(15, message.sourceHost());
+			statement.setString(16, message.sentAt().toString());
+			statement.setString(17, text(message.notBefore()));
+			statement.setString(18, text(message.expiresAt()));
+			return statement.executeUpdate();
+		}
+	}
+
+	private static @Nullable String text(@Nullable Instant instant) {
+		return (instant != null) ? instant.toString() : null;
 	}
 
 	@Override

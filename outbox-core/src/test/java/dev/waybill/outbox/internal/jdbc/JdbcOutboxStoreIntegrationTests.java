@@ -119,6 +119,34 @@ class JdbcOutboxStoreIntegrationTests {
 	}
 
 	@Test
+	void aOneMessageScopeIsStoredAsTheSameMessageInALargerScope() {
+		// One message is written by a statement of its own (scalar parameters); it must store
+		// exactly what the general statement stores.
+		Instant later = Instant.now().plusSeconds(3600);
+		OutboxMessage template = new OutboxMessage(TimeOrderedUuids.next(), "orders", "key", "test.message",
+				"application/json", Map.of("tenant", "acme", "n", 3L, "bin", new byte[] { 0, 1 }),
+				new byte[] { 0, 1, 2, (byte) 255 }, "corr", "conv", "host", Instant.parse("2026-01-01T00:00:00.000001Z"),
+				later, later.plusSeconds(60));
+		OutboxScope one = new OutboxScope(UUID.randomUUID(), List.of(template), null, null);
+		OutboxMessage second = new OutboxMessage(TimeOrderedUuids.next(), "other", "", "t", "text/plain", Map.of(),
+				new byte[0], null, null, null, Instant.now(), null, null);
+		OutboxScope two = new OutboxScope(UUID.randomUUID(), List.of(template, second), null, null);
+		store.write(one);
+		store.write(two);
+
+		String columns = "s.next_attempt_at, s.message_count > 0 AS has_messages, s.ordering_key, s.ordering_held, "
+				+ "m.message_id, m.destination, m.routing_key, m.message_type, m.content_type, m.headers::text, m.body, "
+				+ "m.correlation_id, m.conversation_id, m.source_host, m.created_at, m.not_before, m.expires_at";
+		String select = "SELECT " + columns + " FROM " + schema.tables().qualifiedOutboxState() + " s JOIN "
+				+ schema.tables().qualifiedOutboxMessage() + " m ON m.outbox_id = s.id WHERE s.id = ? ORDER BY m.sequence_number LIMIT 1";
+		Map<String, Object> fromOne = jdbc.queryForMap(select, one.id());
+		Map<String, Object> fromTwo = jdbc.queryForMap(select, two.id());
+		assertThat(fromOne).usingRecursiveComparison().isEqualTo(fromTwo);
+		assertThat(fromOne.get("not_before")).isNotNull();
+		assertThat(store.claim("relay-a", LEASE, 10)).isEmpty(); // both wait for their not-before time
+	}
+
+	@Test
 	void messagesOfConcurrentScopesKeepTheirOwnOrder() {
 		List<OutboxScope> scopes = new ArrayList<>();
 		for (int i = 0; i < 20; i++) {
