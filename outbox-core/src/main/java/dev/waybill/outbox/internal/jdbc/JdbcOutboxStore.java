@@ -417,7 +417,7 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 		return row.wasNull() ? null : micros(micros);
 	}
 
-	static Instant micros(long epochMicros) {
+	private static Instant micros(long epochMicros) {
 		return Instant.ofEpochSecond(Math.floorDiv(epochMicros, 1_000_000L), Math.floorMod(epochMicros, 1_000_000L) * 1_000L);
 	}
 

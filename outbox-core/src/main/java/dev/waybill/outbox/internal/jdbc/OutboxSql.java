@@ -145,7 +145,7 @@ final class OutboxSql {
 		// MATERIALIZED keeps the locking sub-select evaluated exactly once. The relay decodes every
 		// row it claims, so the columns are the cheapest to read: times as epoch microseconds
 		// (exact, a number rather than a timestamp text to parse), empty headers as NULL (no JSON
-		// to parse), positional (JdbcOutboxStore.claim reads them by index, CLAIM_* below).
+		// to parse), positional (JdbcOutboxStore.claim reads them by index, CLAIM_* above).
 		this.claim = """
 				WITH due AS MATERIALIZED (
 				  SELECT id FROM %1$s s
