@@ -11,6 +11,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.internal.TimeOrderedUuids;
 
 /**
  * Business transactions on several threads: each inserts one row into {@code orders} and,
@@ -30,6 +31,8 @@ final class WriteLoad {
 
 	private final AtomicLong sequence = new AtomicLong();
 
+	private final String rawOutboxInsert;
+
 	WriteLoad(OutboxWiring wiring, String destination) {
 		this.wiring = wiring;
 		this.destination = destination;
@@ -38,6 +41,12 @@ final class WriteLoad {
 		this.jdbc.execute("CREATE TABLE IF NOT EXISTS " + this.orders + " (id bigint GENERATED ALWAYS AS IDENTITY "
 				+ "PRIMARY KEY, customer text NOT NULL, total numeric(12, 2) NOT NULL, created_at timestamptz NOT NULL "
 				+ "DEFAULT now())");
+		// The rows Waybill writes for one 1-message scope, as plain SQL: the database's own cost.
+		this.rawOutboxInsert = "WITH s AS (INSERT INTO " + wiring.schema().tables().qualifiedOutboxState()
+				+ " (id, created_at, next_attempt_at, message_count) VALUES (?, clock_timestamp(), now(), 1) RETURNING id) "
+				+ "INSERT INTO " + wiring.schema().tables().qualifiedOutboxMessage() + " (outbox_id, message_id, "
+				+ "destination, routing_key, message_type, content_type, headers, body, created_at) "
+				+ "SELECT s.id, ?, ?, '', ?, 'application/json', '{}', ?, now() FROM s";
 	}
 
 	/**
@@ -69,12 +78,20 @@ final class WriteLoad {
 	 * @return committed transactions per second while {@code during} ran
 	 */
 	double runWhile(int threads, boolean withMessage, Callable<?> during) throws Exception {
+		return runWhile(threads, withMessage ? Mode.OUTBOX : Mode.ROW_ONLY, during);
+	}
+
+	/**
+	 * Runs transactions of the given kind on {@code threads} threads while {@code during} runs.
+	 * @return committed transactions per second while {@code during} ran
+	 */
+	double runWhile(int threads, Mode mode, Callable<?> during) throws Exception {
 		AtomicLong committed = new AtomicLong();
 		AtomicBoolean stop = new AtomicBoolean();
 		List<Throwable> failures = new CopyOnWriteArrayList<>();
 		List<Thread> workers = new ArrayList<>();
 		for (int i = 0; i < threads; i++) {
-			Thread worker = new Thread(() -> loop(withMessage, committed, stop, failures), "bench-writer-" + i);
+			Thread worker = new Thread(() -> loop(mode, committed, stop, failures), "bench-writer-" + i);
 			worker.setDaemon(true);
 			workers.add(worker);
 		}
@@ -102,7 +119,15 @@ final class WriteLoad {
 	 * @return committed transactions per second
 	 */
 	double run(int threads, boolean withMessage, double seconds) throws Exception {
-		return runWhile(threads, withMessage, () -> {
+		return run(threads, withMessage ? Mode.OUTBOX : Mode.ROW_ONLY, seconds);
+	}
+
+	/**
+	 * Runs transactions of the given kind on {@code threads} threads for {@code seconds}.
+	 * @return committed transactions per second
+	 */
+	double run(int threads, Mode mode, double seconds) throws Exception {
+		return runWhile(threads, mode, () -> {
 			Thread.sleep((long) (seconds * 1000));
 			return null;
 		});
@@ -117,8 +142,9 @@ final class WriteLoad {
 	 */
 	Running start(int threads, boolean withMessage) {
 		Running running = new Running();
+		Mode mode = withMessage ? Mode.OUTBOX : Mode.ROW_ONLY;
 		for (int i = 0; i < threads; i++) {
-			Thread worker = new Thread(() -> loop(withMessage, running.committed, running.stop, running.failures),
+			Thread worker = new Thread(() -> loop(mode, running.committed, running.stop, running.failures),
 					"bench-writer-" + i);
 			worker.setDaemon(true);
 			running.workers.add(worker);
@@ -174,7 +200,7 @@ final class WriteLoad {
 
 	}
 
-	private void loop(boolean withMessage, AtomicLong committed, AtomicBoolean stop, List<Throwable> failures) {
+	private void loop(Mode mode, AtomicLong committed, AtomicBoolean stop, List<Throwable> failures) {
 		TransactionTemplate transactions = this.wiring.transactions();
 		OutboxPublisher publisher = this.wiring.publisher();
 		String insert = "INSERT INTO " + this.orders + " (customer, total) VALUES (?, ?)";
@@ -183,8 +209,12 @@ final class WriteLoad {
 			try {
 				transactions.executeWithoutResult((status) -> {
 					this.jdbc.update(insert, "customer-" + (seq % 1000), 42.50);
-					if (withMessage) {
+					if (mode == Mode.OUTBOX) {
 						publisher.send(this.destination, BenchOrder.of(seq));
+					}
+					else if (mode == Mode.RAW_SQL) {
+						this.jdbc.update(this.rawOutboxInsert, TimeOrderedUuids.next(), TimeOrderedUuids.next(),
+								this.destination, BenchOrder.TYPE, BenchOrder.json(seq));
 					}
 				});
 				committed.incrementAndGet();
@@ -194,6 +224,20 @@ final class WriteLoad {
 				return;
 			}
 		}
+	}
+
+	/** What each business transaction does besides inserting its row. */
+	enum Mode {
+
+		/** Nothing. */
+		ROW_ONLY,
+
+		/** Publishes one message through Waybill's outbox. */
+		OUTBOX,
+
+		/** Inserts the rows Waybill would write for one message, as plain SQL, without Waybill. */
+		RAW_SQL
+
 	}
 
 }

@@ -144,7 +144,7 @@ final class RetentionSql {
 		// Over the relay's due index: a claim moves next_attempt_at forward, so a scope a relay holds
 		// or is backing off is never old enough here.
 		this.pendingScopes = DELETE_SCOPES.formatted(state, inbox,
-				"s.status = 'pending' AND s.next_attempt_at < " + AGE + " AND s.created_at < " + AGE, "s.next_attempt_at");
+				OutboxTables.pendingCondition("s") + " AND s.next_attempt_at < " + AGE + " AND s.created_at < " + AGE, "s.next_attempt_at");
 		// Scenario 3: processed, and no outbox scope (scenario 2's scope goes first, in the same batch).
 		this.completedInbox = DELETE_INBOX.formatted(state, inbox, "i.processed_at < " + AGE, "i.processed_at");
 		this.faultedInbox = DELETE_INBOX.formatted(state, inbox, FAULTED + " AND i.faulted_at < " + AGE, "i.faulted_at");

@@ -76,9 +76,10 @@ class RetentionQueryPlanTests {
 	}
 
 	@Test
-	void pendingScopesWalkTheRelaysDueIndex() throws SQLException {
+	void pendingScopesWalkTheRelaysReadyAndOrderingIndexes() throws SQLException {
 		assertThat(plan(sql.pendingScopes)).doesNotContain("Seq Scan")
-			.contains(schema.tables().outboxState() + "_due_idx");
+			.contains(schema.tables().outboxState() + "_ready_idx")
+			.contains(schema.tables().outboxState() + "_ordering_idx");
 	}
 
 	@Test

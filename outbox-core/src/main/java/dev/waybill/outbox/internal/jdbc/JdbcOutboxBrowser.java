@@ -9,7 +9,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -47,13 +49,13 @@ public final class JdbcOutboxBrowser {
 
 	private final JdbcTemplate jdbc;
 
-	private final String page;
+	final Map<ScopeStatus, String> page = new EnumMap<>(ScopeStatus.class);
 
-	private final String pageOfDestination;
+	final Map<ScopeStatus, String> pageOfDestination = new EnumMap<>(ScopeStatus.class);
 
-	private final String count;
+	final Map<ScopeStatus, String> count = new EnumMap<>(ScopeStatus.class);
 
-	private final String countOfDestination;
+	final Map<ScopeStatus, String> countOfDestination = new EnumMap<>(ScopeStatus.class);
 
 	private final String one;
 
@@ -81,10 +83,15 @@ public final class JdbcOutboxBrowser {
 		String byDestination = " AND EXISTS (SELECT 1 FROM " + message
 				+ " m WHERE m.outbox_id = s.id AND m.destination = ?)";
 		String order = " ORDER BY s.created_at, s.id LIMIT ? OFFSET ?";
-		this.page = columns + "WHERE s.status = ?" + order;
-		this.pageOfDestination = columns + "WHERE s.status = ?" + byDestination + order;
-		this.count = "SELECT count(*) FROM " + state + " s WHERE s.status = ?";
-		this.countOfDestination = this.count + byDestination;
+		// Per status, each over its indexes: pending over the ready and ordering ones, dead over its own.
+		for (ScopeStatus status : ScopeStatus.values()) {
+			String where = "WHERE " + ((status == ScopeStatus.PENDING) ? OutboxTables.pendingCondition("s")
+					: "s.status = '" + status.column() + "'");
+			this.page.put(status, columns + where + order);
+			this.pageOfDestination.put(status, columns + where + byDestination + order);
+			this.count.put(status, "SELECT count(*) FROM " + state + " s " + where);
+			this.countOfDestination.put(status, this.count.get(status) + byDestination);
+		}
 		this.one = columns + "WHERE s.id = ?";
 		this.messages = "SELECT message_id, destination, routing_key, message_type, content_type, headers::text AS headers, "
 				+ "substring(body FROM 1 FOR ?) AS preview, octet_length(body) AS body_size, correlation_id, created_at, "
@@ -110,13 +117,13 @@ public final class JdbcOutboxBrowser {
 		List<ScopeSummary> scopes;
 		Long total;
 		if (destination == null) {
-			scopes = this.jdbc.query(this.page, (row, n) -> summary(row), status.column(), limit, offset);
-			total = this.jdbc.queryForObject(this.count, Long.class, status.column());
+			scopes = this.jdbc.query(this.page.get(status), (row, n) -> summary(row), limit, offset);
+			total = this.jdbc.queryForObject(this.count.get(status), Long.class);
 		}
 		else {
-			scopes = this.jdbc.query(this.pageOfDestination, (row, n) -> summary(row), status.column(), destination,
-					limit, offset);
-			total = this.jdbc.queryForObject(this.countOfDestination, Long.class, status.column(), destination);
+			scopes = this.jdbc.query(this.pageOfDestination.get(status), (row, n) -> summary(row), destination, limit,
+					offset);
+			total = this.jdbc.queryForObject(this.countOfDestination.get(status), Long.class, destination);
 		}
 		return new ScopePage(scopes, (total != null) ? total : 0, offset, limit);
 	}

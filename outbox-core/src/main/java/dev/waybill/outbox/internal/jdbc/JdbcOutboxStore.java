@@ -119,6 +119,9 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 				lock.executeQuery().close();
 			}
 		}
+		if (parts.size() == 1 && parts.get(0).messages().size() == 1) {
+			return writeOne(connection, scope, parts.get(0));
+		}
 		List<OutboxMessage> messages = new ArrayList<>();
 		List<Object> outboxIds = new ArrayList<>();
 		for (OutboxScope part : parts) {
@@ -154,6 +157,35 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 		}
 	}
 
+	private int writeOne(Connection connection, OutboxScope scope, OutboxScope part) throws SQLException {
+		OutboxMessage message = part.messages().get(0);
+		try (PreparedStatement statement = connection.prepareStatement(this.sql.writeOne)) {
+			statement.setObject(1, part.id());
+			statement.setString(2, text(part.notBefore()));
+			statement.setObject(3, scope.inboundMessageId());
+			statement.setString(4, scope.consumerId());
+			statement.setString(5, part.orderingKey());
+			statement.setObject(6, message.messageId());
+			statement.setString(7, message.destination());
+			statement.setString(8, message.routingKey());
+			statement.setString(9, message.messageType());
+			statement.setString(10, message.contentType());
+			statement.setString(11, HeaderCodec.write(message.headers()));
+			statement.setBytes(12, message.body());
+			statement.setString(13, message.correlationId());
+			statement.setString(14, message.conversationId());
+			statement.setString(15, message.sourceHost());
+			statement.setString(16, message.sentAt().toString());
+			statement.setString(17, text(message.notBefore()));
+			statement.setString(18, text(message.expiresAt()));
+			return statement.executeUpdate();
+		}
+	}
+
+	private static @Nullable String text(@Nullable Instant instant) {
+		return (instant != null) ? instant.toString() : null;
+	}
+
 	@Override
 	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit) {
 		requireOwner(leaseOwner);
@@ -165,15 +197,16 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 		}
 		Map<UUID, ScopeRows> scopes = new LinkedHashMap<>();
 		this.autonomous.query(this.sql.claim, (ResultSet row) -> {
-			UUID id = row.getObject("scope_id", UUID.class);
+			UUID id = row.getObject(OutboxSql.CLAIM_SCOPE_ID, UUID.class);
 			ScopeRows scope = scopes.get(id);
 			if (scope == null) {
-				scope = new ScopeRows(id, instant(row, "scope_created_at"), row.getInt("attempts"),
-						row.getString("lease_owner"), instant(row, "lease_until"));
+				scope = new ScopeRows(id, micros(row.getLong(OutboxSql.CLAIM_SCOPE_CREATED)),
+						row.getInt(OutboxSql.CLAIM_ATTEMPTS), leaseOwner, micros(row.getLong(OutboxSql.CLAIM_LEASE_UNTIL)));
 				scopes.put(id, scope);
 			}
-			if (row.getObject("message_id") != null) {
-				scope.messages.add(message(row));
+			UUID messageId = row.getObject(OutboxSql.CLAIM_MESSAGE_ID, UUID.class);
+			if (messageId != null) {
+				scope.messages.add(claimedMessage(messageId, row));
 			}
 		}, limit, leaseOwner, lease.toMillis(), lease.toMillis());
 		return scopes.values().stream().map(ScopeRows::toClaimedScope).toList();
@@ -368,21 +401,24 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 		return redriven;
 	}
 
-	private static OutboxMessage message(ResultSet row) throws SQLException {
-		return new OutboxMessage(row.getObject("message_id", UUID.class), row.getString("destination"),
-				row.getString("routing_key"), row.getString("message_type"), row.getString("content_type"),
-				HeaderCodec.read(row.getString("headers")), row.getBytes("body"),
-				row.getString("correlation_id"), row.getString("conversation_id"), row.getString("source_host"),
-				instant(row, "created_at"), nullableInstant(row, "not_before"), nullableInstant(row, "expires_at"));
+	private static OutboxMessage claimedMessage(UUID messageId, ResultSet row) throws SQLException {
+		String headers = row.getString(OutboxSql.CLAIM_HEADERS);
+		return new OutboxMessage(messageId, row.getString(OutboxSql.CLAIM_DESTINATION),
+				row.getString(OutboxSql.CLAIM_ROUTING_KEY), row.getString(OutboxSql.CLAIM_MESSAGE_TYPE),
+				row.getString(OutboxSql.CLAIM_CONTENT_TYPE), (headers != null) ? HeaderCodec.read(headers) : Map.of(),
+				row.getBytes(OutboxSql.CLAIM_BODY), row.getString(OutboxSql.CLAIM_CORRELATION_ID),
+				row.getString(OutboxSql.CLAIM_CONVERSATION_ID), row.getString(OutboxSql.CLAIM_SOURCE_HOST),
+				micros(row.getLong(OutboxSql.CLAIM_CREATED)), nullableMicros(row, OutboxSql.CLAIM_NOT_BEFORE),
+				nullableMicros(row, OutboxSql.CLAIM_EXPIRES));
 	}
 
-	private static Instant instant(ResultSet row, String column) throws SQLException {
-		return Objects.requireNonNull(nullableInstant(row, column), column);
+	private static @Nullable Instant nullableMicros(ResultSet row, int column) throws SQLException {
+		long micros = row.getLong(column);
+		return row.wasNull() ? null : micros(micros);
 	}
 
-	private static @Nullable Instant nullableInstant(ResultSet row, String column) throws SQLException {
-		OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
-		return value != null ? value.toInstant() : null;
+	private static Instant micros(long epochMicros) {
+		return Instant.ofEpochSecond(Math.floorDiv(epochMicros, 1_000_000L), Math.floorMod(epochMicros, 1_000_000L) * 1_000L);
 	}
 
 	private static @Nullable Instant nullableInstant(ResultSet row, int column) throws SQLException {

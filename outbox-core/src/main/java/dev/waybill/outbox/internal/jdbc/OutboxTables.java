@@ -45,6 +45,20 @@ public record OutboxTables(String schema, String outboxState, String outboxMessa
 	}
 
 	/**
+	 * Returns the condition {@code status = 'pending'} on the outbox state table, written so that
+	 * PostgreSQL reads it through indexes: the ready index (pending, not held) OR the ordering index
+	 * (unpublished keyed scopes, where every held scope is). There is no index of all pending scopes:
+	 * it would cost every write an index entry for what these two already hold.
+	 * @param alias the alias of the outbox state table in the statement
+	 * @return the condition, in parentheses
+	 * @since 0.3
+	 */
+	public static String pendingCondition(String alias) {
+		return ("(%1$s.status = 'pending' AND NOT %1$s.ordering_held OR %1$s.status = 'pending' AND %1$s.ordering_held "
+				+ "AND %1$s.ordering_key IS NOT NULL)").formatted(alias);
+	}
+
+	/**
 	 * Returns the default tables in the given schema.
 	 * @param schema the schema
 	 * @return the tables

@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -114,39 +116,49 @@ final class RelayWorker {
 		Instant now = Instant.now();
 		RelayObservation observation = this.relay.observation();
 		for (ClaimedScope scope : batch) {
-			List<CompletableFuture<@Nullable Throwable>> outcomes = new ArrayList<>(scope.messages().size());
+			List<CompletableFuture<Void>> confirms = new ArrayList<>(scope.messages().size());
 			for (OutboxMessage message : scope.messages()) {
 				// A message whose time-to-live passed is not published (the broker would drop it).
 				if (message.expiredAt(now)) {
 					continue;
 				}
-				CompletableFuture<Void> confirm;
 				try (WaybillMdc mdc = WaybillMdc.relay(scope.id(), message.messageId(), message.messageType())) {
-					confirm = observation.publish(scope.id(), message, channel::publish);
+					confirms.add(observation.publish(scope.id(), message, channel::publish));
 				}
-				outcomes.add(confirm.handle((ok, failure) -> failure));
 			}
-			if (outcomes.isEmpty() && !scope.messages().isEmpty()) {
+			if (confirms.isEmpty() && !scope.messages().isEmpty()) {
 				this.relay.settler().submitExpired(scope);
 				continue;
 			}
-			settled.add(CompletableFuture.allOf(outcomes.toArray(CompletableFuture[]::new))
-				.thenRun(() -> this.relay.settler().submit(scope, failures(outcomes))));
+			// One future per scope on top of its confirms (a scope of one message needs no allOf).
+			CompletableFuture<Void> confirmed = (confirms.size() == 1) ? confirms.get(0)
+					: CompletableFuture.allOf(confirms.toArray(CompletableFuture[]::new));
+			settled.add(confirmed.handle((ok, failure) -> {
+				this.relay.settler().submit(scope, failures(confirms));
+				return null;
+			}));
 		}
 		CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new)).whenComplete((ok, failure) -> this.inFlight.release());
 	}
 
-	private static List<TransportException> failures(List<CompletableFuture<@Nullable Throwable>> outcomes) {
+	private static List<TransportException> failures(List<CompletableFuture<Void>> confirms) {
 		List<TransportException> failures = new ArrayList<>();
-		for (CompletableFuture<@Nullable Throwable> outcome : outcomes) {
-			Throwable failure = outcome.join();
-			if (failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null) {
-				failure = failure.getCause();
+		for (CompletableFuture<Void> confirm : confirms) {
+			if (!confirm.isCompletedExceptionally()) {
+				continue;
+			}
+			Throwable failure;
+			try {
+				confirm.join();
+				continue;
+			}
+			catch (CompletionException | CancellationException ex) {
+				failure = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
 			}
 			if (failure instanceof TransportException transportFailure) {
 				failures.add(transportFailure);
 			}
-			else if (failure != null) {
+			else {
 				failures.add(new TransportException(TransportException.Kind.MESSAGE, failure.toString(), failure));
 			}
 		}

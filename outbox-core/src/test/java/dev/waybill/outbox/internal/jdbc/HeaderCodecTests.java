@@ -179,6 +179,12 @@ class HeaderCodecTests {
 	}
 
 	@Test
+	void emptyHeadersAreTheSharedEmptyMapWithoutJson() {
+		assertThat(HeaderCodec.write(Map.of())).isEqualTo("{}");
+		assertThat(HeaderCodec.read("{}")).isSameAs(Map.of());
+	}
+
+	@Test
 	void aColumnThatIsNoObjectIsRefused() {
 		assertThatIllegalArgumentException().isThrownBy(() -> HeaderCodec.read("[1]")).withMessageContaining("[1]");
 	}

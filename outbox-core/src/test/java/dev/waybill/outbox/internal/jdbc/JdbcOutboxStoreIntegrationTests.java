@@ -27,6 +27,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import dev.waybill.outbox.internal.TimeOrderedUuids;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
@@ -89,6 +90,60 @@ class JdbcOutboxStoreIntegrationTests {
 		assertThat(read.sourceHost()).isEqualTo("test-host");
 		assertThat(read.sentAt()).isCloseTo(written.sentAt(), org.assertj.core.api.Assertions.within(1, java.time.temporal.ChronoUnit.MILLIS));
 		assertThat(read.notBefore()).isNull();
+	}
+
+	@Test
+	void claimReadsTimesToTheMicrosecondAndEmptyHeadersAsNone() {
+		Instant sentAt = Instant.parse("1969-12-31T23:59:58.123456Z");
+		Instant notBefore = Instant.parse("2020-02-29T12:00:00.000001Z");
+		Instant expiresAt = Instant.parse("2999-01-01T00:00:00.999999Z");
+		OutboxMessage written = new OutboxMessage(TimeOrderedUuids.next(), "orders", "", "test.message", "text/plain",
+				Map.of(), "x".getBytes(StandardCharsets.UTF_8), null, null, null, sentAt, notBefore, expiresAt);
+		OutboxScope scope = new OutboxScope(UUID.randomUUID(), List.of(written), null, null);
+		store.write(scope);
+		jdbc.update("UPDATE " + schema.tables().qualifiedOutboxState() + " SET next_attempt_at = now(), "
+				+ "created_at = '2026-11-25 10:00:00.654321+00' WHERE id = ?", scope.id());
+
+		ClaimedScope claimed = store.claim("relay-a", LEASE, 10).get(0);
+
+		assertThat(claimed.createdAt()).isEqualTo(Instant.parse("2026-11-25T10:00:00.654321Z"));
+		assertThat(claimed.leaseUntil()).isEqualTo(jdbc.queryForObject("SELECT lease_until FROM "
+				+ schema.tables().qualifiedOutboxState() + " WHERE id = ?", OffsetDateTime.class, scope.id()).toInstant());
+		OutboxMessage read = claimed.messages().get(0);
+		assertThat(read.sentAt()).isEqualTo(sentAt);
+		assertThat(read.notBefore()).isEqualTo(notBefore);
+		assertThat(read.expiresAt()).isEqualTo(expiresAt);
+		assertThat(read.headers()).isSameAs(Map.of());
+		assertThat(read.correlationId()).isNull();
+		assertThat(read.routingKey()).isEmpty();
+	}
+
+	@Test
+	void aOneMessageScopeIsStoredAsTheSameMessageInALargerScope() {
+		// One message is written by a statement of its own (scalar parameters); it must store
+		// exactly what the general statement stores.
+		Instant later = Instant.now().plusSeconds(3600);
+		OutboxMessage template = new OutboxMessage(TimeOrderedUuids.next(), "orders", "key", "test.message",
+				"application/json", Map.of("tenant", "acme", "n", 3L, "bin", new byte[] { 0, 1 }),
+				new byte[] { 0, 1, 2, (byte) 255 }, "corr", "conv", "host", Instant.parse("2026-01-01T00:00:00.000001Z"),
+				later, later.plusSeconds(60));
+		OutboxScope one = new OutboxScope(UUID.randomUUID(), List.of(template), null, null);
+		OutboxMessage second = new OutboxMessage(TimeOrderedUuids.next(), "other", "", "t", "text/plain", Map.of(),
+				new byte[0], null, null, null, Instant.now(), null, null);
+		OutboxScope two = new OutboxScope(UUID.randomUUID(), List.of(template, second), null, null);
+		store.write(one);
+		store.write(two);
+
+		String columns = "s.next_attempt_at, s.message_count > 0 AS has_messages, s.ordering_key, s.ordering_held, "
+				+ "m.message_id, m.destination, m.routing_key, m.message_type, m.content_type, m.headers::text, m.body, "
+				+ "m.correlation_id, m.conversation_id, m.source_host, m.created_at, m.not_before, m.expires_at";
+		String select = "SELECT " + columns + " FROM " + schema.tables().qualifiedOutboxState() + " s JOIN "
+				+ schema.tables().qualifiedOutboxMessage() + " m ON m.outbox_id = s.id WHERE s.id = ? ORDER BY m.sequence_number LIMIT 1";
+		Map<String, Object> fromOne = jdbc.queryForMap(select, one.id());
+		Map<String, Object> fromTwo = jdbc.queryForMap(select, two.id());
+		assertThat(fromOne).usingRecursiveComparison().isEqualTo(fromTwo);
+		assertThat(fromOne.get("not_before")).isNotNull();
+		assertThat(store.claim("relay-a", LEASE, 10)).isEmpty(); // both wait for their not-before time
 	}
 
 	@Test

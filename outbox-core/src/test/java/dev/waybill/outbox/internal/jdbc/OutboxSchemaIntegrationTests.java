@@ -1,6 +1,7 @@
 package dev.waybill.outbox.internal.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.sql.Connection;
 import java.sql.Statement;
@@ -15,6 +16,7 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import dev.waybill.outbox.ScopeStatus;
 import dev.waybill.outbox.test.TestMessages;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
@@ -48,7 +50,8 @@ class OutboxSchemaIntegrationTests {
 				"conversation_id", "source_host", "created_at", "not_before", "expires_at");
 		assertThat(columns("inbox_state")).containsExactly("message_id", "consumer_id", "received_at",
 				"receive_count", "processed_at", "attempts", "last_error", "faulted_at");
-		assertThat(indexes()).contains("outbox_state_due_idx", "outbox_state_published_idx", "outbox_state_dead_idx",
+		assertThat(indexes()).doesNotContain("outbox_state_due_idx");
+		assertThat(indexes()).contains("outbox_state_published_idx", "outbox_state_dead_idx",
 				"outbox_state_inbound_idx", "outbox_message_outbox_idx", "outbox_message_message_id_idx",
 				"inbox_state_pkey", "inbox_state_processed_idx", "inbox_state_faulted_idx", "outbox_state_finished_idx",
 				"outbox_state_ready_idx", "outbox_state_ordering_idx");
@@ -91,7 +94,7 @@ class OutboxSchemaIntegrationTests {
 
 		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM " + second.qualifiedOutboxMessage(), Long.class)).isOne();
 		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM " + first.qualifiedOutboxMessage(), Long.class)).isZero();
-		assertThat(indexes()).contains("billing_outbox_due_idx", "outbox_state_due_idx");
+		assertThat(indexes()).contains("billing_outbox_ready_idx", "outbox_state_ready_idx");
 	}
 
 	@Test
@@ -111,6 +114,49 @@ class OutboxSchemaIntegrationTests {
 
 		// The ready index: the due index without the scopes held back behind their ordering key.
 		assertThat(String.join("\n", plan)).contains("outbox_state_ready_idx").doesNotContain("Seq Scan on outbox_state");
+	}
+
+	@Test
+	void everyReaderOfPendingScopesUsesTheReadyAndOrderingIndexesNotTheTable() throws Exception {
+		OutboxTables tables = this.schema.tables();
+		new OutboxSchemaInitializer(this.schema.dataSource(), tables).migrate();
+		JdbcOutboxBrowser browser = new JdbcOutboxBrowser(this.schema.dataSource(), tables);
+		List<String> statements = List.of(new OutboxSql(tables).stats, browser.page.get(ScopeStatus.PENDING),
+				browser.count.get(ScopeStatus.PENDING), browser.pageOfDestination.get(ScopeStatus.PENDING));
+
+		for (String statement : statements) {
+			// There is no index of all pending scopes (it would cost every write an entry): the
+			// pending condition must be read through the ready index OR the ordering index.
+			assertThat(String.join("\n", plan(statement.replace("?", "'1'")))).as(statement).contains("outbox_state_ready_idx")
+				.contains("outbox_state_ordering_idx").doesNotContain("Seq Scan on outbox_state");
+		}
+	}
+
+	@Test
+	void aHeldScopeAlwaysHasAnOrderingKeySoTheOrderingIndexHoldsEveryHeldScope() throws Exception {
+		OutboxTables tables = this.schema.tables();
+		new OutboxSchemaInitializer(this.schema.dataSource(), tables).migrate();
+		new JdbcOutboxStore(this.schema.dataSource(), tables).write(TestMessages.scope("orders", "m"));
+
+		assertThatExceptionOfType(org.springframework.dao.DataIntegrityViolationException.class)
+			.isThrownBy(() -> this.jdbc.update("UPDATE " + tables.qualifiedOutboxState() + " SET ordering_held = true"))
+			.withMessageContaining("held_keyed_check");
+	}
+
+	private List<String> plan(String statement) {
+		return this.jdbc.execute((Connection connection) -> {
+			try (Statement settings = connection.createStatement()) {
+				// With tiny tables the planner would scan; forbid that to see which index it can use.
+				settings.execute("SET enable_seqscan = off");
+				return new JdbcTemplate(new org.springframework.jdbc.datasource.SingleConnectionDataSource(connection, true))
+					.queryForList("EXPLAIN " + statement, String.class);
+			}
+			finally {
+				try (Statement settings = connection.createStatement()) {
+					settings.execute("RESET enable_seqscan");
+				}
+			}
+		});
 	}
 
 	@Test
