@@ -34,7 +34,7 @@ final class Targets {
 		Optional<Double> bare = median(measurements, InboxThroughput.NAME, InboxThroughput.BARE);
 		Optional<Double> inbox = median(measurements, InboxThroughput.NAME, InboxThroughput.INBOX);
 		if (bare.isPresent() && inbox.isPresent()) {
-			targets.add(Target.atLeast("inbox / bare consume", inbox.get() / bare.get(), 0.4, ">= 0.40"));
+			targets.add(Target.atLeast("inbox / bare consume", inbox.get() / bare.get(), 0.5, ">= 0.50"));
 		}
 		Optional<Double> unordered = median(measurements, OrderedRelayThroughput.NAME, OrderedRelayThroughput.UNORDERED);
 		Optional<Double> ordered = median(measurements, OrderedRelayThroughput.NAME, OrderedRelayThroughput.KEYS_10K);
