@@ -424,7 +424,7 @@ public final class InboxProcessor {
 				((DefaultConsumerOutbox) this.consumerOutbox).discardInbound();
 				return new BatchStop(entry, stop.handlerFailure);
 			}
-			status.releaseSavepoint(savepoint);
+			// Not released: a round trip saved per delivery; the commit ends every savepoint.
 			entries.add(entry);
 		}
 		return null;
