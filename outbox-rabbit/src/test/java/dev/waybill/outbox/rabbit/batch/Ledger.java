@@ -74,11 +74,16 @@ public class Ledger {
 		return new LedgerHandler(jdbc, schema);
 	}
 
-	/** In the crash test's process: ends the process right after a batch committed, before any ack. */
+	/**
+	 * In the crash test's process: ends the process right after the batch holding the entry of
+	 * sequence number {@code waybill.test.halt-after-commit-of} committed, before its acknowledgements.
+	 */
 	@Bean
 	InboxListener haltAfterCommit() {
+		String seq = System.getProperty("waybill.test.halt-after-commit-of");
 		return (consumer, message, outcome) -> {
-			if (Boolean.getBoolean("waybill.test.halt-after-commit")) {
+			if (seq != null && new String(message.body(), java.nio.charset.StandardCharsets.UTF_8)
+				.contains("\"seq\":" + seq + "}")) {
 				System.out.println("COMMITTED " + message.messageId());
 				System.out.flush();
 				Runtime.getRuntime().halt(3);
