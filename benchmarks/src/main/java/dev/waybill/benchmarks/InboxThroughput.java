@@ -3,6 +3,9 @@ package dev.waybill.benchmarks;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +19,9 @@ import com.rabbitmq.client.Envelope;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.InboundMessage;
+import dev.waybill.inbox.InboxListener;
+import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.autoconfigure.WaybillInboxProperties;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
@@ -27,7 +33,14 @@ import dev.waybill.outbox.internal.JacksonMessageSerializer;
  * (5) Inbox throughput: a queue filled with N messages (outside the timed window) is consumed
  * through the inbox (dedupe row, a handler that inserts one row, processed mark, commit, ack), and
  * the same N messages by a bare consumer that only acknowledges, with the same channels and
- * prefetch (the {@code waybill.inbox.*} defaults). Messages/s from start to the last handled.
+ * prefetch (the {@code waybill.inbox.*} defaults, so batched: up to {@code batch.max-size}
+ * deliveries per transaction). Messages/s from start to the last handled. The same with
+ * {@code batch.max-size 1} (a transaction per delivery), interleaved run by run.
+ * <p>
+ * Then the latency the batching adds: an open-loop publisher offers messages at a low and a
+ * moderate rate to the running inbox, and each message's time from its publish to the commit of
+ * its handler's transaction (the listener hears it right after) is recorded; p50 and p99, batched
+ * (the defaults) and with {@code batch.max-size 1}.
  */
 final class InboxThroughput implements Benchmark {
 
@@ -37,7 +50,12 @@ final class InboxThroughput implements Benchmark {
 
 	static final String INBOX = "inbox: dedupe + handler insert + ack";
 
+	static final String UNBATCHED = "inbox, batch.max-size 1 (a transaction per delivery)";
+
 	static final String PARTITIONED = "inbox partitioned by ordering key (1,000 keys)";
+
+	/** Open-loop rates of the latency runs, messages per second. */
+	static final List<Integer> LATENCY_RATES = List.of(100, 1_000);
 
 	/** Keys of the partitioned run's messages. */
 	private static final int KEYS = 1_000;
@@ -67,42 +85,164 @@ final class InboxThroughput implements Benchmark {
 			.withPartitionByOrderingKey(false);
 		ConsumerRegistration<BenchOrder> partitioned = consumer.withPartitionByOrderingKey(true);
 		queue.alsoDelete(consumer.errorQueue());
+		CommitLatencies latencies = new CommitLatencies();
 		InboxProcessor processor = new InboxProcessor(wiring.transactionManager(),
 				new InboxStore(wiring.schema().dataSource(), wiring.schema().tables()), wiring.store(),
 				wiring.publisher(), wiring.publisher().consumerOutbox(), new JacksonMessageSerializer(), wiring.wakeUp(),
-				DEFAULTS.toRetryPolicy(), DEFAULTS.getRetry().getImmediate());
+				DEFAULTS.toRetryPolicy(), DEFAULTS.getRetry().getImmediate(), latencies);
 		List<Double> bare = new ArrayList<>();
 		List<Double> inbox = new ArrayList<>();
+		List<Double> unbatched = new ArrayList<>();
 		List<Double> keyed = new ArrayList<>();
+		Map<String, List<Double>> latency = new LinkedHashMap<>();
 		for (int run = 1; run <= context.runs(); run++) {
 			fill(connection, queue, messages, 0);
 			bare.add(bareConsume(connection, queue.name(), messages));
 			rows.truncate();
 			jdbc.execute("TRUNCATE " + handled);
 			fill(connection, queue, messages, 0);
-			inbox.add(consume(context, processor, consumer, handledCount, messages));
+			inbox.add(consume(context, processor, consumer, handledCount, messages, DEFAULTS.getBatch().getMaxSize()));
+			rows.truncate();
+			jdbc.execute("TRUNCATE " + handled);
+			fill(connection, queue, messages, 0);
+			unbatched.add(consume(context, processor, consumer, handledCount, messages, 1));
 			rows.truncate();
 			jdbc.execute("TRUNCATE " + handled);
 			fill(connection, queue, messages, KEYS);
-			keyed.add(consume(context, processor, partitioned, handledCount, messages));
+			keyed.add(consume(context, processor, partitioned, handledCount, messages, DEFAULTS.getBatch().getMaxSize()));
 			progress.report("run " + run + ": bare " + ResultTable.number(bare.get(run - 1)) + " msg/s, inbox "
-					+ ResultTable.number(inbox.get(run - 1)) + " msg/s, partitioned "
+					+ ResultTable.number(inbox.get(run - 1)) + " msg/s, max-size 1 "
+					+ ResultTable.number(unbatched.get(run - 1)) + " msg/s, partitioned "
 					+ ResultTable.number(keyed.get(run - 1)) + " msg/s");
 			queue.purge();
+			rows.truncate();
+			jdbc.execute("TRUNCATE " + handled);
+			for (int rate : LATENCY_RATES) {
+				for (int batch : List.of(DEFAULTS.getBatch().getMaxSize(), 1)) {
+					long[] sorted = latency(context, processor, consumer, connection, queue, latencies, handledCount,
+							rate, batch);
+					latency.computeIfAbsent(latencyFigure("p50", rate, batch), (k) -> new ArrayList<>())
+						.add(Stats.percentile(sorted, 50) / 1e6);
+					latency.computeIfAbsent(latencyFigure("p99", rate, batch), (k) -> new ArrayList<>())
+						.add(Stats.percentile(sorted, 99) / 1e6);
+					progress.report("run " + run + ": publish-to-commit @ " + rate + " msg/s, max-size " + batch
+							+ ": p50 " + String.format("%.2f", Stats.percentile(sorted, 50) / 1e6) + " ms, p99 "
+							+ String.format("%.2f", Stats.percentile(sorted, 99) / 1e6) + " ms");
+					rows.truncate();
+					jdbc.execute("TRUNCATE " + handled);
+				}
+			}
 		}
 		String note = messages + " msgs, " + DEFAULTS.getConcurrency() + " channel(s), prefetch " + DEFAULTS.getPrefetch();
-		return List.of(new Measurement(NAME, BARE, "msg/s", bare, note),
-				new Measurement(NAME, INBOX, "msg/s", inbox, note),
+		List<Measurement> measurements = new ArrayList<>();
+		measurements.add(new Measurement(NAME, BARE, "msg/s", bare, note));
+		measurements.add(new Measurement(NAME, INBOX, "msg/s", inbox, note + ", batch.max-size "
+				+ DEFAULTS.getBatch().getMaxSize() + ", linger " + DEFAULTS.getBatch().getLinger().toMillis() + " ms"));
+		measurements.add(new Measurement(NAME, UNBATCHED, "msg/s", unbatched, note));
+		latency.forEach((figure, values) -> measurements.add(new Measurement(NAME, figure, "ms", values,
+				"open loop, " + context.sizes().latencySeconds() + " s after " + context.sizes().warmUpSeconds()
+						+ " s warm-up, publish to the handler's commit")));
+		measurements.add(
 				new Measurement(NAME, PARTITIONED, "msg/s", keyed, messages + " msgs with " + KEYS + " ordering keys, "
 						+ "1 channel (prefetch " + DEFAULTS.getPrefetch() * DEFAULTS.getConcurrency() + "), "
-						+ DEFAULTS.getConcurrency() + " key lanes"));
+						+ DEFAULTS.getConcurrency() + " key lanes, batched"));
+		return measurements;
 	}
 
-	private static double consume(BenchContext context, InboxProcessor processor, ConsumerRegistration<BenchOrder> consumer,
-			AtomicLong handledCount, int messages) throws InterruptedException {
+	static String latencyFigure(String percentile, int rate, int batch) {
+		return "inbox publish-to-commit " + percentile + " @ " + String.format("%,d", rate) + " msg/s, batch.max-size "
+				+ batch;
+	}
+
+	/**
+	 * Offers messages at {@code rate} to a running inbox and returns each one's time from publish to
+	 * its handler's commit, sorted, in nanoseconds (the warm-up's left out).
+	 */
+	private static long[] latency(BenchContext context, InboxProcessor processor, ConsumerRegistration<BenchOrder> consumer,
+			Connection connection, BrokerQueue queue, CommitLatencies latencies, AtomicLong handledCount, int rate,
+			int batch) throws Exception {
+		queue.purge();
+		int warmUp = rate * context.sizes().warmUpSeconds();
+		int count = warmUp + rate * context.sizes().latencySeconds();
+		latencies.start(count);
 		handledCount.set(0);
 		try (RabbitTransport transport = OutboxWiring.transport(context.rabbit())) {
 			RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumer));
+			endpoint.setBatch(batch, DEFAULTS.getBatch().getLinger());
+			endpoint.start();
+			Channel channel = connection.createChannel();
+			try {
+				new OpenLoopGenerator(1).run(rate, count, (seq) -> {
+					latencies.sent(seq);
+					try {
+						channel.basicPublish("", queue.name(), ConfirmedPublisher.properties(), BenchOrder.json(seq));
+					}
+					catch (IOException ex) {
+						throw new IllegalStateException(ex);
+					}
+				});
+				await(handledCount, count);
+			}
+			finally {
+				channel.abort();
+				endpoint.stop();
+			}
+		}
+		return latencies.sorted(warmUp);
+	}
+
+	/** Hears each commit and keeps the time from the message's publish to it. */
+	private static final class CommitLatencies implements InboxListener {
+
+		private volatile long[] sentAt = new long[0];
+
+		private volatile long[] latency = new long[0];
+
+		void start(int count) {
+			this.sentAt = new long[count];
+			this.latency = new long[count];
+		}
+
+		void sent(long seq) {
+			this.sentAt[(int) seq] = System.nanoTime();
+		}
+
+		@Override
+		public void delivered(ConsumerRegistration<?> consumer, InboundMessage message, InboxOutcome outcome) {
+			long now = System.nanoTime();
+			int seq = seq(message.body());
+			if (seq >= 0 && seq < this.latency.length) {
+				this.latency[seq] = now - this.sentAt[seq];
+			}
+		}
+
+		long[] sorted(int from) {
+			long[] values = Arrays.copyOfRange(this.latency, from, this.latency.length);
+			Arrays.sort(values);
+			return values;
+		}
+
+		/** The seq of a {@link BenchOrder} body, {"seq":<n>,...}. */
+		private static int seq(byte[] body) {
+			int value = 0;
+			int i = 7;
+			if (body.length < 8 || body[0] != '{') {
+				return -1;
+			}
+			for (; i < body.length && body[i] >= '0' && body[i] <= '9'; i++) {
+				value = value * 10 + (body[i] - '0');
+			}
+			return value;
+		}
+
+	}
+
+	private static double consume(BenchContext context, InboxProcessor processor, ConsumerRegistration<BenchOrder> consumer,
+			AtomicLong handledCount, int messages, int batch) throws InterruptedException {
+		handledCount.set(0);
+		try (RabbitTransport transport = OutboxWiring.transport(context.rabbit())) {
+			RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumer));
+			endpoint.setBatch(batch, DEFAULTS.getBatch().getLinger());
 			Timer timer = Timer.start();
 			endpoint.start();
 			try {

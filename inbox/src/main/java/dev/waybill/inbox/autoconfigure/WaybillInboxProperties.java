@@ -72,6 +72,8 @@ public class WaybillInboxProperties implements InitializingBean {
 
 	private final Faults faults = new Faults();
 
+	private final Batch batch = new Batch();
+
 	/**
 	 * Settings of single receive endpoints by queue name: concurrency, prefetch, retry, never-retry,
 	 * ignore and extra bindings; each unset one is the value above.
@@ -142,6 +144,10 @@ public class WaybillInboxProperties implements InitializingBean {
 		return this.faults;
 	}
 
+	public Batch getBatch() {
+		return this.batch;
+	}
+
 	@Override
 	public void afterPropertiesSet() {
 		validate();
@@ -158,6 +164,10 @@ public class WaybillInboxProperties implements InitializingBean {
 		check("prefetch", this.prefetch, this.prefetch >= 1, "at least 1 (0, unlimited, would let the broker "
 				+ "flood one consumer)");
 		positive("duplicate-detection-window", this.duplicateDetectionWindow);
+		check("batch.max-size", this.batch.maxSize, this.batch.maxSize >= 1,
+				"at least 1 (1 handles each delivery in a transaction of its own)");
+		check("batch.linger", this.batch.linger, this.batch.linger != null && !this.batch.linger.isNegative()
+				&& this.batch.linger.compareTo(Duration.ofSeconds(1)) <= 0, "between 0 and 1s, e.g. 1ms");
 		check("retry.immediate", this.retry.immediate, this.retry.immediate >= 0, "at least 0 (0 for no in-process retry)");
 		toRetryPolicy();
 	}
@@ -254,6 +264,43 @@ public class WaybillInboxProperties implements InitializingBean {
 
 		public void setPublish(boolean publish) {
 			this.publish = publish;
+		}
+
+	}
+
+	/**
+	 * Batching: a consuming thread handles the deliveries it holds (received ahead, within the
+	 * prefetch) in one database transaction, each handler under a savepoint of its own, commits
+	 * once and then acknowledges them.
+	 */
+	public static class Batch {
+
+		/**
+		 * The most deliveries of one consuming thread handled in one transaction (at most the
+		 * prefetch). 1 handles each delivery in a transaction of its own.
+		 */
+		private int maxSize = 16;
+
+		/**
+		 * How long a consuming thread that found several deliveries waiting waits for more to fill
+		 * its batch. A lone delivery is handled at once, without waiting.
+		 */
+		private Duration linger = Duration.ofMillis(1);
+
+		public int getMaxSize() {
+			return this.maxSize;
+		}
+
+		public void setMaxSize(int maxSize) {
+			this.maxSize = maxSize;
+		}
+
+		public Duration getLinger() {
+			return this.linger;
+		}
+
+		public void setLinger(Duration linger) {
+			this.linger = linger;
 		}
 
 	}

@@ -2,20 +2,24 @@ package dev.waybill.inbox.internal;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.TransactionSystemException;
+import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.DefaultTransactionDefinition;
 import org.springframework.transaction.support.TransactionCallback;
 
@@ -31,6 +35,7 @@ import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.internal.observation.InboxObservation;
 import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.internal.DefaultConsumerOutbox;
 import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.internal.TimeOrderedUuids;
 import dev.waybill.outbox.internal.jdbc.PostgresText;
@@ -141,6 +146,12 @@ public final class InboxProcessor {
 
 	private volatile boolean publishFaults;
 
+	/** How long batching pauses after a batch failed for a reason that is not an outage. */
+	private static final long BATCH_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+	/** Until when {@link #processBatch} handles each delivery alone (System.nanoTime()). */
+	private volatile long batchesPausedUntil = System.nanoTime();
+
 	private volatile InboxObservation observation = InboxObservation.NONE;
 
 	/**
@@ -227,6 +238,330 @@ public final class InboxProcessor {
 		return this.observation.observe(consumer, message, () -> processListened(consumer, message));
 	}
 
+	/**
+	 * Handles several deliveries, in order, in as few transactions as it can: one transaction runs
+	 * the handlers one after another, each under a savepoint, and commits once. A delivery that
+	 * cannot be handled in the batch (poison, a handler that throws, a refused inbox statement) ends
+	 * the batch there: what precedes it commits, it is handled alone exactly as
+	 * {@link #process} does (its handler's failed attempt counts as the first), and the deliveries
+	 * after it start the next batch. So deliveries of one ordering key in a batch stay in order, and
+	 * a failing handler affects only its own message. When the database is unavailable nothing of
+	 * the uncommitted batch is recorded: that delivery and every one after it fail with the outage.
+	 * <p>
+	 * Batches only with a JDBC transaction manager ({@link DataSourceTransactionManager}) and the
+	 * default consumer outbox; otherwise, and for a single delivery, each delivery is handled by
+	 * {@link #process}.
+	 * @param deliveries the deliveries, in the order they were received
+	 * @return what happened to each, at the same index
+	 * @since 0.4
+	 */
+	public List<DeliveryResult> processBatch(List<InboxDelivery> deliveries) {
+		Objects.requireNonNull(deliveries, "deliveries must not be null");
+		DeliveryResult[] results = new DeliveryResult[deliveries.size()];
+		int next = 0;
+		while (next < results.length) {
+			if (!batches() || next == results.length - 1 || System.nanoTime() - this.batchesPausedUntil < 0) {
+				next = processAlone(deliveries, next, results);
+				continue;
+			}
+			try {
+				next = processInBatch(deliveries, next, results);
+			}
+			catch (BatchUnavailable ex) {
+				for (int i = next; i < results.length; i++) {
+					results[i] = DeliveryResult.failed(ex.failure);
+				}
+				return List.of(results);
+			}
+		}
+		return List.of(results);
+	}
+
+	private boolean batches() {
+		return this.transactionManager instanceof DataSourceTransactionManager
+				&& this.consumerOutbox instanceof DefaultConsumerOutbox;
+	}
+
+	/**
+	 * Handles one delivery alone; when the database is unavailable, fails it and every later one.
+	 * @return the index of the next delivery to handle
+	 */
+	private int processAlone(List<InboxDelivery> deliveries, int index, DeliveryResult[] results) {
+		InboxDelivery delivery = deliveries.get(index);
+		try {
+			results[index] = DeliveryResult.committed(process(delivery.consumer(), delivery.message()));
+			return index + 1;
+		}
+		catch (UnrecordableDeliveryException ex) {
+			results[index] = DeliveryResult.failed(ex);
+			return index + 1;
+		}
+		catch (RuntimeException ex) {
+			for (int i = index; i < results.length; i++) {
+				results[i] = DeliveryResult.failed(ex);
+			}
+			return results.length;
+		}
+	}
+
+	/**
+	 * Runs deliveries from {@code first} on in one transaction until one cannot be handled in it,
+	 * commits, tells the listener, then handles that one alone.
+	 * @return the index of the next delivery to handle
+	 * @throws BatchUnavailable when the database is unavailable (nothing of the batch committed)
+	 */
+	private int processInBatch(List<InboxDelivery> deliveries, int first, DeliveryResult[] results) {
+		List<BatchEntry> entries = new ArrayList<>();
+		BatchStop stop;
+		TransactionConnection connection = new TransactionConnection();
+		TransactionStatus status = this.transactionManager.getTransaction(this.transaction);
+		try {
+			this.writer.checkTransaction();
+			connection.attach(this.store.dataSource());
+			stop = runBatch(deliveries, first, entries, status, connection);
+		}
+		catch (RuntimeException | Error ex) {
+			if (ex instanceof VirtualMachineError) {
+				throw ex;
+			}
+			rollbackQuietly(status);
+			batchFailed(entries, ex, connection);
+			return processAlone(deliveries, first, results);
+		}
+		try {
+			this.transactionManager.commit(status);
+		}
+		catch (RuntimeException ex) {
+			batchFailed(entries, ex, connection);
+			return processAlone(deliveries, first, results);
+		}
+		for (BatchEntry entry : entries) {
+			results[entry.index] = DeliveryResult.committed(entry.outcome);
+			committed(entry, entry.outcome);
+		}
+		if (stop == null) {
+			return deliveries.size();
+		}
+		int index = first + entries.size();
+		if (stop.entry == null) {
+			return processAlone(deliveries, index, results);
+		}
+		// The handler failed in the batch: its later attempts, or its failure, alone, as process() does.
+		BatchEntry entry = stop.entry;
+		try {
+			InboxOutcome outcome = entry.observation.run(() -> afterBatchFailure(entry, stop.handlerFailure));
+			results[index] = DeliveryResult.committed(outcome);
+			committed(entry, outcome);
+			return index + 1;
+		}
+		catch (UnrecordableDeliveryException ex) {
+			results[index] = DeliveryResult.failed(ex);
+			notCommitted(entry, ex);
+			return index + 1;
+		}
+		catch (RuntimeException ex) {
+			notCommitted(entry, ex);
+			for (int i = index; i < results.length; i++) {
+				results[i] = DeliveryResult.failed(ex);
+			}
+			return results.length;
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private <T> InboxOutcome afterBatchFailure(BatchEntry entry, @Nullable Throwable handlerFailure) {
+		ConsumerRegistration<T> consumer = (ConsumerRegistration<T>) entry.consumer;
+		try {
+			if (handlerFailure == null) {
+				// Waybill's own statement failed in the batch: the whole delivery again, alone.
+				return deliver(consumer, entry.message, entry.id);
+			}
+			return handleWithRetries(consumer, entry.message, entry.id, (T) entry.payload, handlerFailure);
+		}
+		catch (CannotRecord ex) {
+			return faultUnrecorded(consumer, entry.message, entry.id, ex.getCause());
+		}
+	}
+
+	/**
+	 * Runs the batch's deliveries in the open transaction, each under a savepoint.
+	 * @return where and why the batch stopped early, or {@literal null} when every delivery ran
+	 */
+	private @Nullable BatchStop runBatch(List<InboxDelivery> deliveries, int first, List<BatchEntry> entries,
+			TransactionStatus status, TransactionConnection connection) {
+		for (int i = first; i < deliveries.size(); i++) {
+			InboxDelivery delivery = deliveries.get(i);
+			ConsumerRegistration<?> consumer = delivery.consumer();
+			InboundMessage message = delivery.message();
+			UUID id = canonicalUuid(message.messageId());
+			Object payload = null;
+			if (id != null && consumer.messageType().equals(message.messageType())) {
+				try {
+					payload = read(consumer, message.body());
+				}
+				catch (Exception ex) {
+					payload = null;
+				}
+			}
+			if (payload == null) {
+				// Poison: faulted alone, by process(), after what precedes it committed.
+				return new BatchStop(null, null);
+			}
+			BatchEntry entry = new BatchEntry(i, consumer, message, id, payload, this.observation.start(consumer, message));
+			started(entry);
+			Object savepoint = status.createSavepoint();
+			BatchStop stop;
+			try {
+				stop = entry.observation.run(() -> runEntry(entry, status, connection));
+			}
+			catch (RuntimeException | Error ex) {
+				notCommitted(entry, (ex instanceof BatchUnavailable unavailable) ? unavailable.failure
+						: new IllegalStateException(ex));
+				throw ex;
+			}
+			if (stop != null) {
+				status.rollbackToSavepoint(savepoint);
+				((DefaultConsumerOutbox) this.consumerOutbox).discardInbound();
+				return new BatchStop(entry, stop.handlerFailure);
+			}
+			// Not released: a round trip saved per delivery; the commit ends every savepoint.
+			entries.add(entry);
+		}
+		return null;
+	}
+
+	/**
+	 * Runs one delivery of a batch under its savepoint.
+	 * @return why it cannot be handled in the batch, or {@literal null} when its outcome is set
+	 * @throws BatchUnavailable when the database is unavailable
+	 */
+	private <T> @Nullable BatchStop runEntry(BatchEntry entry, TransactionStatus status,
+			TransactionConnection connection) {
+		@SuppressWarnings("unchecked")
+		ConsumerRegistration<T> consumer = (ConsumerRegistration<T>) entry.consumer;
+		String consumerId = consumer.consumerId();
+		InboxStore.Receipt receipt;
+		try {
+			receipt = this.store.receive(entry.id, consumerId);
+		}
+		catch (RuntimeException ex) {
+			return recordingFailed(ex, connection);
+		}
+		if (receipt.processed() || receipt.faulted()) {
+			// processed earlier, or earlier in this batch (the same message twice): not handled again
+			entry.outcome = receipt.processed() ? InboxOutcome.DUPLICATE : InboxOutcome.ALREADY_FAULTED;
+			return null;
+		}
+		this.consumerOutbox.bindInbound(entry.id, consumerId);
+		MessageContext context = new HandlerContext(entry.id, consumer.messageType(), entry.message, consumerId,
+				receipt.attempts(), 0, this.publisher);
+		try {
+			@SuppressWarnings("unchecked")
+			T payload = (T) entry.payload;
+			consumer.handler().handle(payload, context);
+		}
+		catch (Exception ex) {
+			// A connection lost under the handler is no fault of the message.
+			if (DatabaseFailures.unavailable(ex, connection.check())) {
+				throw new BatchUnavailable(ex);
+			}
+			return new BatchStop(entry, ex);
+		}
+		if (status.isRollbackOnly()) {
+			// as the commit of a transaction of its own would have thrown
+			return new BatchStop(entry, new UnexpectedRollbackException(
+					"Transaction silently rolled back because it has been marked as rollback-only"));
+		}
+		try {
+			this.store.markProcessed(entry.id, consumerId);
+			((DefaultConsumerOutbox) this.consumerOutbox).writeInboundNow();
+		}
+		catch (RuntimeException ex) {
+			return recordingFailed(ex, connection);
+		}
+		entry.outcome = InboxOutcome.PROCESSED;
+		return null;
+	}
+
+	private static BatchStop recordingFailed(RuntimeException failure, TransactionConnection connection) {
+		if (DatabaseFailures.unavailable(failure, connection.check())) {
+			throw new BatchUnavailable(failure);
+		}
+		return new BatchStop(null, null);
+	}
+
+	/**
+	 * Classifies a failure of the batch's transaction as a whole (a savepoint, the commit): an
+	 * outage fails the deliveries (throws); anything else pauses batching, and the caller handles
+	 * the deliveries alone.
+	 * @throws BatchUnavailable when the database is unavailable
+	 */
+	private void batchFailed(List<BatchEntry> entries, Throwable failure, TransactionConnection connection) {
+		if (failure instanceof BatchUnavailable unavailable) {
+			stopObservations(entries, unavailable.failure);
+			throw unavailable;
+		}
+		RuntimeException thrown = (failure instanceof RuntimeException runtime) ? runtime
+				: new DataAccessResourceFailureException("The inbox batch failed", failure);
+		stopObservations(entries, thrown);
+		if (DatabaseFailures.unavailable(failure, connection.state())) {
+			throw new BatchUnavailable(thrown);
+		}
+		logger.warn("An inbox batch failed (" + failure + "); handling deliveries one at a time for "
+				+ TimeUnit.NANOSECONDS.toSeconds(BATCH_PAUSE_NANOS) + " s", failure);
+		this.batchesPausedUntil = System.nanoTime() + BATCH_PAUSE_NANOS;
+	}
+
+	private void stopObservations(List<BatchEntry> entries, RuntimeException failure) {
+		for (BatchEntry entry : entries) {
+			notCommitted(entry, failure);
+		}
+	}
+
+	private void rollbackQuietly(TransactionStatus status) {
+		try {
+			this.transactionManager.rollback(status);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Rollback of an inbox batch failed: " + ex);
+		}
+	}
+
+	private void started(BatchEntry entry) {
+		entry.started = System.nanoTime();
+		try {
+			this.listener.started(entry.consumer, entry.message);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("InboxListener failed on message " + entry.message.messageId() + " (started): " + ex, ex);
+		}
+	}
+
+	private void committed(BatchEntry entry, InboxOutcome outcome) {
+		try {
+			this.listener.delivered(entry.consumer, entry.message, outcome);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("InboxListener failed on message " + entry.message.messageId() + " (" + outcome + "): " + ex, ex);
+		}
+		finished(entry, outcome);
+		entry.observation.stop(outcome, null);
+	}
+
+	private void notCommitted(BatchEntry entry, RuntimeException failure) {
+		finished(entry, null);
+		entry.observation.stop(null, failure);
+	}
+
+	private void finished(BatchEntry entry, @Nullable InboxOutcome outcome) {
+		try {
+			this.listener.finished(entry.consumer, entry.message, outcome, System.nanoTime() - entry.started);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("InboxListener failed on message " + entry.message.messageId() + " (finished): " + ex, ex);
+		}
+	}
+
 	private InboxOutcome processListened(ConsumerRegistration<?> consumer, InboundMessage message) {
 		long started = System.nanoTime();
 		InboxOutcome outcome = null;
@@ -284,46 +619,62 @@ public final class InboxProcessor {
 		if (payload == null) {
 			return fail(consumer, message, id, unreadable(consumer, message, null));
 		}
+		return handleWithRetries(consumer, message, id, payload, null);
+	}
+
+	/**
+	 * Runs the handler in a transaction of its own, retrying it in process and recording its
+	 * failure as the class description says.
+	 * @param firstFailure how the handler failed in a batch (its first attempt), or {@literal null}
+	 */
+	private <T> InboxOutcome handleWithRetries(ConsumerRegistration<T> consumer, InboundMessage message, UUID id,
+			T payload, @Nullable Throwable firstFailure) {
 		int retry = 0;
 		int recordingTries = 0;
+		Throwable pending = firstFailure;
 		while (true) {
-			TransactionConnection connection = new TransactionConnection();
-			try {
-				return handle(consumer, message, id, payload, retry, connection);
+			Throwable failure = pending;
+			pending = null;
+			if (failure == null) {
+				TransactionConnection connection = new TransactionConnection();
+				try {
+					return handle(consumer, message, id, payload, retry, connection);
+				}
+				catch (RecordingFailure ex) {
+					// Waybill's own statements failed; the handler's work, if it ran, rolled back.
+					if (DatabaseFailures.unavailable(ex, connection.state())) {
+						throw unavailable(consumer, id, ex.getCause());
+					}
+					recordingTries = nextRecordingTry(consumer, id, recordingTries, ex.getCause());
+					continue;
+				}
+				catch (RuntimeException | Error ex) {
+					if (ex instanceof VirtualMachineError) {
+						throw ex;
+					}
+					failure = (ex instanceof HandlerFailure) ? ex.getCause() : ex;
+					if (DatabaseFailures.unavailable(ex, connection.state())) {
+						throw unavailable(consumer, id, failure);
+					}
+				}
 			}
-			catch (RecordingFailure ex) {
-				// Waybill's own statements failed; the handler's work, if it ran, rolled back.
-				if (DatabaseFailures.unavailable(ex, connection.state())) {
-					throw unavailable(consumer, id, ex.getCause());
-				}
-				recordingTries = nextRecordingTry(consumer, id, recordingTries, ex.getCause());
+			if (failure instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
 			}
-			catch (RuntimeException | Error ex) {
-				if (ex instanceof VirtualMachineError) {
-					throw ex;
-				}
-				Throwable failure = (ex instanceof HandlerFailure) ? ex.getCause() : ex;
-				if (DatabaseFailures.unavailable(ex, connection.state())) {
-					throw unavailable(consumer, id, failure);
-				}
-				if (failure instanceof InterruptedException) {
-					Thread.currentThread().interrupt();
-				}
-				Throwable ignored = match(consumer.ignore(), failure);
-				if (ignored != null) {
-					return ignore(consumer, id, ignored, failure);
-				}
-				if (match(consumer.neverRetry(), failure) != null) {
-					return fail(consumer, message, id, DeliveryFault.poison(
-							"the handler threw an exception the consumer never retries", failure), payload);
-				}
-				if (retry >= immediateRetries(consumer)) {
-					return fail(consumer, message, id, DeliveryFault.handlerFailed(failure), payload);
-				}
-				retry++;
-				if (logger.isDebugEnabled()) {
-					logger.debug("Retrying message " + id + " on queue '" + consumer.queue() + "' at once after: " + failure);
-				}
+			Throwable ignored = match(consumer.ignore(), failure);
+			if (ignored != null) {
+				return ignore(consumer, id, ignored, failure);
+			}
+			if (match(consumer.neverRetry(), failure) != null) {
+				return fail(consumer, message, id, DeliveryFault.poison(
+						"the handler threw an exception the consumer never retries", failure), payload);
+			}
+			if (retry >= immediateRetries(consumer)) {
+				return fail(consumer, message, id, DeliveryFault.handlerFailed(failure), payload);
+			}
+			retry++;
+			if (logger.isDebugEnabled()) {
+				logger.debug("Retrying message " + id + " on queue '" + consumer.queue() + "' at once after: " + failure);
 			}
 		}
 	}
@@ -760,6 +1111,58 @@ public final class InboxProcessor {
 
 		CannotRecord(Throwable cause) {
 			super(cause);
+		}
+
+	}
+
+	/** One delivery of a batch, until its outcome committed. */
+	private static final class BatchEntry {
+
+		final int index;
+
+		final ConsumerRegistration<?> consumer;
+
+		final InboundMessage message;
+
+		final UUID id;
+
+		final Object payload;
+
+		final InboxObservation.Pending observation;
+
+		long started;
+
+		@Nullable InboxOutcome outcome;
+
+		BatchEntry(int index, ConsumerRegistration<?> consumer, InboundMessage message, UUID id, Object payload,
+				InboxObservation.Pending observation) {
+			this.index = index;
+			this.consumer = consumer;
+			this.message = message;
+			this.id = id;
+			this.payload = payload;
+			this.observation = observation;
+		}
+
+	}
+
+	/**
+	 * Where a batch stopped early: at a delivery to handle alone ({@code entry} null: from scratch,
+	 * e.g. poison; else after its handler's failure in the batch, or, when that is null, after one of
+	 * Waybill's statements failed).
+	 */
+	private record BatchStop(@Nullable BatchEntry entry, @Nullable Throwable handlerFailure) {
+	}
+
+	/** The database is unavailable: nothing of the open batch is recorded. */
+	private static final class BatchUnavailable extends RuntimeException {
+
+		final RuntimeException failure;
+
+		BatchUnavailable(Throwable failure) {
+			super(failure);
+			this.failure = (failure instanceof RuntimeException runtime) ? runtime
+					: new DataAccessResourceFailureException("The database is unavailable", failure);
 		}
 
 	}

@@ -39,7 +39,8 @@ class WaybillInboxPropertiesTests {
 			"retry.interval | -1s | a positive duration", "retry.rate | 0.5 | at least 1",
 			"retry.max-delay | 500ms | at least waybill.inbox.retry.interval (PT1S)",
 			"retry.max-attempts | 0 | at least 1",
-			"retry.jitter | 1.5 | between 0 and 1" })
+			"retry.jitter | 1.5 | between 0 and 1", "batch.max-size | 0 | at least 1",
+			"batch.linger | -1ms | between 0 and 1s", "batch.linger | 2s | between 0 and 1s" })
 	void aBadValueFailsStartupNamingTheProperty(String property, String value, String rule) {
 		String name = "waybill.inbox." + property;
 		runner.withPropertyValues(name + "=" + value).run((context) -> {

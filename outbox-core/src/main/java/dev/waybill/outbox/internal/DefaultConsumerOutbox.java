@@ -37,4 +37,25 @@ public final class DefaultConsumerOutbox implements ConsumerOutbox {
 			.bindInbound(inboundMessageId, consumerId);
 	}
 
+	/**
+	 * Writes what the current transaction published for the inbound message bound last, as its
+	 * scope, now, and forgets the binding; for an inbox that runs several handlers in one
+	 * transaction, each under a savepoint.
+	 * @throws IllegalStateException when no read-write transaction is active
+	 * @since 0.4
+	 */
+	public void writeInboundNow() {
+		OutboxTransaction.current("consumer outbox", this.writer, this.wakeUp).writeInboundNow();
+	}
+
+	/**
+	 * Drops what the current transaction published for the inbound message bound last, and the
+	 * binding: its handler failed and its savepoint was rolled back.
+	 * @throws IllegalStateException when no read-write transaction is active
+	 * @since 0.4
+	 */
+	public void discardInbound() {
+		OutboxTransaction.current("consumer outbox", this.writer, this.wakeUp).discardInbound();
+	}
+
 }

@@ -35,6 +35,9 @@ final class OutboxTransaction implements TransactionSynchronization {
 
 	private boolean written;
 
+	/** Whether a batched inbox wrote scopes before the commit ({@link #writeInboundNow()}). */
+	private boolean wroteEarly;
+
 	private @Nullable UUID inboundMessageId;
 
 	private @Nullable String consumerId;
@@ -111,6 +114,34 @@ final class OutboxTransaction implements TransactionSynchronization {
 		this.consumerId = consumerId;
 	}
 
+	/**
+	 * Writes what was published since the last inbound message was bound, as that message's scope,
+	 * now rather than at commit, and forgets the binding: a batched inbox runs several handlers in
+	 * one transaction, each under a savepoint, and writes each one's publications inside it.
+	 */
+	void writeInboundNow() {
+		if (!this.messages.isEmpty()) {
+			this.writer.write(new OutboxScope(TimeOrderedUuids.next(), List.copyOf(this.messages), this.inboundMessageId,
+					this.consumerId));
+			this.wroteEarly = true;
+		}
+		this.standalone.forEach((scopeId, message) -> this.writer
+			.write(new OutboxScope(scopeId, List.of(message), this.inboundMessageId, this.consumerId)));
+		this.wroteEarly |= !this.standalone.isEmpty();
+		discardInbound();
+	}
+
+	/**
+	 * Drops what was published since the last inbound message was bound, and the binding: its
+	 * handler failed and its savepoint was rolled back.
+	 */
+	void discardInbound() {
+		this.messages.clear();
+		this.standalone.clear();
+		this.inboundMessageId = null;
+		this.consumerId = null;
+	}
+
 	@Override
 	public int getOrder() {
 		// Write after other before-commit callbacks, which may still publish.
@@ -131,7 +162,7 @@ final class OutboxTransaction implements TransactionSynchronization {
 
 	@Override
 	public void afterCommit() {
-		if (!this.messages.isEmpty() || !this.standalone.isEmpty()) {
+		if (this.wroteEarly || !this.messages.isEmpty() || !this.standalone.isEmpty()) {
 			this.wakeUp.committed();
 		}
 	}

@@ -73,4 +73,85 @@ public final class InboxObservation {
 		}
 	}
 
+	/**
+	 * Starts observing a delivery whose outcome is known only later: a batched inbox runs its
+	 * handler among others and commits them together. Stop it with {@link Pending#stop}.
+	 * @param consumer the consumer the message arrived for
+	 * @param message the delivery
+	 * @return the started observation
+	 * @since 0.4
+	 */
+	public Pending start(ConsumerRegistration<?> consumer, InboundMessage message) {
+		if (this.registry.isNoop()) {
+			return new Pending(consumer, message, null, null);
+		}
+		InboxProcessContext context = new InboxProcessContext(consumer, message);
+		Observation observation = Observation.createNotStarted(this.convention,
+				DefaultInboxProcessObservationConvention.INSTANCE, () -> context, this.registry);
+		observation.start();
+		return new Pending(consumer, message, observation, context);
+	}
+
+	/**
+	 * The observation of one delivery of a batch: the handler runs in it, with the MDC entries, and
+	 * it stops once the batch committed.
+	 *
+	 * @since 0.4
+	 */
+	public static final class Pending {
+
+		private final ConsumerRegistration<?> consumer;
+
+		private final InboundMessage message;
+
+		private final @Nullable Observation observation;
+
+		private final @Nullable InboxProcessContext context;
+
+		private Pending(ConsumerRegistration<?> consumer, InboundMessage message, @Nullable Observation observation,
+				@Nullable InboxProcessContext context) {
+			this.consumer = consumer;
+			this.message = message;
+			this.observation = observation;
+			this.context = context;
+		}
+
+		/**
+		 * Runs part of the work on the delivery in the observation's scope, with the MDC entries.
+		 * @param <T> what the work returns
+		 * @param work the work
+		 * @return what it returned
+		 */
+		public <T> T run(Supplier<T> work) {
+			try (WaybillMdc mdc = WaybillMdc.inbox(this.message.messageId(), this.consumer.messageType(),
+					this.consumer.consumerId(), this.consumer.queue())) {
+				if (this.observation == null) {
+					return work.get();
+				}
+				try (Observation.Scope scope = this.observation.openScope()) {
+					return work.get();
+				}
+			}
+		}
+
+		/**
+		 * Stops the observation.
+		 * @param outcome what was committed, or {@literal null} when nothing was
+		 * @param error why nothing was committed, or {@literal null}
+		 */
+		public void stop(@Nullable InboxOutcome outcome, @Nullable Throwable error) {
+			if (this.observation == null) {
+				return;
+			}
+			if (outcome != null && this.context != null) {
+				this.context.outcome(outcome);
+			}
+			if (error != null) {
+				this.observation.error(error);
+			}
+			this.observation.stop();
+		}
+
+	}
+
 }

@@ -42,6 +42,7 @@ public final class WaybillRabbitInboxAutoConfiguration {
 			ConsumerRegistry consumers, WaybillInboxProperties properties, ObjectProvider<WaybillThreads> threads) {
 		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, consumers.registrations());
 		endpoint.setShutdownTimeout(properties.getShutdownTimeout());
+		endpoint.setBatch(properties.getBatch().getMaxSize(), properties.getBatch().getLinger());
 		endpoint.setTopology(transport.declaredTopology());
 		endpoint.setThreads(threads.getIfAvailable(WaybillThreads::platform));
 		return endpoint;

@@ -1,32 +1,65 @@
 package dev.waybill.outbox.rabbit.internal;
 
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The workers of a consumer that partitions its deliveries by ordering key (issue 17): one
- * single-threaded lane per unit of concurrency, a key always on the lane of its hash, so the
- * deliveries of one key run one at a time in the order they were submitted, different keys in
- * parallel. Deliveries without a key go to the lanes in turn.
+ * The workers of a consumer: one thread per lane, each taking the deliveries submitted to it in
+ * order, in batches. When partitioned by ordering key (issue 17) there is a lane per unit of
+ * concurrency and a key always goes to the lane of its hash, so the deliveries of one key are
+ * handled one batch at a time in the order they were submitted, different keys in parallel;
+ * deliveries without a key go to the lanes in turn.
+ * <p>
+ * A lane hands over what it holds at once, up to the maximum batch size; only when it found more
+ * than one delivery waiting, and fewer than the maximum, does it wait up to the linger for more.
+ * So a lone delivery on an idle lane is handled without delay.
+ *
+ * @param <T> what is submitted
  */
-final class KeyPartitions {
+final class KeyPartitions<T> {
 
-	private final ExecutorService[] lanes;
+	private static final Log logger = LogFactory.getLog(KeyPartitions.class);
+
+	private final List<Lane> lanes = new ArrayList<>();
+
+	private final int maxBatch;
+
+	private final long lingerNanos;
+
+	private final Consumer<List<T>> handler;
 
 	private final AtomicInteger nextUnkeyed = new AtomicInteger();
 
 	/** Submitted and not yet finished, over every lane. */
 	private final AtomicInteger outstanding = new AtomicInteger();
 
-	KeyPartitions(int count, ThreadFactory threads) {
-		this.lanes = new ExecutorService[count];
+	private volatile boolean shutdown;
+
+	/**
+	 * Starts the lanes.
+	 * @param count the lanes
+	 * @param maxBatch the most deliveries handed over at once, at least 1
+	 * @param lingerNanos how long a lane that found several deliveries waiting waits for more
+	 * @param threads makes the lanes' threads
+	 * @param handler handles a batch, in submission order; must not throw
+	 */
+	KeyPartitions(int count, int maxBatch, long lingerNanos, ThreadFactory threads, Consumer<List<T>> handler) {
+		this.maxBatch = Math.max(1, maxBatch);
+		this.lingerNanos = Math.max(0, lingerNanos);
+		this.handler = handler;
 		for (int i = 0; i < count; i++) {
-			this.lanes[i] = Executors.newSingleThreadExecutor(threads);
+			Lane lane = new Lane();
+			this.lanes.add(lane);
+			threads.newThread(lane).start();
 		}
 	}
 
@@ -35,22 +68,15 @@ final class KeyPartitions {
 		return (key != null) ? Math.floorMod(key.hashCode(), lanes) : Math.floorMod(unkeyed, lanes);
 	}
 
-	void submit(@Nullable String key, Runnable task) {
-		int lane = lane(key, this.lanes.length, (key != null) ? 0 : this.nextUnkeyed.getAndIncrement());
+	void submit(@Nullable String key, T item) {
+		int lane = lane(key, this.lanes.size(), (key != null) ? 0 : this.nextUnkeyed.getAndIncrement());
 		this.outstanding.incrementAndGet();
-		this.lanes[lane].execute(() -> {
-			try {
-				task.run();
-			}
-			finally {
-				this.outstanding.decrementAndGet();
-			}
-		});
+		this.lanes.get(lane).queue.add(item);
 	}
 
 	/**
-	 * Waits until every submitted task finished.
-	 * @return whether they did before the deadline
+	 * Waits until every submitted delivery was handled.
+	 * @return whether they were before the deadline
 	 */
 	boolean awaitIdle(long deadlineNanos) throws InterruptedException {
 		while (this.outstanding.get() > 0) {
@@ -62,10 +88,80 @@ final class KeyPartitions {
 		return true;
 	}
 
+	/** Stops the lanes once they finished their current batch; what they still hold is dropped. */
 	void shutdown() {
-		for (ExecutorService lane : this.lanes) {
-			lane.shutdown();
+		this.shutdown = true;
+		for (Lane lane : this.lanes) {
+			Thread thread = lane.thread;
+			if (thread != null && lane.waiting) {
+				thread.interrupt();
+			}
 		}
+	}
+
+	private final class Lane implements Runnable {
+
+		final LinkedBlockingQueue<T> queue = new LinkedBlockingQueue<>();
+
+		volatile @Nullable Thread thread;
+
+		/** Waiting for deliveries, not handling any: interrupting it stops nothing half done. */
+		volatile boolean waiting;
+
+		@Override
+		public void run() {
+			this.thread = Thread.currentThread();
+			List<T> batch = new ArrayList<>();
+			while (!KeyPartitions.this.shutdown) {
+				try {
+					this.waiting = true;
+					if (KeyPartitions.this.shutdown) {
+						return;
+					}
+					collect(batch);
+				}
+				catch (InterruptedException ex) {
+					return;
+				}
+				finally {
+					this.waiting = false;
+				}
+				try {
+					if (!KeyPartitions.this.shutdown) {
+						KeyPartitions.this.handler.accept(List.copyOf(batch));
+					}
+				}
+				catch (RuntimeException ex) {
+					logger.error("A consumer lane failed on a batch of " + batch.size() + " deliveries; "
+							+ "the broker delivers them again once the channel closes", ex);
+				}
+				finally {
+					KeyPartitions.this.outstanding.addAndGet(-batch.size());
+					batch.clear();
+				}
+			}
+		}
+
+		private void collect(List<T> batch) throws InterruptedException {
+			batch.add(this.queue.take());
+			int max = KeyPartitions.this.maxBatch;
+			this.queue.drainTo(batch, max - batch.size());
+			if (batch.size() == 1 || batch.size() >= max || KeyPartitions.this.lingerNanos == 0) {
+				return; // alone: at once; full: at once
+			}
+			// More are arriving: let the batch fill, briefly.
+			long deadline = System.nanoTime() + KeyPartitions.this.lingerNanos;
+			while (batch.size() < max) {
+				long left = deadline - System.nanoTime();
+				T next = (left > 0) ? this.queue.poll(left, TimeUnit.NANOSECONDS) : null;
+				if (next == null) {
+					return;
+				}
+				batch.add(next);
+				this.queue.drainTo(batch, max - batch.size());
+			}
+		}
+
 	}
 
 }

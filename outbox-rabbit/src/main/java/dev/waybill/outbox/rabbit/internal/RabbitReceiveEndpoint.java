@@ -35,8 +35,8 @@ import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.EndpointBinding;
 import dev.waybill.inbox.InboundMessage;
-import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.inbox.internal.UnrecordableDeliveryException;
+import dev.waybill.inbox.internal.DeliveryResult;
+import dev.waybill.inbox.internal.InboxDelivery;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.UnrecordableDeliveryException;
 import dev.waybill.outbox.PublishOptions;
@@ -86,6 +86,12 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 	private static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
 
+	/** The default most deliveries of one consuming thread handled in one inbox transaction. */
+	public static final int DEFAULT_BATCH_SIZE = 16;
+
+	/** The default longest wait for a batch to fill, when more deliveries are arriving. */
+	public static final Duration DEFAULT_BATCH_LINGER = Duration.ofMillis(1);
+
 	private final RabbitTransport transport;
 
 	private final InboxProcessor processor;
@@ -112,6 +118,10 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	private volatile WaybillThreads threads = WaybillThreads.platform();
 
 	private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+
+	private int batchSize = DEFAULT_BATCH_SIZE;
+
+	private Duration batchLinger = DEFAULT_BATCH_LINGER;
 
 	/** The consumers of the current and earlier connections, for cancelling them at stop. */
 	private final Queue<InboxConsumer> inboxConsumers = new ConcurrentLinkedQueue<>();
@@ -264,7 +274,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				continue;
 			}
 			consumer.stopping = true;
-			if (consumer.partitions != null) {
+			if (consumer.ordered) {
 				partitioned.add(consumer);
 				continue;
 			}
@@ -286,7 +296,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		// leave what they hold unacknowledged, close.
 		for (InboxConsumer consumer : partitioned) {
 			try {
-				if (!Objects.requireNonNull(consumer.partitions).awaitIdle(deadlineNanos)) {
+				if (!Objects.requireNonNull(consumer.lanes).awaitIdle(deadlineNanos)) {
 					logger.warn("Waybill's consumer of " + consumer.queue + " did not finish its deliveries "
 							+ "within " + this.shutdownTimeout + "; the broker delivers those again");
 				}
@@ -303,7 +313,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		}
 		for (InboxConsumer consumer : cancelled) {
 			try {
-				if (!consumer.finished.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+				// the cancel-ok comes after every earlier delivery was handed to the lane, if any
+				if (!consumer.finished.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
+						|| (consumer.lanes != null && !consumer.lanes.awaitIdle(deadlineNanos))) {
 					logger.warn("Waybill's consumer of " + consumer.queue + " did not finish its deliveries within "
 							+ this.shutdownTimeout + "; the broker delivers those again");
 					break;
@@ -321,6 +333,28 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			}
 			return false;
 		});
+	}
+
+	/**
+	 * Sets how deliveries are batched: a consuming thread takes up to {@code maxSize} deliveries it
+	 * holds (received ahead, within the prefetch) into one inbox transaction
+	 * ({@link InboxProcessor#processBatch}) and acknowledges them after it committed. A lone
+	 * delivery is handled at once; when several are waiting the thread waits up to {@code linger}
+	 * for the batch to fill. Set before {@link #start()}.
+	 * @param maxSize at least 1; 1 handles each delivery in a transaction of its own
+	 * @param linger zero or positive
+	 * @since 0.4
+	 */
+	public void setBatch(int maxSize, Duration linger) {
+		if (maxSize < 1) {
+			throw new IllegalArgumentException("maxSize must be at least 1, was " + maxSize);
+		}
+		Objects.requireNonNull(linger, "linger must not be null");
+		if (linger.isNegative()) {
+			throw new IllegalArgumentException("linger must not be negative, was " + linger);
+		}
+		this.batchSize = maxSize;
+		this.batchLinger = linger;
 	}
 
 	/**
@@ -529,15 +563,16 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 	private void consume(Connection connection, String queue, ConsumerRegistration<?> settings) throws IOException {
 		Channel channel = connection.createChannel();
-		KeyPartitions partitions = null;
-		if (partitioned(settings)) {
-			channel.basicQos(settings.prefetch() * settings.concurrency());
-			partitions = new KeyPartitions(settings.concurrency(), this.threads.factory("waybill-consumer-" + queue + "-"));
+		boolean ordered = partitioned(settings);
+		int lanes = ordered ? settings.concurrency() : 1;
+		channel.basicQos(settings.prefetch() * lanes);
+		InboxConsumer inboxConsumer = new InboxConsumer(channel, queue, ordered);
+		if (ordered || this.batchSize > 1) {
+			// A lane cannot take more than the broker sends ahead of it.
+			inboxConsumer.lanes = new KeyPartitions<>(lanes, Math.min(this.batchSize, settings.prefetch()),
+					this.batchLinger.toNanos(), this.threads.factory("waybill-consumer-" + queue + "-"),
+					inboxConsumer::handleBatch);
 		}
-		else {
-			channel.basicQos(settings.prefetch());
-		}
-		InboxConsumer inboxConsumer = new InboxConsumer(channel, queue, partitions);
 		this.inboxConsumers.removeIf((earlier) -> !earlier.getChannel().isOpen());
 		this.inboxConsumers.add(inboxConsumer);
 		channel.basicConsume(queue, false, inboxConsumer);
@@ -584,23 +619,30 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 		private final String queue;
 
-		/** The key lanes when partitioned by ordering key, else {@literal null}: handled on the dispatch thread. */
-		final @Nullable KeyPartitions partitions;
+		/** Whether partitioned by ordering key: a requeued delivery would come back behind its key's later ones. */
+		final boolean ordered;
+
+		/**
+		 * The lanes that handle the deliveries in batches: one per key partition when ordered, else
+		 * one; {@literal null} when each delivery is handled alone on the dispatch thread.
+		 */
+		volatile @Nullable KeyPartitions<Held> lanes;
 
 		/** Counted down once the consumer's cancel-ok arrived, or its channel closed. */
 		final CountDownLatch finished = new CountDownLatch(1);
 
 		volatile boolean stopping;
 
-		InboxConsumer(Channel channel, String queue, @Nullable KeyPartitions partitions) {
+		InboxConsumer(Channel channel, String queue, boolean ordered) {
 			super(channel);
 			this.queue = queue;
-			this.partitions = partitions;
+			this.ordered = ordered;
 		}
 
 		void shutdownPartitions() {
-			if (this.partitions != null) {
-				this.partitions.shutdown();
+			KeyPartitions<Held> lanes = this.lanes;
+			if (lanes != null) {
+				lanes.shutdown();
 			}
 		}
 
@@ -624,7 +666,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body)
 				throws IOException {
 			if (this.stopping) {
-				if (this.partitions == null) {
+				if (!this.ordered) {
 					// received ahead of the handlers, never handled: back to the queue for the next consumer
 					getChannel().basicReject(envelope.getDeliveryTag(), true);
 				}
@@ -637,12 +679,13 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			ConsumerRegistration<?> registration = RabbitReceiveEndpoint.this.registry.dispatch(this.queue,
 					message.messageType(), (supertypes instanceof String text) ? text : null,
 					(classHint instanceof String name) ? name : null);
-			if (this.partitions != null) {
+			KeyPartitions<Held> lanes = this.lanes;
+			if (lanes != null) {
 				// Ordering (issue 17): a key's deliveries on one lane, in delivery order; the lane
-				// acknowledges. The dispatch thread goes on with the next delivery at once.
+				// handles them in batches and acknowledges. The dispatch thread goes on at once.
 				Object key = message.headers().get(PublishOptions.ORDERING_KEY_HEADER);
-				this.partitions.submit((key instanceof String text) ? text : null,
-						() -> handleInLane(registration, envelope, properties, body, message));
+				lanes.submit((key instanceof String text) ? text : null,
+						new Held(registration, envelope, properties, body, message));
 				return;
 			}
 			try {
@@ -671,45 +714,81 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		}
 
 		/**
-		 * Handles a delivery on its key's lane. When the database is unavailable it tries again in
-		 * place, after a pause, rather than requeueing: a requeued delivery would come back behind
-		 * its key's later ones. When stopping, or when the channel is closed, deliveries received
-		 * ahead are left unacknowledged: the broker returns them when the channel closes.
+		 * Handles a batch on its lane ({@link InboxProcessor#processBatch}) and settles each delivery
+		 * after the batch's outcome committed. When the database is unavailable, the deliveries not
+		 * recorded are tried again in place after a pause when ordered (a requeued delivery would come
+		 * back behind its key's later ones), else returned to the queue after a pause. When stopping,
+		 * or when the channel is closed, deliveries not yet handled are left unacknowledged when
+		 * ordered (the broker returns them, in order, when the channel closes), else returned to the
+		 * queue.
 		 */
-		private void handleInLane(ConsumerRegistration<?> registration, Envelope envelope,
-				AMQP.BasicProperties properties, byte[] body, InboundMessage message) {
+		void handleBatch(List<Held> batch) {
 			Channel channel = getChannel();
-			long tag = envelope.getDeliveryTag();
+			List<Held> remaining = batch;
 			boolean warned = false;
-			while (channel.isOpen()) {
+			while (!remaining.isEmpty() && channel.isOpen()) {
 				if (this.stopping) {
-					return; // left unacknowledged: returned to the queue, in order, when the channel closes
-				}
-				try {
-					RabbitReceiveEndpoint.this.processor.process(registration, message);
-				}
-				catch (UnrecordableDeliveryException ex) {
-					try {
-						ErrorQueueFallback.publish(channel.getConnection(), registration, envelope, properties, body, ex);
+					if (!this.ordered) {
+						for (Held held : remaining) {
+							settleQuietly(() -> channel.basicReject(held.envelope.getDeliveryTag(), true));
+						}
 					}
-					catch (IOException | TimeoutException | RuntimeException publishFailure) {
-						logger.warn("Waybill could not move delivery " + properties.getMessageId() + " to "
-								+ registration.errorQueue() + ", trying again: " + publishFailure.getMessage());
-						pause();
-						continue;
+					return;
+				}
+				List<InboxDelivery> deliveries = new ArrayList<>(remaining.size());
+				for (Held held : remaining) {
+					deliveries.add(new InboxDelivery(held.registration, held.message));
+				}
+				List<DeliveryResult> results = RabbitReceiveEndpoint.this.processor.processBatch(deliveries);
+				List<Held> again = new ArrayList<>();
+				RuntimeException outage = null;
+				for (int i = 0; i < remaining.size(); i++) {
+					Held held = remaining.get(i);
+					DeliveryResult result = results.get(i);
+					long tag = held.envelope.getDeliveryTag();
+					if (result.acknowledge()) {
+						settleQuietly(() -> channel.basicAck(tag, false));
+					}
+					else if (result.unrecordable() && toErrorQueue(channel, held, result.failure())) {
+						settleQuietly(() -> channel.basicAck(tag, false));
+					}
+					else {
+						again.add(held);
+						outage = (outage != null) ? outage : result.failure();
 					}
 				}
-				catch (RuntimeException ex) {
-					if (!warned) {
-						logger.warn("Waybill could not record delivery " + properties.getMessageId() + " on "
-								+ this.queue + ", trying again in place to keep its key's order: " + ex.getMessage());
-						warned = true;
-					}
-					pause();
-					continue;
+				if (again.isEmpty()) {
+					return;
 				}
-				settleQuietly(() -> channel.basicAck(tag, false));
-				return;
+				if (!warned) {
+					logger.warn("Waybill could not record " + again.size() + " deliveries on " + this.queue
+							+ (this.ordered ? ", trying again in place to keep their keys' order: "
+									: ", returning them to the queue: ")
+							+ ((outage != null) ? outage.getMessage() : "?"));
+					warned = true;
+				}
+				pause();
+				if (!this.ordered) {
+					for (Held held : again) {
+						settleQuietly(() -> channel.basicNack(held.envelope.getDeliveryTag(), false, true));
+					}
+					return;
+				}
+				remaining = again;
+			}
+		}
+
+		/** Moves a delivery the inbox cannot record to the error queue; false when that failed too. */
+		private boolean toErrorQueue(Channel channel, Held held, @Nullable RuntimeException reason) {
+			try {
+				ErrorQueueFallback.publish(channel.getConnection(), held.registration, held.envelope, held.properties,
+						held.body, (UnrecordableDeliveryException) Objects.requireNonNull(reason));
+				return true;
+			}
+			catch (IOException | TimeoutException | RuntimeException publishFailure) {
+				logger.warn("Waybill could not move delivery " + held.properties.getMessageId() + " to "
+						+ held.registration.errorQueue() + ": " + publishFailure.getMessage());
+				return false;
 			}
 		}
 
@@ -738,6 +817,11 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			}
 		}
 
+	}
+
+	/** A delivery held for a lane. */
+	private record Held(ConsumerRegistration<?> registration, Envelope envelope, AMQP.BasicProperties properties,
+			byte[] body, InboundMessage message) {
 	}
 
 	private interface ChannelAction {

@@ -1,0 +1,147 @@
+package dev.waybill.inbox.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.InboundMessage;
+import dev.waybill.inbox.InboxOutcome;
+import dev.waybill.inbox.internal.metrics.InboxMetrics;
+import dev.waybill.inbox.test.TestInbox;
+import dev.waybill.outbox.MessageType;
+import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.outbox.test.TestSchema;
+
+/**
+ * {@link InboxProcessor#processBatch} on PostgreSQL: one transaction for the batch, a savepoint
+ * per handler, outcomes, publications and meters per message.
+ */
+class InboxBatchIntegrationTests {
+
+	private static TestSchema schema;
+
+	private static TestInbox inbox;
+
+	private final Map<String, Long> transactions = new ConcurrentHashMap<>();
+
+	private SimpleMeterRegistry registry;
+
+	private InboxProcessor processor;
+
+	private String queue;
+
+	@BeforeAll
+	static void createSchema() {
+		schema = TestSchema.withWaybillTables("inbox_batch");
+		inbox = new TestInbox(schema);
+		schema.execute("CREATE TABLE " + schema.name() + ".effects (item text NOT NULL)");
+	}
+
+	@AfterAll
+	static void dropSchema() {
+		schema.close();
+	}
+
+	@BeforeEach
+	void setUp() {
+		this.registry = new SimpleMeterRegistry();
+		InboxMetrics metrics = new InboxMetrics();
+		metrics.bindTo(this.registry);
+		RetryPolicy policy = new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMinutes(1), 2,
+				Duration.ofMinutes(10), 3, 0);
+		this.processor = new InboxProcessor(inbox.transactions().getTransactionManager(), inbox.store(),
+				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(),
+				inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp(), policy, 0, metrics);
+		this.queue = "batch-" + UUID.randomUUID();
+	}
+
+	@Test
+	void eachMessageGetsItsOwnOutcomeEffectsAndMetersInOneTransaction() {
+		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
+			inbox.jdbc().update("INSERT INTO " + schema.name() + ".effects (item) VALUES (?)", item.name());
+			context.publish(new Done(item.name()));
+			this.transactions.put(item.name(), inbox.jdbc().queryForObject("SELECT txid_current()", Long.class));
+			if (item.name().startsWith("fail")) {
+				throw new IllegalStateException("refused " + item.name());
+			}
+			if (item.name().startsWith("rollback-only")) {
+				// a @Transactional service that joined the transaction and marked it rollback-only
+				new TransactionTemplate(inbox.transactions().getTransactionManager())
+					.executeWithoutResult((status) -> status.setRollbackOnly());
+			}
+		});
+		InboundMessage first = TestInbox.inbound(new Item("a"));
+		InboundMessage poison = TestInbox.altered(first, UUID.randomUUID().toString(), first.messageType(), "not json");
+		List<InboundMessage> messages = List.of(first, TestInbox.inbound(new Item("b")), first,
+				TestInbox.inbound(new Item("fail-c")), TestInbox.inbound(new Item("d")), poison,
+				TestInbox.inbound(new Item("rollback-only-e")), TestInbox.inbound(new Item("f")));
+		List<InboxDelivery> deliveries = new ArrayList<>();
+		messages.forEach((message) -> deliveries.add(new InboxDelivery(consumer, message)));
+
+		List<DeliveryResult> results = this.processor.processBatch(deliveries);
+
+		assertThat(results).extracting(DeliveryResult::outcome)
+			.containsExactly(InboxOutcome.PROCESSED, InboxOutcome.PROCESSED, InboxOutcome.DUPLICATE,
+					InboxOutcome.RETRY_SCHEDULED, InboxOutcome.PROCESSED, InboxOutcome.FAULTED,
+					InboxOutcome.RETRY_SCHEDULED, InboxOutcome.PROCESSED);
+		assertThat(this.transactions.get("a")).as("one transaction until the failing handler")
+			.isEqualTo(this.transactions.get("b"));
+		assertThat(this.transactions.get("d")).isNotEqualTo(this.transactions.get("a"));
+		assertThat(effects()).containsExactlyInAnyOrder("a", "b", "d", "f");
+		for (String item : List.of("a", "b", "d", "f")) {
+			InboundMessage message = messages.stream().filter((m) -> new String(m.body()).contains("\"" + item + "\""))
+				.findFirst().orElseThrow();
+			assertThat(inbox.publishedWhileHandling(UUID.fromString(message.messageId())))
+				.as("the consumer outbox of " + item).hasSize(1);
+		}
+		assertThat(inbox.publishedWhileHandling(UUID.fromString(messages.get(3).messageId())))
+			.as("nothing the failed handler published").isEmpty();
+		assertThat(count("processed")).isEqualTo(4);
+		assertThat(count("duplicate")).isEqualTo(1);
+		assertThat(count("retry_scheduled")).isEqualTo(2);
+		assertThat(count("faulted")).isEqualTo(1);
+		assertThat(this.registry.get(InboxMetrics.HANDLING).tag("queue", this.queue).timers().stream()
+			.mapToLong((timer) -> timer.count()).sum()).as("a timing per message").isEqualTo(8);
+	}
+
+	@Test
+	void aSingleDeliveryIsProcessedAsBefore() {
+		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
+		});
+		List<DeliveryResult> results = this.processor
+			.processBatch(List.of(new InboxDelivery(consumer, TestInbox.inbound(new Item("solo")))));
+		assertThat(results).extracting(DeliveryResult::outcome).containsExactly(InboxOutcome.PROCESSED);
+	}
+
+	private List<String> effects() {
+		return inbox.jdbc().queryForList("SELECT item FROM " + schema.name() + ".effects", String.class);
+	}
+
+	private double count(String outcome) {
+		return this.registry.get(InboxMetrics.DELIVERIES).tags("queue", this.queue, "outcome", outcome).counter().count();
+	}
+
+	@MessageType("waybill-test.batch.item")
+	record Item(String name) {
+	}
+
+	@MessageType("waybill-test.batch.done")
+	record Done(String name) {
+	}
+
+}
