@@ -31,6 +31,9 @@ public final class BackgroundLoop {
 
 	private volatile boolean running;
 
+	/** A wake-up that came while a pass ran: the next sleep is skipped, not lost. */
+	private boolean woken;
+
 	private volatile @Nullable Thread thread;
 
 	/**
@@ -91,6 +94,7 @@ public final class BackgroundLoop {
 	 */
 	public void wake() {
 		synchronized (this.monitor) {
+			this.woken = true;
 			this.monitor.notifyAll();
 		}
 	}
@@ -127,8 +131,13 @@ public final class BackgroundLoop {
 				if (!this.running) {
 					return;
 				}
+				if (this.woken) {
+					this.woken = false;
+					continue;
+				}
 				try {
 					this.monitor.wait(Math.max(1, wait.toMillis()));
+					this.woken = false;
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
