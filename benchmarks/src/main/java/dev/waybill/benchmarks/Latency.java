@@ -15,21 +15,27 @@ import com.rabbitmq.client.Connection;
 
 import org.springframework.transaction.support.TransactionTemplate;
 
+import dev.waybill.outbox.internal.observation.RelayObservation;
 import dev.waybill.outbox.spi.OutboxMessage;
 
 /**
  * (4) Latency from commit to broker confirm at steady offered loads, with an open-loop generator
- * ({@link OpenLoopGenerator}): each send is a transaction publishing one 1 KiB message. The commit
+ * ({@link OpenLoopGenerator}): each send is a business transaction inserting one row and
+ * publishing one 1 KiB message through the outbox. The commit
  * time is taken when the transaction has committed (a map keyed by message id); the confirm time is
  * the one the relay reports for the scope ({@code RelayListener.published}: when the broker's last
  * confirm for it arrived). Commits in the first {@link Sizes#warmUpSeconds()} of each run are not
- * counted.
+ * counted. The floor ({@link BareLatency}) runs the same business transactions at the same rate on
+ * the same sender threads without the outbox, each followed by a bare publish: commit to confirm.
  */
 final class Latency implements Benchmark {
 
 	static final String NAME = "latency";
 
 	static final int SENDERS = 8;
+
+	/** The floor's figures: a bare publisher after each business transaction, at the same rate. */
+	static final String FLOOR = "floor (bare broker under write load) ";
 
 	static String figure(String what, int rate) {
 		return what + " @ " + String.format(java.util.Locale.ROOT, "%,d", rate) + " msg/s";
@@ -40,21 +46,25 @@ final class Latency implements Benchmark {
 		Sizes sizes = context.sizes();
 		OutboxWiring wiring = context.wiring(NAME);
 		BrokerQueue queue = context.queue(context.uniqueName(NAME));
+		WriteLoad business = new WriteLoad(wiring, queue.exchange());
 		Map<UUID, Instant> confirmed = new ConcurrentHashMap<>();
 		// When the relay claimed each message: its lease started lease-duration before it ends.
 		Map<UUID, Instant> claimed = new ConcurrentHashMap<>();
 		Duration lease = OutboxWiring.relaySettings().leaseDuration();
+		// When each claim returned to the relay: splits claim to confirm at the end of the claim.
+		TimedStore store = new TimedStore(wiring.store());
+		Map<UUID, Instant> claimReturned = store.claimReturned();
 		OutboxWiring.RunningRelay relay = context.register(wiring.startRelayOfScopes(context.rabbit(), (scope, at) -> {
 			for (OutboxMessage message : scope.messages()) {
 				claimed.put(message.messageId(), scope.leaseUntil().minus(lease));
 				confirmed.put(message.messageId(), at);
 			}
-		}));
+		}, RelayObservation.NONE, store));
 		TransactionTemplate transactions = wiring.transactions();
 		Connection broker = context.register(context.rabbit().connect());
 		List<Measurement> results = new ArrayList<>();
 		Map<Integer, Map<String, List<Double>>> perRate = new LinkedHashMap<>();
-		for (int rate : sizes.latencyRates()) {
+		for (int rate : rates(sizes)) {
 			Map<String, List<Double>> figures = new LinkedHashMap<>();
 			for (int run = 1; run <= context.runs(); run++) {
 				long warmUp = (long) rate * sizes.warmUpSeconds();
@@ -66,8 +76,10 @@ final class Latency implements Benchmark {
 				Timer timer = Timer.start();
 				long measureFrom = System.nanoTime() + TimeUnit.SECONDS.toNanos(sizes.warmUpSeconds());
 				generator.run(rate, total, (index) -> {
-					UUID id = transactions
-						.execute((status) -> wiring.publisher().send(queue.exchange(), BenchOrder.of(index)));
+					UUID id = transactions.execute((status) -> {
+						business.insertOrder(index);
+						return wiring.publisher().send(queue.exchange(), BenchOrder.of(index));
+					});
 					Instant at = Instant.now();
 					sent.incrementAndGet();
 					if (System.nanoTime() - measureFrom >= 0) {
@@ -91,10 +103,16 @@ final class Latency implements Benchmark {
 				add(figures, figure("max", rate), micros[micros.length - 1] / 1000.0);
 				long[] toClaim = stage(committed, claimed);
 				long[] claimToConfirm = stage(claimed, confirmed, committed.keySet());
+				long[] claiming = stage(claimed, claimReturned, committed.keySet());
+				long[] returnedToConfirm = stage(claimReturned, confirmed, committed.keySet());
 				add(figures, figure("p50 commit to claim", rate), Stats.percentile(toClaim, 50) / 1000.0);
 				add(figures, figure("p99 commit to claim", rate), Stats.percentile(toClaim, 99) / 1000.0);
 				add(figures, figure("p50 claim to confirm", rate), Stats.percentile(claimToConfirm, 50) / 1000.0);
 				add(figures, figure("p99 claim to confirm", rate), Stats.percentile(claimToConfirm, 99) / 1000.0);
+				add(figures, figure("p50 claim start to return", rate), Stats.percentile(claiming, 50) / 1000.0);
+				add(figures, figure("p99 claim start to return", rate), Stats.percentile(claiming, 99) / 1000.0);
+				add(figures, figure("p50 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 50) / 1000.0);
+				add(figures, figure("p99 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 99) / 1000.0);
 				add(figures, figure("achieved", rate), achieved);
 				progress.report(rate + " msg/s, run " + run + ": p50 " + ResultTable.number(Stats.percentile(micros, 50) / 1000.0)
 						+ " ms, p99 " + ResultTable.number(Stats.percentile(micros, 99) / 1000.0) + " ms, achieved "
@@ -102,19 +120,21 @@ final class Latency implements Benchmark {
 								+ " sends dropped (could not start in time)" : ""));
 				confirmed.clear();
 				claimed.clear();
+				claimReturned.clear();
 				queue.purge();
 			}
 			perRate.put(rate, figures);
 		}
 		// The bare publisher runs after every Waybill run: RabbitMQ's clean-up of its queue would
 		// otherwise spill into the next Waybill run's tail.
-		for (int rate : sizes.latencyRates()) {
+		for (int rate : rates(sizes)) {
 			Map<String, List<Double>> figures = perRate.get(rate);
 			for (int run = 1; run <= context.runs(); run++) {
-				long[] bare = BareLatency.measure(broker, queue.exchange(), rate, sizes.warmUpSeconds(), sizes.latencySeconds());
-				add(figures, figure("bare broker p50", rate), Stats.percentile(bare, 50) / 1000.0);
-				add(figures, figure("bare broker p99", rate), Stats.percentile(bare, 99) / 1000.0);
-				progress.report(rate + " msg/s, run " + run + ", bare publisher: p50 "
+				long[] bare = BareLatency.measure(broker, queue.exchange(), rate, sizes.warmUpSeconds(), sizes.latencySeconds(),
+						(index) -> transactions.executeWithoutResult((status) -> business.insertOrder(index)));
+				add(figures, figure(FLOOR + "p50", rate), Stats.percentile(bare, 50) / 1000.0);
+				add(figures, figure(FLOOR + "p99", rate), Stats.percentile(bare, 99) / 1000.0);
+				progress.report(rate + " msg/s, run " + run + ", floor (bare publisher under write load): p50 "
 						+ ResultTable.number(Stats.percentile(bare, 50) / 1000.0) + " ms, p99 "
 						+ ResultTable.number(Stats.percentile(bare, 99) / 1000.0) + " ms");
 				queue.purge();
@@ -122,10 +142,18 @@ final class Latency implements Benchmark {
 			figures.forEach((figure, values) -> results.add(new Measurement(NAME, figure,
 					figure.startsWith("achieved") ? "msg/s" : "ms", values,
 					figure.startsWith("achieved") ? "commits/s; sends that could not start within 2 s of the end are dropped" : sizes.latencySeconds()
-							+ " s measured after " + sizes.warmUpSeconds() + " s warm-up, " + (figure.startsWith("bare")
-									? "a bare publisher's publish to confirm, same rate and channel kind" : "commit to confirm"))));
+							+ " s measured after " + sizes.warmUpSeconds() + " s warm-up, " + (figure.startsWith(FLOOR)
+									? "1-row business tx without outbox, then a bare publish, same rate and threads: commit to confirm"
+									: "1-row business tx + 1 outbox message: commit to confirm"))));
 		}
 		return results;
+	}
+
+	// -Dwaybill.bench.latency.rates=1000 runs only the named rates: for quick A/B comparisons.
+	private static List<Integer> rates(Sizes sizes) {
+		String only = System.getProperty("waybill.bench.latency.rates");
+		return (only == null || only.isBlank()) ? sizes.latencyRates()
+				: java.util.Arrays.stream(only.split(",")).map(String::trim).map(Integer::valueOf).toList();
 	}
 
 	/** Sorted microseconds from {@code from} to {@code to} of every message in {@code from}. */
