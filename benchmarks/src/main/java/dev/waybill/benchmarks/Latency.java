@@ -48,6 +48,8 @@ final class Latency implements Benchmark {
 		BrokerQueue queue = context.queue(context.uniqueName(NAME));
 		WriteLoad business = new WriteLoad(wiring, queue.exchange());
 		Map<UUID, Instant> confirmed = new ConcurrentHashMap<>();
+		// Messages the relay reported published twice (at-least-once allows it; it should be rare).
+		AtomicLong duplicates = new AtomicLong();
 		// When the relay claimed each message: its lease started lease-duration before it ends.
 		Map<UUID, Instant> claimed = new ConcurrentHashMap<>();
 		Duration lease = OutboxWiring.relaySettings().leaseDuration();
@@ -57,16 +59,24 @@ final class Latency implements Benchmark {
 		OutboxWiring.RunningRelay relay = context.register(wiring.startRelayOfScopes(context.rabbit(), (scope, at) -> {
 			for (OutboxMessage message : scope.messages()) {
 				claimed.put(message.messageId(), scope.leaseUntil().minus(lease));
-				confirmed.put(message.messageId(), at);
+				if (confirmed.put(message.messageId(), at) != null) {
+					duplicates.incrementAndGet();
+				}
 			}
 		}, RelayObservation.NONE, store));
 		TransactionTemplate transactions = wiring.transactions();
 		Connection broker = context.register(context.rabbit().connect());
 		List<Measurement> results = new ArrayList<>();
 		Map<Integer, Map<String, List<Double>>> perRate = new LinkedHashMap<>();
+		// -Dwaybill.bench.latency.ab=true alternates claims committed before the publish (A, as
+		// before) and overlapped with it (B) within each run, for a comparison on a busy machine.
+		boolean ab = Boolean.getBoolean("waybill.bench.latency.ab");
 		for (int rate : rates(sizes)) {
 			Map<String, List<Double>> figures = new LinkedHashMap<>();
 			for (int run = 1; run <= context.runs(); run++) {
+			for (boolean commitFirst : ab ? List.of(true, false) : List.of(false)) {
+				store.commitFirst(commitFirst);
+				String mode = !ab ? "" : commitFirst ? "A claim commits first, " : "B claim commit overlapped, ";
 				long warmUp = (long) rate * sizes.warmUpSeconds();
 				long total = warmUp + (long) rate * sizes.latencySeconds();
 				Map<UUID, Instant> committed = new ConcurrentHashMap<>();
@@ -97,31 +107,33 @@ final class Latency implements Benchmark {
 							TimeUnit.NANOSECONDS.toMicros(Duration.between(entry.getValue(), confirmed.get(entry.getKey())).toNanos())))
 					.sorted()
 					.toArray();
-				add(figures, figure("p50", rate), Stats.percentile(micros, 50) / 1000.0);
-				add(figures, figure("p95", rate), Stats.percentile(micros, 95) / 1000.0);
-				add(figures, figure("p99", rate), Stats.percentile(micros, 99) / 1000.0);
-				add(figures, figure("max", rate), micros[micros.length - 1] / 1000.0);
+				add(figures, figure(mode + "p50", rate), Stats.percentile(micros, 50) / 1000.0);
+				add(figures, figure(mode + "p95", rate), Stats.percentile(micros, 95) / 1000.0);
+				add(figures, figure(mode + "p99", rate), Stats.percentile(micros, 99) / 1000.0);
+				add(figures, figure(mode + "max", rate), micros[micros.length - 1] / 1000.0);
 				long[] toClaim = stage(committed, claimed);
 				long[] claimToConfirm = stage(claimed, confirmed, committed.keySet());
 				long[] claiming = stage(claimed, claimReturned, committed.keySet());
 				long[] returnedToConfirm = stage(claimReturned, confirmed, committed.keySet());
-				add(figures, figure("p50 commit to claim", rate), Stats.percentile(toClaim, 50) / 1000.0);
-				add(figures, figure("p99 commit to claim", rate), Stats.percentile(toClaim, 99) / 1000.0);
-				add(figures, figure("p50 claim to confirm", rate), Stats.percentile(claimToConfirm, 50) / 1000.0);
-				add(figures, figure("p99 claim to confirm", rate), Stats.percentile(claimToConfirm, 99) / 1000.0);
-				add(figures, figure("p50 claim start to return", rate), Stats.percentile(claiming, 50) / 1000.0);
-				add(figures, figure("p99 claim start to return", rate), Stats.percentile(claiming, 99) / 1000.0);
-				add(figures, figure("p50 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 50) / 1000.0);
-				add(figures, figure("p99 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 99) / 1000.0);
-				add(figures, figure("achieved", rate), achieved);
-				progress.report(rate + " msg/s, run " + run + ": p50 " + ResultTable.number(Stats.percentile(micros, 50) / 1000.0)
+				add(figures, figure(mode + "p50 commit to claim", rate), Stats.percentile(toClaim, 50) / 1000.0);
+				add(figures, figure(mode + "p99 commit to claim", rate), Stats.percentile(toClaim, 99) / 1000.0);
+				add(figures, figure(mode + "p50 claim to confirm", rate), Stats.percentile(claimToConfirm, 50) / 1000.0);
+				add(figures, figure(mode + "p99 claim to confirm", rate), Stats.percentile(claimToConfirm, 99) / 1000.0);
+				add(figures, figure(mode + "p50 claim start to return", rate), Stats.percentile(claiming, 50) / 1000.0);
+				add(figures, figure(mode + "p99 claim start to return", rate), Stats.percentile(claiming, 99) / 1000.0);
+				add(figures, figure(mode + "p50 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 50) / 1000.0);
+				add(figures, figure(mode + "p99 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 99) / 1000.0);
+				add(figures, figure(mode + "achieved", rate), achieved);
+				progress.report(mode + rate + " msg/s, run " + run + ": p50 " + ResultTable.number(Stats.percentile(micros, 50) / 1000.0)
 						+ " ms, p99 " + ResultTable.number(Stats.percentile(micros, 99) / 1000.0) + " ms, achieved "
 						+ ResultTable.number(achieved) + " msg/s" + (generator.dropped() > 0 ? ", " + generator.dropped()
-								+ " sends dropped (could not start in time)" : ""));
+								+ " sends dropped (could not start in time)" : "") + (duplicates.get() > 0 ? ", "
+								+ duplicates.get() + " reported published twice so far" : ""));
 				confirmed.clear();
 				claimed.clear();
 				claimReturned.clear();
 				queue.purge();
+			}
 			}
 			perRate.put(rate, figures);
 		}
@@ -140,8 +152,8 @@ final class Latency implements Benchmark {
 				queue.purge();
 			}
 			figures.forEach((figure, values) -> results.add(new Measurement(NAME, figure,
-					figure.startsWith("achieved") ? "msg/s" : "ms", values,
-					figure.startsWith("achieved") ? "commits/s; sends that could not start within 2 s of the end are dropped" : sizes.latencySeconds()
+					figure.contains("achieved") ? "msg/s" : "ms", values,
+					figure.contains("achieved") ? "commits/s; sends that could not start within 2 s of the end are dropped" : sizes.latencySeconds()
 							+ " s measured after " + sizes.warmUpSeconds() + " s warm-up, " + (figure.startsWith(FLOOR)
 									? "1-row business tx without outbox, then a bare publish, same rate and threads: commit to confirm"
 									: "1-row business tx + 1 outbox message: commit to confirm"))));

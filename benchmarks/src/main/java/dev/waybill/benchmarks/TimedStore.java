@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 
 import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.spi.ClaimedScope;
@@ -24,6 +25,8 @@ final class TimedStore implements OutboxStore {
 
 	private final Map<UUID, Instant> claimReturned = new ConcurrentHashMap<>();
 
+	private volatile boolean commitFirst;
+
 	TimedStore(OutboxStore store) {
 		this.store = store;
 	}
@@ -36,9 +39,27 @@ final class TimedStore implements OutboxStore {
 		return this.claimReturned;
 	}
 
+	/**
+	 * Makes the relay's claims commit before they return, as they did before the commit was
+	 * overlapped with the publish: for an A/B comparison in one process.
+	 * @param commitFirst whether claims commit before returning
+	 */
+	void commitFirst(boolean commitFirst) {
+		this.commitFirst = commitFirst;
+	}
+
 	@Override
 	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit) {
-		List<ClaimedScope> scopes = this.store.claim(leaseOwner, lease, limit);
+		return returned(this.store.claim(leaseOwner, lease, limit));
+	}
+
+	@Override
+	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn) {
+		return returned(this.commitFirst ? this.store.claim(leaseOwner, lease, limit)
+				: this.store.claim(leaseOwner, lease, limit, commitOn));
+	}
+
+	private List<ClaimedScope> returned(List<ClaimedScope> scopes) {
 		Instant now = Instant.now();
 		for (ClaimedScope scope : scopes) {
 			for (OutboxMessage message : scope.messages()) {

@@ -73,6 +73,8 @@ public final class Relay implements SmartLifecycle {
 
 	private final Leases leases;
 
+	private final ClaimCommits claimCommits = new ClaimCommits();
+
 	private final String id;
 
 	private final AtomicLong claims = new AtomicLong();
@@ -183,12 +185,13 @@ public final class Relay implements SmartLifecycle {
 	}
 
 	/**
-	 * Returns how many threads the relay starts: its workers, the settler and the lease renewer.
+	 * Returns how many threads the relay starts: its workers, the settler, the lease renewer and
+	 * the thread that commits claims.
 	 * @return the threads of a running relay
 	 * @since 0.2
 	 */
 	public int expectedThreads() {
-		return this.settings.workers() + 2;
+		return this.settings.workers() + 3;
 	}
 
 	/**
@@ -211,6 +214,7 @@ public final class Relay implements SmartLifecycle {
 		this.threads.clear();
 		this.threads.add(startThread("waybill-relay-settler", this.settler::run));
 		this.threads.add(startThread("waybill-relay-leases", this::renewLeases));
+		this.threads.add(startThread("waybill-relay-commits", this.claimCommits::run));
 		for (int i = 0; i < this.settings.workers(); i++) {
 			RelayWorker worker = new RelayWorker(this, i);
 			this.threads.add(startThread("waybill-relay-" + i, worker::run));
@@ -232,10 +236,12 @@ public final class Relay implements SmartLifecycle {
 		this.running = false;
 		this.wakeUp.signal();
 		long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos() + TimeUnit.SECONDS.toNanos(5);
-		List<Thread> workers = this.threads.subList(2, this.threads.size());
+		List<Thread> workers = this.threads.subList(3, this.threads.size());
 		for (Thread worker : workers) {
 			join(worker, deadline);
 		}
+		this.claimCommits.stop();
+		join(this.threads.get(2), deadline);
 		this.settler.stop();
 		join(this.threads.get(0), deadline);
 		join(this.threads.get(1), deadline);
@@ -287,6 +293,10 @@ public final class Relay implements SmartLifecycle {
 
 	Leases leases() {
 		return this.leases;
+	}
+
+	ClaimCommits claimCommits() {
+		return this.claimCommits;
 	}
 
 	private void renewLeases() {
