@@ -59,8 +59,10 @@ final class Latency implements Benchmark {
 		OutboxWiring.RunningRelay relay = context.register(wiring.startRelayOfScopes(context.rabbit(), (scope, at) -> {
 			for (OutboxMessage message : scope.messages()) {
 				claimed.put(message.messageId(), scope.leaseUntil().minus(lease));
-				if (confirmed.put(message.messageId(), at) != null) {
-					duplicates.incrementAndGet();
+				Instant before = confirmed.put(message.messageId(), at);
+				if (before != null && duplicates.incrementAndGet() <= 3) {
+					System.err.println("DUP " + message.messageId() + " attempts " + scope.attempts() + " owner "
+							+ scope.leaseOwner() + " first " + before + " again " + at);
 				}
 			}
 		}, RelayObservation.NONE, store));
