@@ -61,7 +61,7 @@ final class Latency implements Benchmark {
 				claimed.put(message.messageId(), scope.leaseUntil().minus(lease));
 				Instant before = confirmed.put(message.messageId(), at);
 				if (before != null && duplicates.incrementAndGet() <= 3) {
-					System.err.println("DUP " + message.messageId() + " attempts " + scope.attempts() + " owner "
+					System.err.println("Reported published twice: message " + message.messageId() + " attempts " + scope.attempts() + " owner "
 							+ scope.leaseOwner() + " first " + before + " again " + at);
 				}
 			}
@@ -76,66 +76,66 @@ final class Latency implements Benchmark {
 		for (int rate : rates(sizes)) {
 			Map<String, List<Double>> figures = new LinkedHashMap<>();
 			for (int run = 1; run <= context.runs(); run++) {
-			for (boolean commitFirst : ab ? List.of(true, false) : List.of(false)) {
-				store.commitFirst(commitFirst);
-				String mode = !ab ? "" : commitFirst ? "A claim commits first, " : "B claim commit overlapped, ";
-				long warmUp = (long) rate * sizes.warmUpSeconds();
-				long total = warmUp + (long) rate * sizes.latencySeconds();
-				Map<UUID, Instant> committed = new ConcurrentHashMap<>();
-				long published = relay.published();
-				AtomicLong sent = new AtomicLong();
-				OpenLoopGenerator generator = new OpenLoopGenerator(SENDERS);
-				Timer timer = Timer.start();
-				long measureFrom = System.nanoTime() + TimeUnit.SECONDS.toNanos(sizes.warmUpSeconds());
-				generator.run(rate, total, (index) -> {
-					UUID id = transactions.execute((status) -> {
-						business.insertOrder(index);
-						return wiring.publisher().send(queue.exchange(), BenchOrder.of(index));
+				for (boolean commitFirst : ab ? List.of(true, false) : List.of(false)) {
+					store.commitFirst(commitFirst);
+					String mode = !ab ? "" : commitFirst ? "A claim commits first, " : "B claim commit overlapped, ";
+					long warmUp = (long) rate * sizes.warmUpSeconds();
+					long total = warmUp + (long) rate * sizes.latencySeconds();
+					Map<UUID, Instant> committed = new ConcurrentHashMap<>();
+					long published = relay.published();
+					AtomicLong sent = new AtomicLong();
+					OpenLoopGenerator generator = new OpenLoopGenerator(SENDERS);
+					Timer timer = Timer.start();
+					long measureFrom = System.nanoTime() + TimeUnit.SECONDS.toNanos(sizes.warmUpSeconds());
+					generator.run(rate, total, (index) -> {
+						UUID id = transactions.execute((status) -> {
+							business.insertOrder(index);
+							return wiring.publisher().send(queue.exchange(), BenchOrder.of(index));
+						});
+						Instant at = Instant.now();
+						sent.incrementAndGet();
+						if (System.nanoTime() - measureFrom >= 0) {
+							committed.put(id, at);
+						}
 					});
-					Instant at = Instant.now();
-					sent.incrementAndGet();
-					if (System.nanoTime() - measureFrom >= 0) {
-						committed.put(id, at);
+					double achieved = sent.get() / timer.seconds();
+					relay.awaitPublished(published + sent.get(), Duration.ofMinutes(2));
+					if (committed.isEmpty()) {
+						throw new IllegalStateException("No transaction committed after the warm-up at " + rate + " msg/s");
 					}
-				});
-				double achieved = sent.get() / timer.seconds();
-				relay.awaitPublished(published + sent.get(), Duration.ofMinutes(2));
-				if (committed.isEmpty()) {
-					throw new IllegalStateException("No transaction committed after the warm-up at " + rate + " msg/s");
+					long[] micros = committed.entrySet()
+						.stream()
+						.mapToLong((entry) -> Math.max(0,
+								TimeUnit.NANOSECONDS.toMicros(Duration.between(entry.getValue(), confirmed.get(entry.getKey())).toNanos())))
+						.sorted()
+						.toArray();
+					add(figures, figure(mode + "p50", rate), Stats.percentile(micros, 50) / 1000.0);
+					add(figures, figure(mode + "p95", rate), Stats.percentile(micros, 95) / 1000.0);
+					add(figures, figure(mode + "p99", rate), Stats.percentile(micros, 99) / 1000.0);
+					add(figures, figure(mode + "max", rate), micros[micros.length - 1] / 1000.0);
+					long[] toClaim = stage(committed, claimed);
+					long[] claimToConfirm = stage(claimed, confirmed, committed.keySet());
+					long[] claiming = stage(claimed, claimReturned, committed.keySet());
+					long[] returnedToConfirm = stage(claimReturned, confirmed, committed.keySet());
+					add(figures, figure(mode + "p50 commit to claim", rate), Stats.percentile(toClaim, 50) / 1000.0);
+					add(figures, figure(mode + "p99 commit to claim", rate), Stats.percentile(toClaim, 99) / 1000.0);
+					add(figures, figure(mode + "p50 claim to confirm", rate), Stats.percentile(claimToConfirm, 50) / 1000.0);
+					add(figures, figure(mode + "p99 claim to confirm", rate), Stats.percentile(claimToConfirm, 99) / 1000.0);
+					add(figures, figure(mode + "p50 claim start to return", rate), Stats.percentile(claiming, 50) / 1000.0);
+					add(figures, figure(mode + "p99 claim start to return", rate), Stats.percentile(claiming, 99) / 1000.0);
+					add(figures, figure(mode + "p50 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 50) / 1000.0);
+					add(figures, figure(mode + "p99 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 99) / 1000.0);
+					add(figures, figure(mode + "achieved", rate), achieved);
+					progress.report(mode + rate + " msg/s, run " + run + ": p50 " + ResultTable.number(Stats.percentile(micros, 50) / 1000.0)
+							+ " ms, p99 " + ResultTable.number(Stats.percentile(micros, 99) / 1000.0) + " ms, achieved "
+							+ ResultTable.number(achieved) + " msg/s" + (generator.dropped() > 0 ? ", " + generator.dropped()
+									+ " sends dropped (could not start in time)" : "") + (duplicates.get() > 0 ? ", "
+									+ duplicates.get() + " reported published twice so far" : ""));
+					confirmed.clear();
+					claimed.clear();
+					claimReturned.clear();
+					queue.purge();
 				}
-				long[] micros = committed.entrySet()
-					.stream()
-					.mapToLong((entry) -> Math.max(0,
-							TimeUnit.NANOSECONDS.toMicros(Duration.between(entry.getValue(), confirmed.get(entry.getKey())).toNanos())))
-					.sorted()
-					.toArray();
-				add(figures, figure(mode + "p50", rate), Stats.percentile(micros, 50) / 1000.0);
-				add(figures, figure(mode + "p95", rate), Stats.percentile(micros, 95) / 1000.0);
-				add(figures, figure(mode + "p99", rate), Stats.percentile(micros, 99) / 1000.0);
-				add(figures, figure(mode + "max", rate), micros[micros.length - 1] / 1000.0);
-				long[] toClaim = stage(committed, claimed);
-				long[] claimToConfirm = stage(claimed, confirmed, committed.keySet());
-				long[] claiming = stage(claimed, claimReturned, committed.keySet());
-				long[] returnedToConfirm = stage(claimReturned, confirmed, committed.keySet());
-				add(figures, figure(mode + "p50 commit to claim", rate), Stats.percentile(toClaim, 50) / 1000.0);
-				add(figures, figure(mode + "p99 commit to claim", rate), Stats.percentile(toClaim, 99) / 1000.0);
-				add(figures, figure(mode + "p50 claim to confirm", rate), Stats.percentile(claimToConfirm, 50) / 1000.0);
-				add(figures, figure(mode + "p99 claim to confirm", rate), Stats.percentile(claimToConfirm, 99) / 1000.0);
-				add(figures, figure(mode + "p50 claim start to return", rate), Stats.percentile(claiming, 50) / 1000.0);
-				add(figures, figure(mode + "p99 claim start to return", rate), Stats.percentile(claiming, 99) / 1000.0);
-				add(figures, figure(mode + "p50 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 50) / 1000.0);
-				add(figures, figure(mode + "p99 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 99) / 1000.0);
-				add(figures, figure(mode + "achieved", rate), achieved);
-				progress.report(mode + rate + " msg/s, run " + run + ": p50 " + ResultTable.number(Stats.percentile(micros, 50) / 1000.0)
-						+ " ms, p99 " + ResultTable.number(Stats.percentile(micros, 99) / 1000.0) + " ms, achieved "
-						+ ResultTable.number(achieved) + " msg/s" + (generator.dropped() > 0 ? ", " + generator.dropped()
-								+ " sends dropped (could not start in time)" : "") + (duplicates.get() > 0 ? ", "
-								+ duplicates.get() + " reported published twice so far" : ""));
-				confirmed.clear();
-				claimed.clear();
-				claimReturned.clear();
-				queue.purge();
-			}
 			}
 			perRate.put(rate, figures);
 		}

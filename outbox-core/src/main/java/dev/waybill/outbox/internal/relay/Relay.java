@@ -32,7 +32,9 @@ import dev.waybill.outbox.relay.RelayListener;
  * scopes under a lease, publishes their messages in order on its own channel and moves on to the
  * next claim while the confirms arrive; a settling thread then marks confirmed scopes published
  * in one statement and records failures. So the database and the broker work at the same time,
- * and no transaction, lock or pooled connection is held while waiting on the broker.
+ * and no transaction, lock or pooled connection is held while waiting on the broker. A claim's
+ * commit runs on a thread of its own ({@link ClaimCommits}) while the worker publishes, so its
+ * flush is not on the way from commit to confirm; outcomes are recorded once it committed.
  * <p>
  * Workers wait for a {@link RelayWakeUp} signal (given after each commit that published, and on
  * PostgreSQL notifications from other instances); one of them also polls every

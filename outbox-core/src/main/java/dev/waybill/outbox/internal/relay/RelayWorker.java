@@ -94,8 +94,8 @@ final class RelayWorker {
 		if (!this.inFlight.tryAcquire(Relay.STOP_CHECK.toMillis(), TimeUnit.MILLISECONDS)) {
 			return;
 		}
-		// One claim of this worker at a time may be committing: so a worker holds at most two
-		// pooled connections, however slow the commits.
+		// The next claim waits for the last one's commit: a worker holds one connection for claims
+		// at a time, however slow the commits; what overlaps the commit is the publish.
 		if (!this.uncommitted.tryAcquire(Relay.STOP_CHECK.toMillis(), TimeUnit.MILLISECONDS)) {
 			this.inFlight.release();
 			return;
