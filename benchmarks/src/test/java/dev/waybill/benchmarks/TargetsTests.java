@@ -17,6 +17,9 @@ class TargetsTests {
 				figure(WritePath.NAME, WritePath.WITHOUT, 3_000),
 				figure(WritePath.NAME, WritePath.WITH, 2_500),
 				figure(Latency.NAME, Latency.figure("p99", 1_000), 60, 40, 70),
+				figure(Latency.NAME, Latency.figure(Latency.FLOOR + "p99", 1_000), 48),
+				figure(Latency.NAME, Latency.figure("p50", 1_000), 10),
+				figure(Latency.NAME, Latency.figure(Latency.FLOOR + "p50", 1_000), 4),
 				figure(InboxThroughput.NAME, InboxThroughput.BARE, 8_000),
 				figure(InboxThroughput.NAME, InboxThroughput.INBOX, 4_000),
 				figure(TableScale.NAME, TableScale.claimFigure(0), 2),
@@ -24,10 +27,10 @@ class TargetsTests {
 				figure(TableScale.NAME, TableScale.claimFigure(5_000_000), 5)));
 		assertThat(targets).extracting(Target::name)
 			.containsExactly("relay / broker ceiling, scopes of 1", "relay / broker ceiling, scopes of 10",
-					"write-path overhead (tx/s without / with outbox)", "p99 commit-to-confirm @ 1,000 msg/s (ms)",
-					"inbox / bare consume", "claim time 5M kept / 0 kept");
-		assertThat(targets).extracting(Target::measured).containsExactly(0.4, 0.6, 1.2, 60.0, 0.5, 2.5);
-		assertThat(targets).extracting(Target::met).containsExactly(false, true, true, false, true, false);
+					"write-path overhead (tx/s without / with outbox)", "p99 @ 1,000 msg/s / floor p99",
+					"p50 @ 1,000 msg/s / floor p50", "inbox / bare consume", "claim time 5M kept / 0 kept");
+		assertThat(targets).extracting(Target::measured).containsExactly(0.4, 0.6, 1.2, 1.25, 2.5, 0.5, 2.5);
+		assertThat(targets).extracting(Target::met).containsExactly(false, true, true, true, false, true, false);
 	}
 
 	@Test
