@@ -7,15 +7,19 @@ import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongConsumer;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 
 /**
- * The broker's own publish-to-confirm latency at an offered rate: the floor under Waybill's
- * commit-to-confirm figure. An open-loop generator on {@link Latency#SENDERS} threads publishes
- * persistent 1 KiB messages on one confirm-mode channel (as a relay worker does) and each
- * message's latency runs from its publish to the confirm that covers it.
+ * The floor under Waybill's commit-to-confirm figure: a bare publisher at the same offered rate
+ * under the same write load, without the outbox. An open-loop generator on
+ * {@link Latency#SENDERS} threads runs, for each send, the same business transaction (inserting
+ * its row, committed) and then publishes a persistent 1 KiB message on one confirm-mode channel
+ * (as a relay worker does); each message's latency runs from its commit to the confirm that
+ * covers it. So PostgreSQL's commit flushes compete with the broker here as they do under
+ * Waybill, and only what the outbox adds is left out.
  */
 final class BareLatency {
 
@@ -29,10 +33,11 @@ final class BareLatency {
 	 * @param rate messages per second offered
 	 * @param warmUpSeconds seconds published but not measured
 	 * @param seconds seconds measured
+	 * @param businessTransaction runs and commits send {@code i}'s business transaction, without the outbox
 	 * @return the sorted latencies in microseconds
 	 */
-	static long[] measure(Connection connection, String exchange, int rate, int warmUpSeconds, int seconds)
-			throws IOException, InterruptedException {
+	static long[] measure(Connection connection, String exchange, int rate, int warmUpSeconds, int seconds,
+			LongConsumer businessTransaction) throws IOException, InterruptedException {
 		Channel channel = connection.createChannel();
 		try {
 			channel.confirmSelect();
@@ -43,10 +48,11 @@ final class BareLatency {
 			long measureFrom = System.nanoTime() + TimeUnit.SECONDS.toNanos(warmUpSeconds);
 			long total = (long) rate * (warmUpSeconds + seconds);
 			new OpenLoopGenerator(Latency.SENDERS).run(rate, total, (index) -> {
+				businessTransaction.accept(index);
+				long committedAt = System.nanoTime();
 				synchronized (channel) {
 					long seqNo = channel.getNextPublishSeqNo();
-					long now = System.nanoTime();
-					unconfirmed.put(seqNo, (now - measureFrom >= 0) ? now : -1);
+					unconfirmed.put(seqNo, (committedAt - measureFrom >= 0) ? committedAt : -1);
 					try {
 						channel.basicPublish(exchange, "", true, ConfirmedPublisher.properties(), BenchOrder.json(index));
 					}

@@ -15,15 +15,18 @@ import com.rabbitmq.client.Connection;
 
 import org.springframework.transaction.support.TransactionTemplate;
 
+import dev.waybill.outbox.internal.observation.RelayObservation;
 import dev.waybill.outbox.spi.OutboxMessage;
 
 /**
  * (4) Latency from commit to broker confirm at steady offered loads, with an open-loop generator
- * ({@link OpenLoopGenerator}): each send is a transaction publishing one 1 KiB message. The commit
+ * ({@link OpenLoopGenerator}): each send is a business transaction inserting one row and
+ * publishing one 1 KiB message through the outbox. The commit
  * time is taken when the transaction has committed (a map keyed by message id); the confirm time is
  * the one the relay reports for the scope ({@code RelayListener.published}: when the broker's last
  * confirm for it arrived). Commits in the first {@link Sizes#warmUpSeconds()} of each run are not
- * counted.
+ * counted. The floor ({@link BareLatency}) runs the same business transactions at the same rate on
+ * the same sender threads without the outbox, each followed by a bare publish: commit to confirm.
  */
 final class Latency implements Benchmark {
 
@@ -31,8 +34,8 @@ final class Latency implements Benchmark {
 
 	static final int SENDERS = 8;
 
-	/** The floor's figures: a bare publisher at the same rate. */
-	static final String FLOOR = "bare broker ";
+	/** The floor's figures: a bare publisher after each business transaction, at the same rate. */
+	static final String FLOOR = "floor (bare broker under write load) ";
 
 	static String figure(String what, int rate) {
 		return what + " @ " + String.format(java.util.Locale.ROOT, "%,d", rate) + " msg/s";
@@ -43,92 +46,128 @@ final class Latency implements Benchmark {
 		Sizes sizes = context.sizes();
 		OutboxWiring wiring = context.wiring(NAME);
 		BrokerQueue queue = context.queue(context.uniqueName(NAME));
+		WriteLoad business = new WriteLoad(wiring, queue.exchange());
 		Map<UUID, Instant> confirmed = new ConcurrentHashMap<>();
+		// Messages the relay reported published twice (at-least-once allows it; it should be rare).
+		AtomicLong duplicates = new AtomicLong();
 		// When the relay claimed each message: its lease started lease-duration before it ends.
 		Map<UUID, Instant> claimed = new ConcurrentHashMap<>();
 		Duration lease = OutboxWiring.relaySettings().leaseDuration();
+		// When each claim returned to the relay: splits claim to confirm at the end of the claim.
+		TimedStore store = new TimedStore(wiring.store());
+		Map<UUID, Instant> claimReturned = store.claimReturned();
 		OutboxWiring.RunningRelay relay = context.register(wiring.startRelayOfScopes(context.rabbit(), (scope, at) -> {
 			for (OutboxMessage message : scope.messages()) {
 				claimed.put(message.messageId(), scope.leaseUntil().minus(lease));
-				confirmed.put(message.messageId(), at);
+				Instant before = confirmed.put(message.messageId(), at);
+				if (before != null && duplicates.incrementAndGet() <= 3) {
+					System.err.println("Reported published twice: message " + message.messageId() + " attempts " + scope.attempts() + " owner "
+							+ scope.leaseOwner() + " first " + before + " again " + at);
+				}
 			}
-		}));
+		}, RelayObservation.NONE, store));
 		TransactionTemplate transactions = wiring.transactions();
 		Connection broker = context.register(context.rabbit().connect());
 		List<Measurement> results = new ArrayList<>();
 		Map<Integer, Map<String, List<Double>>> perRate = new LinkedHashMap<>();
-		for (int rate : sizes.latencyRates()) {
+		// -Dwaybill.bench.latency.ab=true alternates claims committed before the publish (A, as
+		// before) and overlapped with it (B) within each run, for a comparison on a busy machine.
+		boolean ab = Boolean.getBoolean("waybill.bench.latency.ab");
+		for (int rate : rates(sizes)) {
 			Map<String, List<Double>> figures = new LinkedHashMap<>();
 			for (int run = 1; run <= context.runs(); run++) {
-				long warmUp = (long) rate * sizes.warmUpSeconds();
-				long total = warmUp + (long) rate * sizes.latencySeconds();
-				Map<UUID, Instant> committed = new ConcurrentHashMap<>();
-				long published = relay.published();
-				AtomicLong sent = new AtomicLong();
-				OpenLoopGenerator generator = new OpenLoopGenerator(SENDERS);
-				Timer timer = Timer.start();
-				long measureFrom = System.nanoTime() + TimeUnit.SECONDS.toNanos(sizes.warmUpSeconds());
-				generator.run(rate, total, (index) -> {
-					UUID id = transactions
-						.execute((status) -> wiring.publisher().send(queue.exchange(), BenchOrder.of(index)));
-					Instant at = Instant.now();
-					sent.incrementAndGet();
-					if (System.nanoTime() - measureFrom >= 0) {
-						committed.put(id, at);
+				for (boolean commitFirst : ab ? List.of(true, false) : List.of(false)) {
+					store.commitFirst(commitFirst);
+					String mode = !ab ? "" : commitFirst ? "A claim commits first, " : "B claim commit overlapped, ";
+					long warmUp = (long) rate * sizes.warmUpSeconds();
+					long total = warmUp + (long) rate * sizes.latencySeconds();
+					Map<UUID, Instant> committed = new ConcurrentHashMap<>();
+					long published = relay.published();
+					AtomicLong sent = new AtomicLong();
+					OpenLoopGenerator generator = new OpenLoopGenerator(SENDERS);
+					Timer timer = Timer.start();
+					long measureFrom = System.nanoTime() + TimeUnit.SECONDS.toNanos(sizes.warmUpSeconds());
+					generator.run(rate, total, (index) -> {
+						UUID id = transactions.execute((status) -> {
+							business.insertOrder(index);
+							return wiring.publisher().send(queue.exchange(), BenchOrder.of(index));
+						});
+						Instant at = Instant.now();
+						sent.incrementAndGet();
+						if (System.nanoTime() - measureFrom >= 0) {
+							committed.put(id, at);
+						}
+					});
+					double achieved = sent.get() / timer.seconds();
+					relay.awaitPublished(published + sent.get(), Duration.ofMinutes(2));
+					if (committed.isEmpty()) {
+						throw new IllegalStateException("No transaction committed after the warm-up at " + rate + " msg/s");
 					}
-				});
-				double achieved = sent.get() / timer.seconds();
-				relay.awaitPublished(published + sent.get(), Duration.ofMinutes(2));
-				if (committed.isEmpty()) {
-					throw new IllegalStateException("No transaction committed after the warm-up at " + rate + " msg/s");
+					long[] micros = committed.entrySet()
+						.stream()
+						.mapToLong((entry) -> Math.max(0,
+								TimeUnit.NANOSECONDS.toMicros(Duration.between(entry.getValue(), confirmed.get(entry.getKey())).toNanos())))
+						.sorted()
+						.toArray();
+					add(figures, figure(mode + "p50", rate), Stats.percentile(micros, 50) / 1000.0);
+					add(figures, figure(mode + "p95", rate), Stats.percentile(micros, 95) / 1000.0);
+					add(figures, figure(mode + "p99", rate), Stats.percentile(micros, 99) / 1000.0);
+					add(figures, figure(mode + "max", rate), micros[micros.length - 1] / 1000.0);
+					long[] toClaim = stage(committed, claimed);
+					long[] claimToConfirm = stage(claimed, confirmed, committed.keySet());
+					long[] claiming = stage(claimed, claimReturned, committed.keySet());
+					long[] returnedToConfirm = stage(claimReturned, confirmed, committed.keySet());
+					add(figures, figure(mode + "p50 commit to claim", rate), Stats.percentile(toClaim, 50) / 1000.0);
+					add(figures, figure(mode + "p99 commit to claim", rate), Stats.percentile(toClaim, 99) / 1000.0);
+					add(figures, figure(mode + "p50 claim to confirm", rate), Stats.percentile(claimToConfirm, 50) / 1000.0);
+					add(figures, figure(mode + "p99 claim to confirm", rate), Stats.percentile(claimToConfirm, 99) / 1000.0);
+					add(figures, figure(mode + "p50 claim start to return", rate), Stats.percentile(claiming, 50) / 1000.0);
+					add(figures, figure(mode + "p99 claim start to return", rate), Stats.percentile(claiming, 99) / 1000.0);
+					add(figures, figure(mode + "p50 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 50) / 1000.0);
+					add(figures, figure(mode + "p99 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 99) / 1000.0);
+					add(figures, figure(mode + "achieved", rate), achieved);
+					progress.report(mode + rate + " msg/s, run " + run + ": p50 " + ResultTable.number(Stats.percentile(micros, 50) / 1000.0)
+							+ " ms, p99 " + ResultTable.number(Stats.percentile(micros, 99) / 1000.0) + " ms, achieved "
+							+ ResultTable.number(achieved) + " msg/s" + (generator.dropped() > 0 ? ", " + generator.dropped()
+									+ " sends dropped (could not start in time)" : "") + (duplicates.get() > 0 ? ", "
+									+ duplicates.get() + " reported published twice so far" : ""));
+					confirmed.clear();
+					claimed.clear();
+					claimReturned.clear();
+					queue.purge();
 				}
-				long[] micros = committed.entrySet()
-					.stream()
-					.mapToLong((entry) -> Math.max(0,
-							TimeUnit.NANOSECONDS.toMicros(Duration.between(entry.getValue(), confirmed.get(entry.getKey())).toNanos())))
-					.sorted()
-					.toArray();
-				add(figures, figure("p50", rate), Stats.percentile(micros, 50) / 1000.0);
-				add(figures, figure("p95", rate), Stats.percentile(micros, 95) / 1000.0);
-				add(figures, figure("p99", rate), Stats.percentile(micros, 99) / 1000.0);
-				add(figures, figure("max", rate), micros[micros.length - 1] / 1000.0);
-				long[] toClaim = stage(committed, claimed);
-				long[] claimToConfirm = stage(claimed, confirmed, committed.keySet());
-				add(figures, figure("p50 commit to claim", rate), Stats.percentile(toClaim, 50) / 1000.0);
-				add(figures, figure("p99 commit to claim", rate), Stats.percentile(toClaim, 99) / 1000.0);
-				add(figures, figure("p50 claim to confirm", rate), Stats.percentile(claimToConfirm, 50) / 1000.0);
-				add(figures, figure("p99 claim to confirm", rate), Stats.percentile(claimToConfirm, 99) / 1000.0);
-				add(figures, figure("achieved", rate), achieved);
-				progress.report(rate + " msg/s, run " + run + ": p50 " + ResultTable.number(Stats.percentile(micros, 50) / 1000.0)
-						+ " ms, p99 " + ResultTable.number(Stats.percentile(micros, 99) / 1000.0) + " ms, achieved "
-						+ ResultTable.number(achieved) + " msg/s" + (generator.dropped() > 0 ? ", " + generator.dropped()
-								+ " sends dropped (could not start in time)" : ""));
-				confirmed.clear();
-				claimed.clear();
-				queue.purge();
 			}
 			perRate.put(rate, figures);
 		}
 		// The bare publisher runs after every Waybill run: RabbitMQ's clean-up of its queue would
 		// otherwise spill into the next Waybill run's tail.
-		for (int rate : sizes.latencyRates()) {
+		for (int rate : rates(sizes)) {
 			Map<String, List<Double>> figures = perRate.get(rate);
 			for (int run = 1; run <= context.runs(); run++) {
-				long[] bare = BareLatency.measure(broker, queue.exchange(), rate, sizes.warmUpSeconds(), sizes.latencySeconds());
+				long[] bare = BareLatency.measure(broker, queue.exchange(), rate, sizes.warmUpSeconds(), sizes.latencySeconds(),
+						(index) -> transactions.executeWithoutResult((status) -> business.insertOrder(index)));
 				add(figures, figure(FLOOR + "p50", rate), Stats.percentile(bare, 50) / 1000.0);
 				add(figures, figure(FLOOR + "p99", rate), Stats.percentile(bare, 99) / 1000.0);
-				progress.report(rate + " msg/s, run " + run + ", bare publisher: p50 "
+				progress.report(rate + " msg/s, run " + run + ", floor (bare publisher under write load): p50 "
 						+ ResultTable.number(Stats.percentile(bare, 50) / 1000.0) + " ms, p99 "
 						+ ResultTable.number(Stats.percentile(bare, 99) / 1000.0) + " ms");
 				queue.purge();
 			}
 			figures.forEach((figure, values) -> results.add(new Measurement(NAME, figure,
-					figure.startsWith("achieved") ? "msg/s" : "ms", values,
-					figure.startsWith("achieved") ? "commits/s; sends that could not start within 2 s of the end are dropped" : sizes.latencySeconds()
-							+ " s measured after " + sizes.warmUpSeconds() + " s warm-up, " + (figure.startsWith("bare")
-									? "a bare publisher's publish to confirm, same rate and channel kind" : "commit to confirm"))));
+					figure.contains("achieved") ? "msg/s" : "ms", values,
+					figure.contains("achieved") ? "commits/s; sends that could not start within 2 s of the end are dropped" : sizes.latencySeconds()
+							+ " s measured after " + sizes.warmUpSeconds() + " s warm-up, " + (figure.startsWith(FLOOR)
+									? "1-row business tx without outbox, then a bare publish, same rate and threads: commit to confirm"
+									: "1-row business tx + 1 outbox message: commit to confirm"))));
 		}
 		return results;
+	}
+
+	// -Dwaybill.bench.latency.rates=1000 runs only the named rates: for quick A/B comparisons.
+	private static List<Integer> rates(Sizes sizes) {
+		String only = System.getProperty("waybill.bench.latency.rates");
+		return (only == null || only.isBlank()) ? sizes.latencyRates()
+				: java.util.Arrays.stream(only.split(",")).map(String::trim).map(Integer::valueOf).toList();
 	}
 
 	/** Sorted microseconds from {@code from} to {@code to} of every message in {@code from}. */

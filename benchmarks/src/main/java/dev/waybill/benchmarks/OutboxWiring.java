@@ -25,6 +25,7 @@ import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.internal.HostNames;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
@@ -165,6 +166,16 @@ final class OutboxWiring {
 	 */
 	RunningRelay startRelayOfScopes(TestRabbit rabbit, BiConsumer<ClaimedScope, Instant> onConfirmed,
 			RelayObservation observation) {
+		return startRelayOfScopes(rabbit, onConfirmed, observation, this.store);
+	}
+
+	/**
+	 * Starts a relay like {@link #startRelayOfScopes(TestRabbit, BiConsumer, RelayObservation)} on
+	 * the given view of this schema's store.
+	 * @param store the store the relay uses, e.g. one that times its calls
+	 */
+	RunningRelay startRelayOfScopes(TestRabbit rabbit, BiConsumer<ClaimedScope, Instant> onConfirmed,
+			RelayObservation observation, OutboxStore store) {
 		RabbitTransport transport = transport(rabbit);
 		AtomicLong published = new AtomicLong();
 		RelayListener listener = new RelayListener() {
@@ -176,7 +187,7 @@ final class OutboxWiring {
 		};
 		PostgresNotificationListener notifications = new PostgresNotificationListener(this.schema.dataSource(),
 				this.schema.tables().notifyChannel(), this.wakeUp);
-		Relay relay = new Relay(this.store, transport, this.wakeUp, relaySettings(), listener, this.backlog);
+		Relay relay = new Relay(store, transport, this.wakeUp, relaySettings(), listener, this.backlog);
 		relay.setObservation(observation);
 		notifications.start();
 		relay.start();

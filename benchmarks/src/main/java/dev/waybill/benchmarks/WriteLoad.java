@@ -29,6 +29,8 @@ final class WriteLoad {
 
 	private final String orders;
 
+	private final String insert;
+
 	private final AtomicLong sequence = new AtomicLong();
 
 	private final String rawOutboxInsert;
@@ -38,6 +40,7 @@ final class WriteLoad {
 		this.destination = destination;
 		this.jdbc = wiring.jdbc();
 		this.orders = wiring.schema().name() + ".orders";
+		this.insert = "INSERT INTO " + this.orders + " (customer, total) VALUES (?, ?)";
 		this.jdbc.execute("CREATE TABLE IF NOT EXISTS " + this.orders + " (id bigint GENERATED ALWAYS AS IDENTITY "
 				+ "PRIMARY KEY, customer text NOT NULL, total numeric(12, 2) NOT NULL, created_at timestamptz NOT NULL "
 				+ "DEFAULT now())");
@@ -200,15 +203,22 @@ final class WriteLoad {
 
 	}
 
+	/**
+	 * Inserts one business row, in the caller's transaction when it has one.
+	 * @param seq the row's sequence number
+	 */
+	void insertOrder(long seq) {
+		this.jdbc.update(this.insert, "customer-" + (seq % 1000), 42.50);
+	}
+
 	private void loop(Mode mode, AtomicLong committed, AtomicBoolean stop, List<Throwable> failures) {
 		TransactionTemplate transactions = this.wiring.transactions();
 		OutboxPublisher publisher = this.wiring.publisher();
-		String insert = "INSERT INTO " + this.orders + " (customer, total) VALUES (?, ?)";
 		while (!stop.get()) {
 			long seq = this.sequence.incrementAndGet();
 			try {
 				transactions.executeWithoutResult((status) -> {
-					this.jdbc.update(insert, "customer-" + (seq % 1000), 42.50);
+					insertOrder(seq);
 					if (mode == Mode.OUTBOX) {
 						publisher.send(this.destination, BenchOrder.of(seq));
 					}

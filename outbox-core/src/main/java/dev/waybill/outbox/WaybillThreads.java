@@ -9,7 +9,7 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
 
 /**
  * Where every thread of Waybill comes from: the relay's workers ({@code waybill-relay-0}, ...), its
- * settler and lease renewer, the PostgreSQL listener and notifier, the consumers
+ * settler, lease renewer and claim committer, the PostgreSQL listener and notifier, the consumers
  * ({@code waybill-consumer-1}, ...) and their connecting thread, the confirm-timeout and retention
  * schedulers. Each thread is named {@code waybill-<role>[-<n>]}; platform threads are daemons.
  * <p>

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Executor;
 
 import dev.waybill.outbox.OutboxStats;
 
@@ -27,6 +28,28 @@ public interface OutboxStore {
 	 * @return the claimed scopes with their messages in publish order; empty when none is due
 	 */
 	List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit);
+
+	/**
+	 * Claims like {@link #claim(String, Duration, int)}, but returns once the claim has run,
+	 * before its transaction commits: the commit runs on {@code commitOn}, so the caller can
+	 * publish the scopes while the commit's flush is under way. Until it commits the scopes are
+	 * locked, so other claimers skip them, and the lease is not yet visible: a settling write
+	 * fenced by the lease owner ({@link #markPublished}, {@link #retryLater}, ...) made before the
+	 * commit changes nothing, so the caller makes them only once the commit ran. A claim
+	 * that does not commit (the process dies, the database fails) leaves its scopes due at once
+	 * with no attempt counted, and the settling writes fenced by its lease owner change nothing:
+	 * whatever was published of them is published again, as at-least-once delivery allows.
+	 * The default claims and commits before it returns, and runs nothing on {@code commitOn}.
+	 * @param leaseOwner who claims, must not be blank
+	 * @param lease how long the claim holds, must be positive
+	 * @param limit the most scopes to claim, must be positive
+	 * @param commitOn runs the commit, once; it must run every task it accepts
+	 * @return the claimed scopes with their messages in publish order; empty when none is due
+	 * @since 0.4
+	 */
+	default List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn) {
+		return claim(leaseOwner, lease, limit);
+	}
 
 	/**
 	 * Extends the lease of scopes their claimer still holds, so a claim can be short (a dead

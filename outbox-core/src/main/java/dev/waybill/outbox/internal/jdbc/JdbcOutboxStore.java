@@ -17,13 +17,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 
 import javax.sql.DataSource;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.waybill.outbox.spi.ClaimedScope;
@@ -41,6 +47,8 @@ import dev.waybill.outbox.OutboxStats;
  * @since 0.1
  */
 public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
+
+	private static final Log logger = LogFactory.getLog(JdbcOutboxStore.class);
 
 	/** Longer error texts are cut to this many characters. */
 	static final int MAX_ERROR_LENGTH = 4000;
@@ -188,6 +196,74 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 
 	@Override
 	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit) {
+		return claim(this.autonomous, leaseOwner, lease, limit);
+	}
+
+	/**
+	 * Runs the claim in a transaction of its own and hands its commit to {@code commitOn}: the
+	 * statement's row locks keep the scopes from other claimers until the commit, and a rollback
+	 * (the process died, the commit failed) makes it no claim at all. A claim that found nothing,
+	 * or whose commit {@code commitOn} rejects, commits here.
+	 */
+	@Override
+	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn) {
+		Connection connection = DataSourceUtils.getConnection(this.autonomous.getDataSource());
+		boolean handedOver = false;
+		try {
+			connection.setAutoCommit(false);
+			List<ClaimedScope> scopes = claim(new JdbcTemplate(new SingleConnectionDataSource(connection, true)),
+					leaseOwner, lease, limit);
+			if (!scopes.isEmpty()) {
+				try {
+					commitOn.execute(() -> commitAndClose(connection, scopes.size()));
+					handedOver = true;
+				}
+				catch (RejectedExecutionException ex) {
+					// committed below, before returning
+				}
+			}
+			return scopes;
+		}
+		catch (SQLException ex) {
+			throw this.autonomous.getExceptionTranslator().translate("claim", this.sql.claim, ex);
+		}
+		finally {
+			if (!handedOver) {
+				commitAndClose(connection, 0);
+			}
+		}
+	}
+
+	private void commitAndClose(Connection connection, int scopes) {
+		try {
+			if (!connection.getAutoCommit()) {
+				connection.commit();
+			}
+		}
+		catch (SQLException | RuntimeException ex) {
+			if (scopes > 0) {
+				logger.warn("Waybill could not commit the claim of " + scopes + " scope(s); they are due again at once "
+						+ "and what was published of them is published again: " + ex);
+			}
+			try {
+				connection.rollback();
+			}
+			catch (SQLException | RuntimeException ignored) {
+				// the connection is closed below; the database rolls back what it has not committed
+			}
+		}
+		finally {
+			try {
+				connection.setAutoCommit(true);
+			}
+			catch (SQLException | RuntimeException ignored) {
+				// a broken connection: the pool discards it
+			}
+			DataSourceUtils.releaseConnection(connection, this.autonomous.getDataSource());
+		}
+	}
+
+	private List<ClaimedScope> claim(JdbcTemplate jdbc, String leaseOwner, Duration lease, int limit) {
 		requireOwner(leaseOwner);
 		if (lease.isNegative() || lease.isZero()) {
 			throw new IllegalArgumentException("lease must be positive, was " + lease);
@@ -196,7 +272,7 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 			throw new IllegalArgumentException("limit must be at least 1, was " + limit);
 		}
 		Map<UUID, ScopeRows> scopes = new LinkedHashMap<>();
-		this.autonomous.query(this.sql.claim, (ResultSet row) -> {
+		jdbc.query(this.sql.claim, (ResultSet row) -> {
 			UUID id = row.getObject(OutboxSql.CLAIM_SCOPE_ID, UUID.class);
 			ScopeRows scope = scopes.get(id);
 			if (scope == null) {

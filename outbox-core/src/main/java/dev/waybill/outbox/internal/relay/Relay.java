@@ -32,7 +32,9 @@ import dev.waybill.outbox.relay.RelayListener;
  * scopes under a lease, publishes their messages in order on its own channel and moves on to the
  * next claim while the confirms arrive; a settling thread then marks confirmed scopes published
  * in one statement and records failures. So the database and the broker work at the same time,
- * and no transaction, lock or pooled connection is held while waiting on the broker.
+ * and no transaction, lock or pooled connection is held while waiting on the broker. A claim's
+ * commit runs on a thread of its own ({@link ClaimCommits}) while the worker publishes, so its
+ * flush is not on the way from commit to confirm; outcomes are recorded once it committed.
  * <p>
  * Workers wait for a {@link RelayWakeUp} signal (given after each commit that published, and on
  * PostgreSQL notifications from other instances); one of them also polls every
@@ -72,6 +74,8 @@ public final class Relay implements SmartLifecycle {
 	private final Settler settler;
 
 	private final Leases leases;
+
+	private final ClaimCommits claimCommits = new ClaimCommits();
 
 	private final String id;
 
@@ -183,12 +187,13 @@ public final class Relay implements SmartLifecycle {
 	}
 
 	/**
-	 * Returns how many threads the relay starts: its workers, the settler and the lease renewer.
+	 * Returns how many threads the relay starts: its workers, the settler, the lease renewer and
+	 * the thread that commits claims.
 	 * @return the threads of a running relay
 	 * @since 0.2
 	 */
 	public int expectedThreads() {
-		return this.settings.workers() + 2;
+		return this.settings.workers() + 3;
 	}
 
 	/**
@@ -211,6 +216,7 @@ public final class Relay implements SmartLifecycle {
 		this.threads.clear();
 		this.threads.add(startThread("waybill-relay-settler", this.settler::run));
 		this.threads.add(startThread("waybill-relay-leases", this::renewLeases));
+		this.threads.add(startThread("waybill-relay-commits", this.claimCommits::run));
 		for (int i = 0; i < this.settings.workers(); i++) {
 			RelayWorker worker = new RelayWorker(this, i);
 			this.threads.add(startThread("waybill-relay-" + i, worker::run));
@@ -232,10 +238,12 @@ public final class Relay implements SmartLifecycle {
 		this.running = false;
 		this.wakeUp.signal();
 		long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos() + TimeUnit.SECONDS.toNanos(5);
-		List<Thread> workers = this.threads.subList(2, this.threads.size());
+		List<Thread> workers = this.threads.subList(3, this.threads.size());
 		for (Thread worker : workers) {
 			join(worker, deadline);
 		}
+		this.claimCommits.stop();
+		join(this.threads.get(2), deadline);
 		this.settler.stop();
 		join(this.threads.get(0), deadline);
 		join(this.threads.get(1), deadline);
@@ -287,6 +295,10 @@ public final class Relay implements SmartLifecycle {
 
 	Leases leases() {
 		return this.leases;
+	}
+
+	ClaimCommits claimCommits() {
+		return this.claimCommits;
 	}
 
 	private void renewLeases() {

