@@ -32,21 +32,21 @@ class ChartsTests {
 			figure,latency,p99 @ 100 msg/s,ms,9.000,7.000,16.000,3,x
 			figure,latency,max @ 100 msg/s,ms,14.000,10.000,35.000,3,x
 			figure,latency,achieved @ 100 msg/s,msg/s,100.000,100.000,100.000,3,x
-			figure,latency,bare broker p50 @ 100 msg/s,ms,1.500,1.400,1.600,3,x
-			figure,latency,bare broker p99 @ 100 msg/s,ms,6.000,5.000,7.000,3,x
+			figure,latency,floor (bare broker under write load) p50 @ 100 msg/s,ms,1.500,1.400,1.600,3,x
+			figure,latency,floor (bare broker under write load) p99 @ 100 msg/s,ms,6.000,5.000,7.000,3,x
 			figure,latency,"p50 @ 1,000 msg/s",ms,1.000,0.800,1.500,3,x
 			figure,latency,"p95 @ 1,000 msg/s",ms,40.000,30.000,50.000,3,x
 			figure,latency,"p99 @ 1,000 msg/s",ms,60.000,55.000,70.000,3,x
 			figure,latency,"p50 commit to claim @ 1,000 msg/s",ms,0.400,0.300,0.500,3,x
 			figure,latency,"achieved @ 1,000 msg/s",msg/s,990.000,980.000,999.000,3,x
-			figure,latency,"bare broker p50 @ 1,000 msg/s",ms,0.700,0.600,0.800,3,x
-			figure,latency,"bare broker p99 @ 1,000 msg/s",ms,50.000,40.000,52.000,3,x
+			figure,latency,"floor (bare broker under write load) p50 @ 1,000 msg/s",ms,0.700,0.600,0.800,3,x
+			figure,latency,"floor (bare broker under write load) p99 @ 1,000 msg/s",ms,50.000,40.000,52.000,3,x
 			figure,latency,"p50 @ 5,000 msg/s",ms,20.000,18.000,22.000,3,x
 			figure,latency,"p95 @ 5,000 msg/s",ms,200.000,80.000,260.000,3,x
 			figure,latency,"p99 @ 5,000 msg/s",ms,350.000,190.000,440.000,3,x
 			figure,latency,"achieved @ 5,000 msg/s",msg/s,1357.000,1149.000,1543.000,3,x
-			figure,latency,"bare broker p50 @ 5,000 msg/s",ms,3.000,2.500,3.500,3,x
-			figure,latency,"bare broker p99 @ 5,000 msg/s",ms,250.000,210.000,290.000,3,x
+			figure,latency,"floor (bare broker under write load) p50 @ 5,000 msg/s",ms,3.000,2.500,3.500,3,x
+			figure,latency,"floor (bare broker under write load) p99 @ 5,000 msg/s",ms,250.000,210.000,290.000,3,x
 			figure,inbox,bare consume + ack,msg/s,13000.000,12000.000,13400.000,3,x
 			figure,inbox,inbox: dedupe + handler insert + ack,msg/s,2200.000,1600.000,2300.000,3,x
 			figure,retention,purge of eligible scopes (+ their messages),scopes/s,49000.000,48000.000,51000.000,3,x
@@ -132,7 +132,7 @@ class ChartsTests {
 		assertThat(Double.parseDouble(tenMs.getAttribute("y"))).isCloseTo(scale.pixel(1), within(0.06));
 		assertThat(Double.parseDouble(tenMs.getAttribute("y")) + Double.parseDouble(tenMs.getAttribute("height")))
 			.isCloseTo(LatencyChart.BOTTOM, within(0.11));
-		Element floor = SvgXml.nodes(svg, "//rect[starts-with(title, 'bare broker p99 @ 5,000 msg/s:')]").get(0);
+		Element floor = SvgXml.nodes(svg, "//rect[starts-with(title, 'floor (bare broker under write load) p99 @ 5,000 msg/s:')]").get(0);
 		assertThat(Double.parseDouble(floor.getAttribute("y"))).isCloseTo(scale.pixel(250), within(0.06));
 	}
 
@@ -156,7 +156,7 @@ class ChartsTests {
 	@Test
 	void latencyWithoutTheFloorDrawsWaybillAlone() throws Exception {
 		List<Measurement> noFloor = this.measurements.stream()
-			.filter((m) -> m.benchmark().equals("latency") && !m.figure().startsWith("bare"))
+			.filter((m) -> m.benchmark().equals("latency") && !m.figure().startsWith(Latency.FLOOR))
 			.toList();
 		List<Charts.Chart> charts = Charts.draw(noFloor, Targets.check(noFloor), new ChartRun(null, null));
 		assertThat(charts).extracting(Charts.Chart::name).containsExactly("latency");
