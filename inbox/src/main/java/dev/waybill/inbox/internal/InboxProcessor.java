@@ -3,6 +3,7 @@ package dev.waybill.inbox.internal;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -312,19 +313,21 @@ public final class InboxProcessor {
 	 */
 	private int processInBatch(List<InboxDelivery> deliveries, int first, DeliveryResult[] results) {
 		List<BatchEntry> entries = new ArrayList<>();
-		BatchStop stop;
+		BatchStop stop = null;
 		TransactionConnection connection = new TransactionConnection();
 		TransactionStatus status = this.transactionManager.getTransaction(this.transaction);
 		try {
 			this.writer.checkTransaction();
 			connection.attach(this.store.dataSource());
 			stop = runBatch(deliveries, first, entries, status, connection);
+			markProcessed(entries, connection);
 		}
 		catch (RuntimeException | Error ex) {
 			if (ex instanceof VirtualMachineError) {
 				throw ex;
 			}
 			rollbackQuietly(status);
+			abandon(stop, ex);
 			batchFailed(entries, ex, connection);
 			return processAlone(deliveries, first, results);
 		}
@@ -332,6 +335,7 @@ public final class InboxProcessor {
 			this.transactionManager.commit(status);
 		}
 		catch (RuntimeException ex) {
+			abandon(stop, ex);
 			batchFailed(entries, ex, connection);
 			return processAlone(deliveries, first, results);
 		}
@@ -348,8 +352,9 @@ public final class InboxProcessor {
 		}
 		// The handler failed in the batch: its later attempts, or its failure, alone, as process() does.
 		BatchEntry entry = stop.entry;
+		Throwable handlerFailure = stop.handlerFailure;
 		try {
-			InboxOutcome outcome = entry.observation.run(() -> afterBatchFailure(entry, stop.handlerFailure));
+			InboxOutcome outcome = entry.observation.run(() -> afterBatchFailure(entry, handlerFailure));
 			results[index] = DeliveryResult.committed(outcome);
 			committed(entry, outcome);
 			return index + 1;
@@ -365,6 +370,36 @@ public final class InboxProcessor {
 				results[i] = DeliveryResult.failed(ex);
 			}
 			return results.length;
+		}
+	}
+
+	/**
+	 * Marks the messages the batch processed in one statement, just before the commit.
+	 * @throws BatchUnavailable when the database is unavailable
+	 */
+	private void markProcessed(List<BatchEntry> entries, TransactionConnection connection) {
+		List<InboxStore.Handled> handled = new ArrayList<>();
+		for (BatchEntry entry : entries) {
+			if (entry.outcome == InboxOutcome.PROCESSED) {
+				handled.add(new InboxStore.Handled(entry.id, entry.consumer.consumerId(), entry.copies));
+			}
+		}
+		try {
+			this.store.markProcessed(handled);
+		}
+		catch (RuntimeException ex) {
+			if (DatabaseFailures.unavailable(ex, connection.check())) {
+				throw new BatchUnavailable(ex);
+			}
+			throw ex;
+		}
+	}
+
+	/** Stops the observation of the delivery the batch stopped at, when the batch failed as a whole. */
+	private void abandon(@Nullable BatchStop stop, Throwable failure) {
+		if (stop != null && stop.entry != null) {
+			notCommitted(stop.entry, (failure instanceof BatchUnavailable unavailable) ? unavailable.failure
+					: new IllegalStateException("The inbox batch failed", failure));
 		}
 	}
 
@@ -384,11 +419,15 @@ public final class InboxProcessor {
 	}
 
 	/**
-	 * Runs the batch's deliveries in the open transaction, each under a savepoint.
+	 * Runs the batch's deliveries in the open transaction, each under a savepoint. Their inbox rows
+	 * are marked processed later, all at once ({@link #markProcessed(List, TransactionConnection)}),
+	 * so a second copy of a message the batch processed already is found here, in memory: it is a
+	 * {@link InboxOutcome#DUPLICATE} without a statement, and counted as a receipt by the mark.
 	 * @return where and why the batch stopped early, or {@literal null} when every delivery ran
 	 */
 	private @Nullable BatchStop runBatch(List<InboxDelivery> deliveries, int first, List<BatchEntry> entries,
 			TransactionStatus status, TransactionConnection connection) {
+		Map<InboxKey, BatchEntry> processed = new HashMap<>();
 		for (int i = first; i < deliveries.size(); i++) {
 			InboxDelivery delivery = deliveries.get(i);
 			ConsumerRegistration<?> consumer = delivery.consumer();
@@ -409,6 +448,14 @@ public final class InboxProcessor {
 			}
 			BatchEntry entry = new BatchEntry(i, consumer, message, id, payload, this.observation.start(consumer, message));
 			started(entry);
+			InboxKey key = new InboxKey(id, consumer.consumerId());
+			BatchEntry original = processed.get(key);
+			if (original != null) {
+				original.copies++;
+				entry.outcome = InboxOutcome.DUPLICATE;
+				entries.add(entry);
+				continue;
+			}
 			Object savepoint = status.createSavepoint();
 			BatchStop stop;
 			try {
@@ -426,6 +473,9 @@ public final class InboxProcessor {
 			}
 			// Not released: a round trip saved per delivery; the commit ends every savepoint.
 			entries.add(entry);
+			if (entry.outcome == InboxOutcome.PROCESSED) {
+				processed.put(key, entry);
+			}
 		}
 		return null;
 	}
@@ -473,7 +523,7 @@ public final class InboxProcessor {
 					"Transaction silently rolled back because it has been marked as rollback-only"));
 		}
 		try {
-			this.store.markProcessed(entry.id, consumerId);
+			// marked processed with the others of the batch, before the commit
 			((DefaultConsumerOutbox) this.consumerOutbox).writeInboundNow();
 		}
 		catch (RuntimeException ex) {
@@ -1134,6 +1184,9 @@ public final class InboxProcessor {
 
 		@Nullable InboxOutcome outcome;
 
+		/** Later copies of the message in the batch, found processed by this entry. */
+		int copies;
+
 		BatchEntry(int index, ConsumerRegistration<?> consumer, InboundMessage message, UUID id, Object payload,
 				InboxObservation.Pending observation) {
 			this.index = index;
@@ -1152,6 +1205,10 @@ public final class InboxProcessor {
 	 * Waybill's statements failed).
 	 */
 	private record BatchStop(@Nullable BatchEntry entry, @Nullable Throwable handlerFailure) {
+	}
+
+	/** An inbox row's key. */
+	private record InboxKey(UUID id, String consumerId) {
 	}
 
 	/** The database is unavailable: nothing of the open batch is recorded. */
