@@ -241,13 +241,18 @@ public final class InboxProcessor {
 
 	/**
 	 * Handles several deliveries, in order, in as few transactions as it can: one transaction runs
-	 * the handlers one after another, each under a savepoint, and commits once. A delivery that
+	 * the handlers one after another, each under a savepoint, marks the inbox rows of every message
+	 * it processed in one statement, and commits once. A later copy of a message the batch processed
+	 * already is a {@link InboxOutcome#DUPLICATE} found in memory (its receipt is counted by that
+	 * statement); the database is asked only for the first copy. A delivery that
 	 * cannot be handled in the batch (poison, a handler that throws, a refused inbox statement) ends
 	 * the batch there: what precedes it commits, it is handled alone exactly as
 	 * {@link #process} does (its handler's failed attempt counts as the first), and the deliveries
 	 * after it start the next batch. So deliveries of one ordering key in a batch stay in order, and
 	 * a failing handler affects only its own message. When the database is unavailable nothing of
 	 * the uncommitted batch is recorded: that delivery and every one after it fail with the outage.
+	 * When the database refuses the marks or the commit for another reason, nothing of the batch is
+	 * recorded either; batching pauses for a while and its deliveries are handled alone.
 	 * <p>
 	 * Batches only with a JDBC transaction manager ({@link DataSourceTransactionManager}) and the
 	 * default consumer outbox; otherwise, and for a single delivery, each delivery is handled by
