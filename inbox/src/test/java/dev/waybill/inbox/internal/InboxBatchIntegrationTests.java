@@ -192,6 +192,38 @@ class InboxBatchIntegrationTests {
 		assertThat(this.transactions.get("v")).as("batching paused").isNotEqualTo(this.transactions.get("w"));
 	}
 
+	@Test
+	void aConnectionLostAtTheMarkOfTheBatchFailsEveryDeliveryAndRecordsNothing() {
+		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
+			inbox.jdbc().update("INSERT INTO " + schema.name() + ".own_effects (item) VALUES (?)", this.queue + item.name());
+		});
+		// the batch's mark ends its own connection, as a database restart would
+		schema.execute("CREATE FUNCTION " + schema.name() + ".lose_batch_mark() RETURNS trigger LANGUAGE plpgsql AS "
+				+ "$$ BEGIN IF current_query() LIKE '%unnest(%' THEN PERFORM pg_terminate_backend(pg_backend_pid()); "
+				+ "PERFORM pg_sleep(5); END IF; RETURN NEW; END $$");
+		schema.execute("CREATE TRIGGER lose_batch_mark BEFORE UPDATE ON " + schema.tables().qualifiedInboxState()
+				+ " FOR EACH ROW EXECUTE FUNCTION " + schema.name() + ".lose_batch_mark()");
+		List<InboundMessage> messages = List.of(TestInbox.inbound(new Item("p")), TestInbox.inbound(new Item("q")));
+		List<DeliveryResult> results;
+		try {
+			results = this.processor.processBatch(
+					messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList());
+		}
+		finally {
+			schema.execute("DROP TRIGGER lose_batch_mark ON " + schema.tables().qualifiedInboxState());
+			schema.execute("DROP FUNCTION " + schema.name() + ".lose_batch_mark()");
+		}
+
+		assertThat(results).allSatisfy((result) -> {
+			assertThat(result.outcome()).isNull();
+			assertThat(result.failure()).isNotNull();
+			assertThat(result.unrecordable()).isFalse();
+		});
+		assertThat(ownEffects()).isEmpty();
+		assertThat(inbox.jdbc().queryForObject("SELECT count(*) FROM " + schema.tables().qualifiedInboxState()
+				+ " WHERE consumer_id = ?", Integer.class, this.queue)).isZero();
+	}
+
 	private List<String> ownEffects() {
 		return inbox.jdbc().queryForList("SELECT item FROM " + schema.name() + ".own_effects WHERE item LIKE ?",
 				String.class, this.queue + "%");
