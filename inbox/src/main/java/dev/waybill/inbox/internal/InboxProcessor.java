@@ -3,6 +3,7 @@ package dev.waybill.inbox.internal;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -240,13 +241,18 @@ public final class InboxProcessor {
 
 	/**
 	 * Handles several deliveries, in order, in as few transactions as it can: one transaction runs
-	 * the handlers one after another, each under a savepoint, and commits once. A delivery that
+	 * the handlers one after another, each under a savepoint, marks the inbox rows of every message
+	 * it processed in one statement, and commits once. A later copy of a message the batch processed
+	 * already is a {@link InboxOutcome#DUPLICATE} found in memory (its receipt is counted by that
+	 * statement); the database is asked only for the first copy. A delivery that
 	 * cannot be handled in the batch (poison, a handler that throws, a refused inbox statement) ends
 	 * the batch there: what precedes it commits, it is handled alone exactly as
 	 * {@link #process} does (its handler's failed attempt counts as the first), and the deliveries
 	 * after it start the next batch. So deliveries of one ordering key in a batch stay in order, and
 	 * a failing handler affects only its own message. When the database is unavailable nothing of
 	 * the uncommitted batch is recorded: that delivery and every one after it fail with the outage.
+	 * When the database refuses the marks or the commit for another reason, nothing of the batch is
+	 * recorded either; batching pauses for a while and its deliveries are handled alone.
 	 * <p>
 	 * Batches only with a JDBC transaction manager ({@link DataSourceTransactionManager}) and the
 	 * default consumer outbox; otherwise, and for a single delivery, each delivery is handled by
@@ -312,19 +318,21 @@ public final class InboxProcessor {
 	 */
 	private int processInBatch(List<InboxDelivery> deliveries, int first, DeliveryResult[] results) {
 		List<BatchEntry> entries = new ArrayList<>();
-		BatchStop stop;
+		BatchStop stop = null;
 		TransactionConnection connection = new TransactionConnection();
 		TransactionStatus status = this.transactionManager.getTransaction(this.transaction);
 		try {
 			this.writer.checkTransaction();
 			connection.attach(this.store.dataSource());
 			stop = runBatch(deliveries, first, entries, status, connection);
+			markProcessed(entries, connection);
 		}
 		catch (RuntimeException | Error ex) {
 			if (ex instanceof VirtualMachineError) {
 				throw ex;
 			}
 			rollbackQuietly(status);
+			abandon(stop, ex);
 			batchFailed(entries, ex, connection);
 			return processAlone(deliveries, first, results);
 		}
@@ -332,6 +340,7 @@ public final class InboxProcessor {
 			this.transactionManager.commit(status);
 		}
 		catch (RuntimeException ex) {
+			abandon(stop, ex);
 			batchFailed(entries, ex, connection);
 			return processAlone(deliveries, first, results);
 		}
@@ -348,8 +357,9 @@ public final class InboxProcessor {
 		}
 		// The handler failed in the batch: its later attempts, or its failure, alone, as process() does.
 		BatchEntry entry = stop.entry;
+		Throwable handlerFailure = stop.handlerFailure;
 		try {
-			InboxOutcome outcome = entry.observation.run(() -> afterBatchFailure(entry, stop.handlerFailure));
+			InboxOutcome outcome = entry.observation.run(() -> afterBatchFailure(entry, handlerFailure));
 			results[index] = DeliveryResult.committed(outcome);
 			committed(entry, outcome);
 			return index + 1;
@@ -365,6 +375,36 @@ public final class InboxProcessor {
 				results[i] = DeliveryResult.failed(ex);
 			}
 			return results.length;
+		}
+	}
+
+	/**
+	 * Marks the messages the batch processed in one statement, just before the commit.
+	 * @throws BatchUnavailable when the database is unavailable
+	 */
+	private void markProcessed(List<BatchEntry> entries, TransactionConnection connection) {
+		List<InboxStore.Handled> handled = new ArrayList<>();
+		for (BatchEntry entry : entries) {
+			if (entry.outcome == InboxOutcome.PROCESSED) {
+				handled.add(new InboxStore.Handled(entry.id, entry.consumer.consumerId(), entry.copies));
+			}
+		}
+		try {
+			this.store.markProcessed(handled);
+		}
+		catch (RuntimeException ex) {
+			if (DatabaseFailures.unavailable(ex, connection.check())) {
+				throw new BatchUnavailable(ex);
+			}
+			throw ex;
+		}
+	}
+
+	/** Stops the observation of the delivery the batch stopped at, when the batch failed as a whole. */
+	private void abandon(@Nullable BatchStop stop, Throwable failure) {
+		if (stop != null && stop.entry != null) {
+			notCommitted(stop.entry, (failure instanceof BatchUnavailable unavailable) ? unavailable.failure
+					: new IllegalStateException("The inbox batch failed", failure));
 		}
 	}
 
@@ -384,11 +424,15 @@ public final class InboxProcessor {
 	}
 
 	/**
-	 * Runs the batch's deliveries in the open transaction, each under a savepoint.
+	 * Runs the batch's deliveries in the open transaction, each under a savepoint. Their inbox rows
+	 * are marked processed later, all at once ({@link #markProcessed(List, TransactionConnection)}),
+	 * so a second copy of a message the batch processed already is found here, in memory: it is a
+	 * {@link InboxOutcome#DUPLICATE} without a statement, and counted as a receipt by the mark.
 	 * @return where and why the batch stopped early, or {@literal null} when every delivery ran
 	 */
 	private @Nullable BatchStop runBatch(List<InboxDelivery> deliveries, int first, List<BatchEntry> entries,
 			TransactionStatus status, TransactionConnection connection) {
+		Map<InboxKey, BatchEntry> processed = new HashMap<>();
 		for (int i = first; i < deliveries.size(); i++) {
 			InboxDelivery delivery = deliveries.get(i);
 			ConsumerRegistration<?> consumer = delivery.consumer();
@@ -409,6 +453,14 @@ public final class InboxProcessor {
 			}
 			BatchEntry entry = new BatchEntry(i, consumer, message, id, payload, this.observation.start(consumer, message));
 			started(entry);
+			InboxKey key = new InboxKey(id, consumer.consumerId());
+			BatchEntry original = processed.get(key);
+			if (original != null) {
+				original.copies++;
+				entry.outcome = InboxOutcome.DUPLICATE;
+				entries.add(entry);
+				continue;
+			}
 			Object savepoint = status.createSavepoint();
 			BatchStop stop;
 			try {
@@ -426,6 +478,9 @@ public final class InboxProcessor {
 			}
 			// Not released: a round trip saved per delivery; the commit ends every savepoint.
 			entries.add(entry);
+			if (entry.outcome == InboxOutcome.PROCESSED) {
+				processed.put(key, entry);
+			}
 		}
 		return null;
 	}
@@ -473,7 +528,7 @@ public final class InboxProcessor {
 					"Transaction silently rolled back because it has been marked as rollback-only"));
 		}
 		try {
-			this.store.markProcessed(entry.id, consumerId);
+			// marked processed with the others of the batch, before the commit
 			((DefaultConsumerOutbox) this.consumerOutbox).writeInboundNow();
 		}
 		catch (RuntimeException ex) {
@@ -1134,6 +1189,9 @@ public final class InboxProcessor {
 
 		@Nullable InboxOutcome outcome;
 
+		/** Later copies of the message in the batch, found processed by this entry. */
+		int copies;
+
 		BatchEntry(int index, ConsumerRegistration<?> consumer, InboundMessage message, UUID id, Object payload,
 				InboxObservation.Pending observation) {
 			this.index = index;
@@ -1152,6 +1210,10 @@ public final class InboxProcessor {
 	 * Waybill's statements failed).
 	 */
 	private record BatchStop(@Nullable BatchEntry entry, @Nullable Throwable handlerFailure) {
+	}
+
+	/** An inbox row's key. */
+	private record InboxKey(UUID id, String consumerId) {
 	}
 
 	/** The database is unavailable: nothing of the open batch is recorded. */

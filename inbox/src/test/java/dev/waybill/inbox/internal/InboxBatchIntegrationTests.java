@@ -50,6 +50,7 @@ class InboxBatchIntegrationTests {
 		schema = TestSchema.withWaybillTables("inbox_batch");
 		inbox = new TestInbox(schema);
 		schema.execute("CREATE TABLE " + schema.name() + ".effects (item text NOT NULL)");
+		schema.execute("CREATE TABLE " + schema.name() + ".own_effects (item text NOT NULL)");
 	}
 
 	@AfterAll
@@ -126,6 +127,112 @@ class InboxBatchIntegrationTests {
 		List<DeliveryResult> results = this.processor
 			.processBatch(List.of(new InboxDelivery(consumer, TestInbox.inbound(new Item("solo")))));
 		assertThat(results).extracting(DeliveryResult::outcome).containsExactly(InboxOutcome.PROCESSED);
+	}
+
+	@Test
+	void laterCopiesOfAMessageTheBatchProcessedAreDuplicatesCountedAsReceipts() {
+		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
+			inbox.jdbc().update("INSERT INTO " + schema.name() + ".own_effects (item) VALUES (?)", this.queue + item.name());
+			this.transactions.put(item.name(), inbox.jdbc().queryForObject("SELECT txid_current()", Long.class));
+		});
+		InboundMessage a = TestInbox.inbound(new Item("a"));
+		InboundMessage b = TestInbox.inbound(new Item("b"));
+
+		List<DeliveryResult> results = this.processor.processBatch(List.of(new InboxDelivery(consumer, a),
+				new InboxDelivery(consumer, b), new InboxDelivery(consumer, a), new InboxDelivery(consumer, a)));
+
+		assertThat(results).extracting(DeliveryResult::outcome).containsExactly(InboxOutcome.PROCESSED,
+				InboxOutcome.PROCESSED, InboxOutcome.DUPLICATE, InboxOutcome.DUPLICATE);
+		assertThat(this.transactions.get("a")).isEqualTo(this.transactions.get("b"));
+		assertThat(ownEffects()).hasSize(2);
+		assertThat(row(a)).containsEntry("processed", true).containsEntry("receive_count", 3);
+		assertThat(row(b)).containsEntry("processed", true).containsEntry("receive_count", 1);
+		assertThat(count("duplicate")).isEqualTo(2);
+	}
+
+	@Test
+	void aRefusedMarkOfTheBatchRollsItBackAndHandlesEachDeliveryAlone() {
+		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
+			inbox.jdbc().update("INSERT INTO " + schema.name() + ".own_effects (item) VALUES (?)", this.queue + item.name());
+			this.transactions.put(item.name(), inbox.jdbc().queryForObject("SELECT txid_current()", Long.class));
+		});
+		// refuses the batch's one statement that marks the rows processed, not the single mark
+		schema.execute("CREATE FUNCTION " + schema.name() + ".refuse_batch_mark() RETURNS trigger LANGUAGE plpgsql AS "
+				+ "$$ BEGIN IF current_query() LIKE '%unnest(%' THEN RAISE EXCEPTION 'batch mark refused'; END IF; "
+				+ "RETURN NEW; END $$");
+		schema.execute("CREATE TRIGGER refuse_batch_mark BEFORE UPDATE ON " + schema.tables().qualifiedInboxState()
+				+ " FOR EACH ROW EXECUTE FUNCTION " + schema.name() + ".refuse_batch_mark()");
+		List<InboundMessage> messages = List.of(TestInbox.inbound(new Item("x")), TestInbox.inbound(new Item("y")),
+				TestInbox.inbound(new Item("z")));
+		List<DeliveryResult> results;
+		try {
+			results = this.processor.processBatch(
+					messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList());
+		}
+		finally {
+			schema.execute("DROP TRIGGER refuse_batch_mark ON " + schema.tables().qualifiedInboxState());
+			schema.execute("DROP FUNCTION " + schema.name() + ".refuse_batch_mark()");
+		}
+
+		assertThat(results).extracting(DeliveryResult::outcome).containsExactly(InboxOutcome.PROCESSED,
+				InboxOutcome.PROCESSED, InboxOutcome.PROCESSED);
+		assertThat(this.transactions.get("x")).as("each alone").isNotEqualTo(this.transactions.get("y"));
+		assertThat(this.transactions.get("y")).isNotEqualTo(this.transactions.get("z"));
+		assertThat(ownEffects())
+			.as("the batch's effects rolled back").containsExactlyInAnyOrder(this.queue + "x", this.queue + "y",
+					this.queue + "z");
+		for (InboundMessage message : messages) {
+			assertThat(row(message)).containsEntry("processed", true).containsEntry("receive_count", 1);
+		}
+
+		List<DeliveryResult> next = this.processor.processBatch(List.of(
+				new InboxDelivery(consumer, TestInbox.inbound(new Item("v"))),
+				new InboxDelivery(consumer, TestInbox.inbound(new Item("w")))));
+		assertThat(next).extracting(DeliveryResult::outcome).containsOnly(InboxOutcome.PROCESSED);
+		assertThat(this.transactions.get("v")).as("batching paused").isNotEqualTo(this.transactions.get("w"));
+	}
+
+	@Test
+	void aConnectionLostAtTheMarkOfTheBatchFailsEveryDeliveryAndRecordsNothing() {
+		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
+			inbox.jdbc().update("INSERT INTO " + schema.name() + ".own_effects (item) VALUES (?)", this.queue + item.name());
+		});
+		// the batch's mark ends its own connection, as a database restart would
+		schema.execute("CREATE FUNCTION " + schema.name() + ".lose_batch_mark() RETURNS trigger LANGUAGE plpgsql AS "
+				+ "$$ BEGIN IF current_query() LIKE '%unnest(%' THEN PERFORM pg_terminate_backend(pg_backend_pid()); "
+				+ "PERFORM pg_sleep(5); END IF; RETURN NEW; END $$");
+		schema.execute("CREATE TRIGGER lose_batch_mark BEFORE UPDATE ON " + schema.tables().qualifiedInboxState()
+				+ " FOR EACH ROW EXECUTE FUNCTION " + schema.name() + ".lose_batch_mark()");
+		List<InboundMessage> messages = List.of(TestInbox.inbound(new Item("p")), TestInbox.inbound(new Item("q")));
+		List<DeliveryResult> results;
+		try {
+			results = this.processor.processBatch(
+					messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList());
+		}
+		finally {
+			schema.execute("DROP TRIGGER lose_batch_mark ON " + schema.tables().qualifiedInboxState());
+			schema.execute("DROP FUNCTION " + schema.name() + ".lose_batch_mark()");
+		}
+
+		assertThat(results).allSatisfy((result) -> {
+			assertThat(result.outcome()).isNull();
+			assertThat(result.failure()).isNotNull();
+			assertThat(result.unrecordable()).isFalse();
+		});
+		assertThat(ownEffects()).isEmpty();
+		assertThat(inbox.jdbc().queryForObject("SELECT count(*) FROM " + schema.tables().qualifiedInboxState()
+				+ " WHERE consumer_id = ?", Integer.class, this.queue)).isZero();
+	}
+
+	private List<String> ownEffects() {
+		return inbox.jdbc().queryForList("SELECT item FROM " + schema.name() + ".own_effects WHERE item LIKE ?",
+				String.class, this.queue + "%");
+	}
+
+	private Map<String, Object> row(InboundMessage message) {
+		return inbox.jdbc().queryForMap("SELECT processed_at IS NOT NULL AS processed, receive_count FROM "
+				+ schema.tables().qualifiedInboxState() + " WHERE message_id = ?::uuid AND consumer_id = ?",
+				message.messageId(), this.queue);
 	}
 
 	private List<String> effects() {

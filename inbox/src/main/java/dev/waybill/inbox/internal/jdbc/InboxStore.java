@@ -35,6 +35,8 @@ public final class InboxStore {
 
 	private final String markProcessedWithNote;
 
+	private final String markAllProcessed;
+
 	private final String recordFailure;
 
 	private final String finalState;
@@ -59,6 +61,12 @@ public final class InboxStore {
 		// Processed and faulted exclude each other: a row reaches one final state only.
 		this.markProcessed = "UPDATE " + table + " SET processed_at = now() "
 				+ "WHERE message_id = ? AND consumer_id = ? AND processed_at IS NULL AND faulted_at IS NULL";
+		// markProcessed for many rows at once; also counts the receipts of copies found in memory.
+		this.markAllProcessed = "UPDATE " + table + " AS inbox SET processed_at = now(), "
+				+ "receive_count = inbox.receive_count + t.copies "
+				+ "FROM unnest(?::uuid[], ?::text[], ?::integer[]) AS t(message_id, consumer_id, copies) "
+				+ "WHERE inbox.message_id = t.message_id AND inbox.consumer_id = t.consumer_id "
+				+ "AND inbox.processed_at IS NULL AND inbox.faulted_at IS NULL";
 		this.markProcessedWithNote = "UPDATE " + table + " SET processed_at = now(), last_error = ? "
 				+ "WHERE message_id = ? AND consumer_id = ? AND processed_at IS NULL AND faulted_at IS NULL";
 		// Inserts the row when the failed transaction rolled its insert back; leaves a row that a
@@ -104,6 +112,39 @@ public final class InboxStore {
 		if (this.jdbc.update(this.markProcessed, messageId, consumerId) != 1) {
 			throw new IllegalStateException("Inbox row of message " + messageId + " for consumer '" + consumerId
 					+ "' is missing, processed or faulted already; receive(...) it in the same transaction first");
+		}
+	}
+
+	/**
+	 * Marks received messages processed in one statement, in the transaction that ran their
+	 * handlers, as {@link #markProcessed(UUID, String)} does for each; a row's receive count goes up
+	 * by its {@link Handled#copies()}.
+	 * @param handled the rows, each (message id, consumer id) once
+	 * @throws IllegalStateException when no transaction manages this store's DataSource, or a row
+	 * was not received in it, or it is processed or faulted already
+	 * @since 0.4
+	 */
+	public void markProcessed(List<Handled> handled) {
+		requireTransaction();
+		if (handled.isEmpty()) {
+			return;
+		}
+		UUID[] ids = new UUID[handled.size()];
+		String[] consumers = new String[handled.size()];
+		Integer[] copies = new Integer[handled.size()];
+		for (int i = 0; i < ids.length; i++) {
+			ids[i] = handled.get(i).messageId();
+			consumers[i] = handled.get(i).consumerId();
+			copies[i] = handled.get(i).copies();
+		}
+		int updated = this.jdbc.update(this.markAllProcessed, (statement) -> {
+			statement.setArray(1, statement.getConnection().createArrayOf("uuid", ids));
+			statement.setArray(2, statement.getConnection().createArrayOf("text", consumers));
+			statement.setArray(3, statement.getConnection().createArrayOf("integer", copies));
+		});
+		if (updated != ids.length) {
+			throw new IllegalStateException("Of " + ids.length + " inbox rows to mark processed only " + updated
+					+ " were received and neither processed nor faulted; receive(...) them in the same transaction first");
 		}
 	}
 
@@ -194,6 +235,30 @@ public final class InboxStore {
 	 * @param attempts the failed deliveries recorded so far
 	 */
 	public record Receipt(boolean processed, boolean faulted, int attempts) {
+	}
+
+	/**
+	 * A message a consumer handled, to mark processed.
+	 *
+	 * @param messageId the message id
+	 * @param consumerId the consumer id
+	 * @param copies further receipts of the message in the same transaction, not upserted, that its
+	 * receive count must include
+	 * @since 0.4
+	 */
+	public record Handled(UUID messageId, String consumerId, int copies) {
+
+		/**
+		 * Checks the components.
+		 */
+		public Handled {
+			Objects.requireNonNull(messageId, "messageId must not be null");
+			Objects.requireNonNull(consumerId, "consumerId must not be null");
+			if (copies < 0) {
+				throw new IllegalArgumentException("copies must be at least 0, was " + copies);
+			}
+		}
+
 	}
 
 	/**

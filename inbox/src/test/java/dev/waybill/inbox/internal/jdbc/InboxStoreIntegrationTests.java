@@ -3,6 +3,7 @@ package dev.waybill.inbox.internal.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
+import java.util.List;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterAll;
@@ -119,6 +120,41 @@ class InboxStoreIntegrationTests {
 		assertThatIllegalStateException()
 			.isThrownBy(() -> transaction.executeWithoutResult((status) -> store.markProcessed(id, "orders")))
 			.withMessageContaining("is missing, processed or faulted already");
+	}
+
+	@Test
+	void markProcessedMarksManyRowsInOneStatementAndCountsTheirCopies() {
+		UUID first = UUID.randomUUID();
+		UUID second = UUID.randomUUID();
+		transaction.executeWithoutResult((status) -> {
+			store.receive(first, "orders");
+			store.receive(second, "orders");
+			store.receive(second, "billing");
+			store.markProcessed(List.of(new InboxStore.Handled(first, "orders", 2),
+					new InboxStore.Handled(second, "billing", 0)));
+		});
+		assertThat(receive(first, "orders")).isEqualTo(new InboxStore.Receipt(true, false, 0));
+		assertThat(receive(second, "billing")).isEqualTo(new InboxStore.Receipt(true, false, 0));
+		assertThat(receive(second, "orders")).as("not in the list").isEqualTo(new InboxStore.Receipt(false, false, 0));
+		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + first + "'")).isEqualTo(4);
+		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + second + "' AND consumer_id = 'billing'"))
+			.isEqualTo(2);
+	}
+
+	@Test
+	void markProcessedOfManyRowsNeedsEachReceivedAndUnprocessed() {
+		UUID received = UUID.randomUUID();
+		UUID processed = UUID.randomUUID();
+		transaction.executeWithoutResult((status) -> {
+			store.receive(processed, "orders");
+			store.markProcessed(processed, "orders");
+		});
+		assertThatIllegalStateException().isThrownBy(() -> transaction.executeWithoutResult((status) -> {
+			store.receive(received, "orders");
+			store.markProcessed(List.of(new InboxStore.Handled(received, "orders", 0),
+					new InboxStore.Handled(processed, "orders", 0)));
+		})).withMessageContaining("only 1 were received and neither processed nor faulted");
+		assertThat(value("SELECT count(*) FROM %s WHERE message_id = '" + received + "'")).as("rolled back").isZero();
 	}
 
 	private static InboxStore.Receipt receive(UUID id, String consumerId) {
