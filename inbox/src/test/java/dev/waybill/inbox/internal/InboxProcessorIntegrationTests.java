@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -503,7 +504,9 @@ class InboxProcessorIntegrationTests {
 		JdbcTemplate monitor = new JdbcTemplate(new DelegatingDataSource(schema.dataSource()));
 		String table = schema.tables().qualifiedInboxState();
 		UUID[] id = new UUID[1];
+		CountDownLatch inHandler = new CountDownLatch(1);
 		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+			inHandler.countDown();
 			// Hold the row until the other copy's fault waits for it, then fail as it did.
 			await().atMost(Duration.ofSeconds(20)).until(() -> monitor.queryForObject("SELECT count(*) FROM "
 					+ "pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE ?", Integer.class,
@@ -516,8 +519,10 @@ class InboxProcessorIntegrationTests {
 		ExecutorService threads = Executors.newFixedThreadPool(2);
 		try {
 			Future<InboxOutcome> copy = threads.submit(() -> processor.process(consumer, message));
-			await().atMost(Duration.ofSeconds(20)).until(() -> monitor.queryForObject("SELECT count(*) FROM " + table
-					+ " WHERE message_id = ?", Integer.class, id[0]) == 0); // not committed: invisible
+			// In its handler, the copy holds its inbox row, inserted but not committed: invisible.
+			assertThat(inHandler.await(20, TimeUnit.SECONDS)).isTrue();
+			assertThat(monitor.queryForObject("SELECT count(*) FROM " + table + " WHERE message_id = ?", Integer.class,
+					id[0])).isZero();
 			// The other copy failed earlier; its fault is recorded while this one is in its handler.
 			Future<InboxStore.Failure> otherFault = threads.submit(() -> inbox.transactions()
 				.execute((status) -> inbox.store().recordFailure(id[0], queue, "card declined (other copy)", 1)));
