@@ -16,7 +16,7 @@ package dev.waybill.retention.internal;
 public record RetentionPacing(boolean enabled, int maxRate, int minRate) {
 
 	/** The default budget ceiling, rows per second. */
-	public static final int DEFAULT_MAX_RATE = 15_000;
+	public static final int DEFAULT_MAX_RATE = 21_000;
 
 	/** The default budget floor, rows per second. */
 	public static final int DEFAULT_MIN_RATE = 3_000;
