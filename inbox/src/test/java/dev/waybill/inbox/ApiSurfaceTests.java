@@ -55,19 +55,8 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.inbox.autoconfigure.EndpointProperties$Retry#getStrategy",
 			"dev.waybill.inbox.autoconfigure.EndpointProperties$Retry#setStrategy");
 
-	@Override
-	protected Class<?> moduleAnchor() {
-		return MessageHandler.class;
-	}
-
-	@Override
-	protected Set<String> api() {
-		return API;
-	}
-
-	@Override
-	protected Set<String> exposed() {
-		return EXPOSED;
+	ApiSurfaceTests() {
+		super(MessageHandler.class, API, EXPOSED);
 	}
 
 }

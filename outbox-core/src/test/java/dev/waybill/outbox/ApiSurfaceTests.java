@@ -83,19 +83,8 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			// it would touch the breaker, the meters and the health indicator.
 			"dev.waybill.outbox.relay.RelayListener#circuitChanged");
 
-	@Override
-	protected Class<?> moduleAnchor() {
-		return OutboxPublisher.class;
-	}
-
-	@Override
-	protected Set<String> api() {
-		return API;
-	}
-
-	@Override
-	protected Set<String> exposed() {
-		return EXPOSED;
+	ApiSurfaceTests() {
+		super(OutboxPublisher.class, API, EXPOSED);
 	}
 
 }

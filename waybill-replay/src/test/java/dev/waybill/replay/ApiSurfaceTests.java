@@ -1,18 +1,14 @@
 package dev.waybill.replay;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.util.Set;
 
-import org.junit.jupiter.api.Test;
-
-import dev.waybill.outbox.test.ApiSurface;
+import dev.waybill.outbox.test.ApiSurfaceContract;
 
 /**
  * Holds waybill-replay's public API to a reviewed list: implementation classes belong in
  * {@code dev.waybill.replay.internal} (or are package-private), and API signatures do not make users import them.
  */
-class ApiSurfaceTests {
+class ApiSurfaceTests extends ApiSurfaceContract {
 
 	/** Every public type outside the internal packages, each there because a user needs it. */
 	static final Set<String> API = Set.of(
@@ -27,17 +23,8 @@ class ApiSurfaceTests {
 	/** API members that still mention an internal type, each reviewed. */
 	static final Set<String> EXPOSED = Set.of();
 
-	private final ApiSurface surface = ApiSurface.ofModuleOf(Replays.class);
-
-	@Test
-	void everyPublicTypeOutsideInternalPackagesIsReviewedApi() {
-		assertThat(this.surface.unreviewedApiTypes(API, ApiSurfaceTests.class.getName() + ".API")).isEmpty();
-	}
-
-	@Test
-	void apiSignaturesDoNotMentionInternalTypes() {
-		assertThat(this.surface.internalTypesExposed(EXPOSED, ApiSurfaceTests.class.getName() + ".EXPOSED"))
-			.isEmpty();
+	ApiSurfaceTests() {
+		super(Replays.class, API, EXPOSED);
 	}
 
 }

@@ -24,19 +24,8 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 	/** API members that still mention an internal type, each reviewed. */
 	static final Set<String> EXPOSED = Set.of();
 
-	@Override
-	protected Class<?> moduleAnchor() {
-		return Schedules.class;
-	}
-
-	@Override
-	protected Set<String> api() {
-		return API;
-	}
-
-	@Override
-	protected Set<String> exposed() {
-		return EXPOSED;
+	ApiSurfaceTests() {
+		super(Schedules.class, API, EXPOSED);
 	}
 
 }

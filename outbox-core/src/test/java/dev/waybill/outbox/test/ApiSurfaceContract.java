@@ -14,36 +14,35 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class ApiSurfaceContract {
 
-	/**
-	 * Returns a class of the module under test, which locates its compiled classes.
-	 * @return any main class of the module
-	 */
-	protected abstract Class<?> moduleAnchor();
+	private final Class<?> moduleAnchor;
+
+	private final Set<String> api;
+
+	private final Set<String> exposed;
 
 	/**
-	 * Returns every public type outside the internal packages, each there because a user needs it.
-	 * @return the reviewed API type names
+	 * Names the module and its reviewed lists.
+	 * @param moduleAnchor any main class of the module, which locates its compiled classes
+	 * @param api every public type outside the internal packages, each there because a user needs it
+	 * @param exposed the API members that still mention an internal type, each reviewed, as
+	 * {@link ApiSurface#internalTypesExposed} names them
 	 */
-	protected abstract Set<String> api();
-
-	/**
-	 * Returns the API members that still mention an internal type, each reviewed.
-	 * @return the reviewed exceptions, as {@link ApiSurface#internalTypesExposed} names them
-	 */
-	protected Set<String> exposed() {
-		return Set.of();
+	protected ApiSurfaceContract(Class<?> moduleAnchor, Set<String> api, Set<String> exposed) {
+		this.moduleAnchor = moduleAnchor;
+		this.api = api;
+		this.exposed = exposed;
 	}
 
 	@Test
 	public void everyPublicTypeOutsideInternalPackagesIsReviewedApi() {
-		assertThat(ApiSurface.ofModuleOf(moduleAnchor()).unreviewedApiTypes(api(), getClass().getName() + ".API"))
+		assertThat(ApiSurface.ofModuleOf(this.moduleAnchor).unreviewedApiTypes(this.api, getClass().getName() + ".API"))
 			.isEmpty();
 	}
 
 	@Test
 	public void apiSignaturesDoNotMentionInternalTypes() {
-		assertThat(ApiSurface.ofModuleOf(moduleAnchor())
-			.internalTypesExposed(exposed(), getClass().getName() + ".EXPOSED")).isEmpty();
+		assertThat(ApiSurface.ofModuleOf(this.moduleAnchor)
+			.internalTypesExposed(this.exposed, getClass().getName() + ".EXPOSED")).isEmpty();
 	}
 
 }

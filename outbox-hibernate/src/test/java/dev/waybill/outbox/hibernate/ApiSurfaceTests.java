@@ -31,19 +31,8 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			// constructs it, and such wiring uses the internal types throughout.
 			"dev.waybill.outbox.hibernate.jpa.WaybillNamingStrategy#<init>");
 
-	@Override
-	protected Class<?> moduleAnchor() {
-		return AbstractOutboxAggregate.class;
-	}
-
-	@Override
-	protected Set<String> api() {
-		return API;
-	}
-
-	@Override
-	protected Set<String> exposed() {
-		return EXPOSED;
+	ApiSurfaceTests() {
+		super(AbstractOutboxAggregate.class, API, EXPOSED);
 	}
 
 }

@@ -32,19 +32,8 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 	/** API members that still mention an internal type, each reviewed. */
 	static final Set<String> EXPOSED = Set.of();
 
-	@Override
-	protected Class<?> moduleAnchor() {
-		return RabbitHeaders.class;
-	}
-
-	@Override
-	protected Set<String> api() {
-		return API;
-	}
-
-	@Override
-	protected Set<String> exposed() {
-		return EXPOSED;
+	ApiSurfaceTests() {
+		super(RabbitHeaders.class, API, EXPOSED);
 	}
 
 }
