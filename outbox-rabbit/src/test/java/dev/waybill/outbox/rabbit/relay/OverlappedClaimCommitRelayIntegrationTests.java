@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
@@ -34,6 +32,7 @@ import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxStore;
+import dev.waybill.outbox.test.ForwardingOutboxStore;
 import dev.waybill.outbox.test.TestMessages;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -121,19 +120,17 @@ class OverlappedClaimCommitRelayIntegrationTests {
 	 * The JDBC store whose claims take {@link #COMMIT_DELAY} to commit, as a commit queued behind
 	 * a busy WAL would, only longer.
 	 */
-	private static final class SlowCommitStore implements OutboxStore {
-
-		private final OutboxStore delegate;
+	private static final class SlowCommitStore extends ForwardingOutboxStore {
 
 		final List<Long> committedAt = new CopyOnWriteArrayList<>();
 
 		SlowCommitStore(OutboxStore delegate) {
-			this.delegate = delegate;
+			super(delegate);
 		}
 
 		@Override
 		public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn) {
-			return this.delegate.claim(leaseOwner, lease, limit, (commit) -> commitOn.execute(() -> {
+			return delegate().claim(leaseOwner, lease, limit, (commit) -> commitOn.execute(() -> {
 				try {
 					Thread.sleep(COMMIT_DELAY.toMillis());
 				}
@@ -143,61 +140,6 @@ class OverlappedClaimCommitRelayIntegrationTests {
 				commit.run();
 				this.committedAt.add(System.nanoTime());
 			}));
-		}
-
-		@Override
-		public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit) {
-			return this.delegate.claim(leaseOwner, lease, limit);
-		}
-
-		@Override
-		public int renew(String leaseOwner, Collection<UUID> scopeIds, Duration lease) {
-			return this.delegate.renew(leaseOwner, scopeIds, lease);
-		}
-
-		@Override
-		public int markPublished(String leaseOwner, Collection<UUID> scopeIds) {
-			return this.delegate.markPublished(leaseOwner, scopeIds);
-		}
-
-		@Override
-		public boolean retryLater(UUID scopeId, String leaseOwner, String error, Duration retryDelay) {
-			return this.delegate.retryLater(scopeId, leaseOwner, error, retryDelay);
-		}
-
-		@Override
-		public boolean deadLetter(UUID scopeId, String leaseOwner, String error) {
-			return this.delegate.deadLetter(scopeId, leaseOwner, error);
-		}
-
-		@Override
-		public int expire(String leaseOwner, Collection<UUID> scopeIds) {
-			return this.delegate.expire(leaseOwner, scopeIds);
-		}
-
-		@Override
-		public int release(String leaseOwner, Collection<UUID> scopeIds, Duration delay) {
-			return this.delegate.release(leaseOwner, scopeIds, delay);
-		}
-
-		@Override
-		public int redrive(Collection<UUID> scopeIds) {
-			return this.delegate.redrive(scopeIds);
-		}
-
-		@Override
-		public int redriveDestination(String destination) {
-			return this.delegate.redriveDestination(destination);
-		}
-
-		@Override
-		public int redriveAll() {
-			return this.delegate.redriveAll();
-		}
-
-		@Override
-		public OutboxStats stats() {
-			return this.delegate.stats();
 		}
 
 	}

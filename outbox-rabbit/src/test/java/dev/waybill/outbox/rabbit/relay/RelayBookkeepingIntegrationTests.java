@@ -40,6 +40,7 @@ import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.internal.relay.RetryPolicy;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxStore;
+import dev.waybill.outbox.test.ForwardingOutboxStore;
 import dev.waybill.outbox.internal.OutboxBacklog;
 import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.test.TestMessages;
@@ -181,9 +182,7 @@ class RelayBookkeepingIntegrationTests {
 	 * the statement waits, and the relay's own backends (found by application name) are terminated
 	 * while it does.
 	 */
-	private final class TerminatingStore implements OutboxStore {
-
-		private final OutboxStore delegate;
+	private final class TerminatingStore extends ForwardingOutboxStore {
 
 		private final AtomicBoolean armed = new AtomicBoolean(true);
 
@@ -192,7 +191,7 @@ class RelayBookkeepingIntegrationTests {
 		final List<RuntimeException> failedMarks = new CopyOnWriteArrayList<>();
 
 		TerminatingStore(OutboxStore delegate) {
-			this.delegate = delegate;
+			super(delegate);
 		}
 
 		@Override
@@ -201,7 +200,7 @@ class RelayBookkeepingIntegrationTests {
 				terminateWhileWaiting(scopeIds);
 			}
 			try {
-				return this.delegate.markPublished(leaseOwner, scopeIds);
+				return delegate().markPublished(leaseOwner, scopeIds);
 			}
 			catch (RuntimeException ex) {
 				this.failedMarks.add(ex);
@@ -250,51 +249,6 @@ class RelayBookkeepingIntegrationTests {
 				}
 			}, "terminator");
 			terminator.start();
-		}
-
-		@Override
-		public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit) {
-			return this.delegate.claim(leaseOwner, lease, limit);
-		}
-
-		@Override
-		public int renew(String leaseOwner, Collection<UUID> scopeIds, Duration lease) {
-			return this.delegate.renew(leaseOwner, scopeIds, lease);
-		}
-
-		@Override
-		public boolean retryLater(UUID scopeId, String leaseOwner, String error, Duration retryDelay) {
-			return this.delegate.retryLater(scopeId, leaseOwner, error, retryDelay);
-		}
-
-		@Override
-		public boolean deadLetter(UUID scopeId, String leaseOwner, String error) {
-			return this.delegate.deadLetter(scopeId, leaseOwner, error);
-		}
-
-		@Override
-		public int release(String leaseOwner, Collection<UUID> scopeIds, Duration delay) {
-			return this.delegate.release(leaseOwner, scopeIds, delay);
-		}
-
-		@Override
-		public int redrive(Collection<UUID> scopeIds) {
-			return this.delegate.redrive(scopeIds);
-		}
-
-		@Override
-		public int redriveDestination(String destination) {
-			return this.delegate.redriveDestination(destination);
-		}
-
-		@Override
-		public int redriveAll() {
-			return this.delegate.redriveAll();
-		}
-
-		@Override
-		public OutboxStats stats() {
-			return this.delegate.stats();
 		}
 
 	}
