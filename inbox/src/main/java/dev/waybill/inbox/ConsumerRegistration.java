@@ -40,8 +40,12 @@ public final class ConsumerRegistration<T> {
 	/** Messages of one queue handled at once unless set otherwise. */
 	public static final int DEFAULT_CONCURRENCY = 4;
 
-	/** Unacknowledged messages sent ahead to each handling thread unless set otherwise. */
-	public static final int DEFAULT_PREFETCH = 16;
+	/**
+	 * Unacknowledged messages sent ahead to each handling thread unless set otherwise: twice the
+	 * default batch ({@code waybill.inbox.batch.max-size} 16), so that the next batch is on its way
+	 * while one is handled.
+	 */
+	public static final int DEFAULT_PREFETCH = 32;
 
 	/** The longest queue name, so that its error queue ({@code <queue>_error}) fits AMQP's 255. */
 	public static final int MAX_QUEUE_LENGTH = 249;

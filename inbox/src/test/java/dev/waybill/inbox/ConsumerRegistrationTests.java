@@ -30,7 +30,7 @@ class ConsumerRegistrationTests {
 		assertThat(registration.payloadClass()).isEqualTo(Shipped.class);
 		assertThat(registration.handler()).isSameAs(HANDLER);
 		assertThat(registration.concurrency()).isEqualTo(ConsumerRegistration.DEFAULT_CONCURRENCY).isEqualTo(4);
-		assertThat(registration.prefetch()).isEqualTo(ConsumerRegistration.DEFAULT_PREFETCH).isEqualTo(16);
+		assertThat(registration.prefetch()).isEqualTo(ConsumerRegistration.DEFAULT_PREFETCH).isEqualTo(32);
 		assertThat(registration.queueArguments()).isEmpty();
 	}
 

@@ -40,7 +40,7 @@ public class WaybillInboxProperties implements InitializingBean {
 	 * Unacknowledged messages the broker sends ahead to each handling thread, unless the handler's
 	 * @Consumer sets it.
 	 */
-	private int prefetch = 16;
+	private int prefetch = 32;
 
 	/**
 	 * Arguments every consumer queue is declared with, e.g. x-queue-type: quorum. Empty by default,

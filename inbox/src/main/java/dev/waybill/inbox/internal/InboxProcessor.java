@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -33,7 +34,6 @@ import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
-import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.internal.observation.InboxObservation;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.internal.DefaultConsumerOutbox;
@@ -47,8 +47,6 @@ import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.internal.HostNames;
-import dev.waybill.outbox.internal.RelayWakeUp;
-import dev.waybill.outbox.internal.TimeOrderedUuids;
 import dev.waybill.inbox.EndpointRetry;
 
 /**
@@ -240,11 +238,12 @@ public final class InboxProcessor {
 	}
 
 	/**
-	 * Handles several deliveries, in order, in as few transactions as it can: one transaction runs
-	 * the handlers one after another, each under a savepoint, marks the inbox rows of every message
-	 * it processed in one statement, and commits once. A later copy of a message the batch processed
-	 * already is a {@link InboxOutcome#DUPLICATE} found in memory (its receipt is counted by that
-	 * statement); the database is asked only for the first copy. A delivery that
+	 * Handles several deliveries, in order, in as few transactions as it can: one transaction
+	 * records every delivery in one statement, runs the handlers one after another, each under a
+	 * savepoint, marks the inbox rows of every message it processed in one statement, and commits
+	 * once. A later copy of a message in the batch takes its first copy's outcome
+	 * ({@link InboxOutcome#DUPLICATE} when that processed it) in memory; its receipt is counted by
+	 * the recording statement. A delivery that
 	 * cannot be handled in the batch (poison, a handler that throws, a refused inbox statement) ends
 	 * the batch there: what precedes it commits, it is handled alone exactly as
 	 * {@link #process} does (its handler's failed attempt counts as the first), and the deliveries
@@ -386,7 +385,7 @@ public final class InboxProcessor {
 		List<InboxStore.Handled> handled = new ArrayList<>();
 		for (BatchEntry entry : entries) {
 			if (entry.outcome == InboxOutcome.PROCESSED) {
-				handled.add(new InboxStore.Handled(entry.id, entry.consumer.consumerId(), entry.copies));
+				handled.add(new InboxStore.Handled(entry.id, entry.consumer.consumerId()));
 			}
 		}
 		try {
@@ -424,47 +423,64 @@ public final class InboxProcessor {
 	}
 
 	/**
-	 * Runs the batch's deliveries in the open transaction, each under a savepoint. Their inbox rows
-	 * are marked processed later, all at once ({@link #markProcessed(List, TransactionConnection)}),
-	 * so a second copy of a message the batch processed already is found here, in memory: it is a
-	 * {@link InboxOutcome#DUPLICATE} without a statement, and counted as a receipt by the mark.
+	 * Runs the batch's deliveries in the open transaction. Every delivery up to the first poison one
+	 * is recorded by one statement ({@link InboxStore#receive(List)}); then each handler runs under a
+	 * savepoint. Their inbox rows are marked processed later, all at once
+	 * ({@link #markProcessed(List, TransactionConnection)}). A later copy of a message in the batch
+	 * is answered in memory, from its first copy's outcome. When a delivery cannot be handled in the
+	 * batch, its work rolls back to its savepoint and the receipts of it and of every delivery after
+	 * it are taken back ({@link InboxStore#withdraw(List)}): they are recorded again when handled.
 	 * @return where and why the batch stopped early, or {@literal null} when every delivery ran
+	 * @throws BatchUnavailable when the database is unavailable
 	 */
 	private @Nullable BatchStop runBatch(List<InboxDelivery> deliveries, int first, List<BatchEntry> entries,
 			TransactionStatus status, TransactionConnection connection) {
-		Map<InboxKey, BatchEntry> processed = new HashMap<>();
+		List<Object> payloads = new ArrayList<>();
+		Map<InboxStore.Key, Integer> receipts = new LinkedHashMap<>();
 		for (int i = first; i < deliveries.size(); i++) {
-			InboxDelivery delivery = deliveries.get(i);
-			ConsumerRegistration<?> consumer = delivery.consumer();
-			InboundMessage message = delivery.message();
-			UUID id = canonicalUuid(message.messageId());
-			Object payload = null;
-			if (id != null && consumer.messageType().equals(message.messageType())) {
-				try {
-					payload = read(consumer, message.body());
-				}
-				catch (Exception ex) {
-					payload = null;
-				}
-			}
+			Object payload = readInBatch(deliveries.get(i));
 			if (payload == null) {
 				// Poison: faulted alone, by process(), after what precedes it committed.
-				return new BatchStop(null, null);
+				break;
 			}
-			BatchEntry entry = new BatchEntry(i, consumer, message, id, payload, this.observation.start(consumer, message));
+			payloads.add(payload);
+			receipts.merge(key(deliveries.get(i)), 1, Integer::sum);
+		}
+		int end = first + payloads.size();
+		if (payloads.isEmpty()) {
+			return new BatchStop(null, null);
+		}
+		Map<InboxStore.Key, InboxStore.BatchReceipt> received = receiveAll(receipts, connection);
+		Map<InboxStore.Key, BatchEntry> firstCopies = new HashMap<>();
+		for (int i = first; i < end; i++) {
+			InboxDelivery delivery = deliveries.get(i);
+			InboxStore.Key key = key(delivery);
+			BatchEntry entry = new BatchEntry(i, delivery.consumer(), delivery.message(), key.messageId(),
+					payloads.get(i - first), this.observation.start(delivery.consumer(), delivery.message()));
 			started(entry);
-			InboxKey key = new InboxKey(id, consumer.consumerId());
-			BatchEntry original = processed.get(key);
-			if (original != null) {
-				original.copies++;
-				entry.outcome = InboxOutcome.DUPLICATE;
+			BatchEntry firstCopy = firstCopies.putIfAbsent(key, entry);
+			if (firstCopy != null) {
+				entry.outcome = (firstCopy.outcome == InboxOutcome.ALREADY_FAULTED) ? InboxOutcome.ALREADY_FAULTED
+						: InboxOutcome.DUPLICATE;
 				entries.add(entry);
 				continue;
 			}
-			Object savepoint = status.createSavepoint();
+			InboxStore.Receipt receipt = received.get(key).receipt();
+			if (receipt.processed() || receipt.faulted()) {
+				entry.outcome = receipt.processed() ? InboxOutcome.DUPLICATE : InboxOutcome.ALREADY_FAULTED;
+				entries.add(entry);
+				continue;
+			}
 			BatchStop stop;
+			Object savepoint;
 			try {
-				stop = entry.observation.run(() -> runEntry(entry, status, connection));
+				savepoint = status.createSavepoint();
+				stop = entry.observation.run(() -> runEntry(entry, receipt, status, connection));
+				if (stop != null) {
+					status.rollbackToSavepoint(savepoint);
+					((DefaultConsumerOutbox) this.consumerOutbox).discardInbound();
+					withdraw(deliveries, i, end, receipts, received, connection);
+				}
 			}
 			catch (RuntimeException | Error ex) {
 				notCommitted(entry, (ex instanceof BatchUnavailable unavailable) ? unavailable.failure
@@ -472,41 +488,89 @@ public final class InboxProcessor {
 				throw ex;
 			}
 			if (stop != null) {
-				status.rollbackToSavepoint(savepoint);
-				((DefaultConsumerOutbox) this.consumerOutbox).discardInbound();
 				return new BatchStop(entry, stop.handlerFailure);
 			}
 			// Not released: a round trip saved per delivery; the commit ends every savepoint.
 			entries.add(entry);
-			if (entry.outcome == InboxOutcome.PROCESSED) {
-				processed.put(key, entry);
-			}
 		}
-		return null;
+		return (end < deliveries.size()) ? new BatchStop(null, null) : null;
+	}
+
+	/** The payload of a delivery of a batch, or {@literal null} when it is poison. */
+	private @Nullable Object readInBatch(InboxDelivery delivery) {
+		ConsumerRegistration<?> consumer = delivery.consumer();
+		InboundMessage message = delivery.message();
+		if (canonicalUuid(message.messageId()) == null || !consumer.messageType().equals(message.messageType())) {
+			return null;
+		}
+		try {
+			return read(consumer, message.body());
+		}
+		catch (Exception ex) {
+			return null;
+		}
+	}
+
+	private static InboxStore.Key key(InboxDelivery delivery) {
+		return new InboxStore.Key(Objects.requireNonNull(canonicalUuid(delivery.message().messageId())),
+				delivery.consumer().consumerId());
+	}
+
+	/**
+	 * Records the batch's deliveries in one statement.
+	 * @throws BatchUnavailable when the database is unavailable; any other failure fails the batch
+	 */
+	private Map<InboxStore.Key, InboxStore.BatchReceipt> receiveAll(Map<InboxStore.Key, Integer> receipts,
+			TransactionConnection connection) {
+		List<InboxStore.Received> received = new ArrayList<>(receipts.size());
+		receipts.forEach((key, count) -> received.add(new InboxStore.Received(key, count)));
+		try {
+			return this.store.receive(received);
+		}
+		catch (RuntimeException ex) {
+			if (DatabaseFailures.unavailable(ex, connection.check())) {
+				throw new BatchUnavailable(ex);
+			}
+			throw ex;
+		}
+	}
+
+	/**
+	 * Takes back the receipts of the deliveries from {@code from} (where the batch stopped) to
+	 * {@code end}: they are recorded again when handled.
+	 * @throws BatchUnavailable when the database is unavailable; any other failure fails the batch
+	 */
+	private void withdraw(List<InboxDelivery> deliveries, int from, int end, Map<InboxStore.Key, Integer> receipts,
+			Map<InboxStore.Key, InboxStore.BatchReceipt> received, TransactionConnection connection) {
+		Map<InboxStore.Key, Integer> unhandled = new LinkedHashMap<>();
+		for (int i = from; i < end; i++) {
+			unhandled.merge(key(deliveries.get(i)), 1, Integer::sum);
+		}
+		List<InboxStore.Withdrawn> withdrawn = new ArrayList<>(unhandled.size());
+		unhandled.forEach((key, count) -> withdrawn.add(new InboxStore.Withdrawn(key, count,
+				received.get(key).inserted() && count.equals(receipts.get(key)))));
+		try {
+			this.store.withdraw(withdrawn);
+		}
+		catch (RuntimeException ex) {
+			if (DatabaseFailures.unavailable(ex, connection.check())) {
+				throw new BatchUnavailable(ex);
+			}
+			throw ex;
+		}
 	}
 
 	/**
 	 * Runs one delivery of a batch under its savepoint.
+	 * @param receipt its inbox row as the batch found it, neither processed nor faulted
 	 * @return why it cannot be handled in the batch, or {@literal null} when its outcome is set
 	 * @throws BatchUnavailable when the database is unavailable
 	 */
-	private <T> @Nullable BatchStop runEntry(BatchEntry entry, TransactionStatus status,
+	private <T> @Nullable BatchStop runEntry(BatchEntry entry, InboxStore.Receipt receipt, TransactionStatus status,
 			TransactionConnection connection) {
 		@SuppressWarnings("unchecked")
 		ConsumerRegistration<T> consumer = (ConsumerRegistration<T>) entry.consumer;
 		String consumerId = consumer.consumerId();
-		InboxStore.Receipt receipt;
-		try {
-			receipt = this.store.receive(entry.id, consumerId);
-		}
-		catch (RuntimeException ex) {
-			return recordingFailed(ex, connection);
-		}
-		if (receipt.processed() || receipt.faulted()) {
-			// processed earlier, or earlier in this batch (the same message twice): not handled again
-			entry.outcome = receipt.processed() ? InboxOutcome.DUPLICATE : InboxOutcome.ALREADY_FAULTED;
-			return null;
-		}
 		this.consumerOutbox.bindInbound(entry.id, consumerId);
 		MessageContext context = new HandlerContext(entry.id, consumer.messageType(), entry.message, consumerId,
 				receipt.attempts(), 0, this.publisher);
@@ -1189,9 +1253,6 @@ public final class InboxProcessor {
 
 		@Nullable InboxOutcome outcome;
 
-		/** Later copies of the message in the batch, found processed by this entry. */
-		int copies;
-
 		BatchEntry(int index, ConsumerRegistration<?> consumer, InboundMessage message, UUID id, Object payload,
 				InboxObservation.Pending observation) {
 			this.index = index;
@@ -1210,10 +1271,6 @@ public final class InboxProcessor {
 	 * Waybill's statements failed).
 	 */
 	private record BatchStop(@Nullable BatchEntry entry, @Nullable Throwable handlerFailure) {
-	}
-
-	/** An inbox row's key. */
-	private record InboxKey(UUID id, String consumerId) {
 	}
 
 	/** The database is unavailable: nothing of the open batch is recorded. */

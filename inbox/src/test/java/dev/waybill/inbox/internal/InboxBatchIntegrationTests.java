@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
@@ -220,6 +221,104 @@ class InboxBatchIntegrationTests {
 			assertThat(result.unrecordable()).isFalse();
 		});
 		assertThat(ownEffects()).isEmpty();
+		assertThat(inbox.jdbc().queryForObject("SELECT count(*) FROM " + schema.tables().qualifiedInboxState()
+				+ " WHERE consumer_id = ?", Integer.class, this.queue)).isZero();
+	}
+
+	@Test
+	void aBatchStoppedByAFailingHandlerTakesBackTheReceiptsItDidNotHandle() {
+		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
+			inbox.jdbc().update("INSERT INTO " + schema.name() + ".own_effects (item) VALUES (?)", this.queue + item.name());
+			this.transactions.put(item.name(), inbox.jdbc().queryForObject("SELECT txid_current()", Long.class));
+			if (item.name().startsWith("fail")) {
+				throw new IllegalStateException("refused " + item.name());
+			}
+		});
+		InboundMessage a = TestInbox.inbound(new Item("a"));
+		InboundMessage b = TestInbox.inbound(new Item("fail-b"));
+		InboundMessage c = TestInbox.inbound(new Item("c"));
+		InboundMessage d = TestInbox.inbound(new Item("d"));
+
+		// one statement records a (twice), fail-b, c and d; fail-b stops the batch, a commits
+		List<DeliveryResult> results = this.processor.processBatch(List.of(new InboxDelivery(consumer, a),
+				new InboxDelivery(consumer, b), new InboxDelivery(consumer, a), new InboxDelivery(consumer, c),
+				new InboxDelivery(consumer, d)));
+
+		assertThat(results).extracting(DeliveryResult::outcome).containsExactly(InboxOutcome.PROCESSED,
+				InboxOutcome.RETRY_SCHEDULED, InboxOutcome.DUPLICATE, InboxOutcome.PROCESSED, InboxOutcome.PROCESSED);
+		assertThat(this.transactions.get("c")).as("the deliveries after the failure, batched again")
+			.isEqualTo(this.transactions.get("d")).isNotEqualTo(this.transactions.get("a"));
+		assertThat(ownEffects()).containsExactlyInAnyOrder(this.queue + "a", this.queue + "c", this.queue + "d");
+		assertThat(row(a)).as("each copy counted once").containsEntry("processed", true).containsEntry("receive_count", 2);
+		assertThat(row(b)).containsEntry("processed", false).containsEntry("receive_count", 1);
+		assertThat(row(c)).containsEntry("processed", true).containsEntry("receive_count", 1);
+		assertThat(row(d)).containsEntry("processed", true).containsEntry("receive_count", 1);
+		assertThat(inbox.jdbc().queryForObject("SELECT attempts FROM " + schema.tables().qualifiedInboxState()
+				+ " WHERE message_id = ?::uuid AND consumer_id = ?", Integer.class, b.messageId(), this.queue))
+			.as("the failure in the batch counted as the first attempt").isEqualTo(1);
+	}
+
+	@Test
+	void aRefusedWithdrawalFailsTheBatchAndHandlesEachDeliveryAlone() {
+		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
+			inbox.jdbc().update("INSERT INTO " + schema.name() + ".own_effects (item) VALUES (?)", this.queue + item.name());
+			this.transactions.put(item.name(), inbox.jdbc().queryForObject("SELECT txid_current()", Long.class));
+			if (item.name().startsWith("fail")) {
+				throw new IllegalStateException("refused " + item.name());
+			}
+		});
+		schema.execute("CREATE FUNCTION " + schema.name() + ".refuse_withdrawal() RETURNS trigger LANGUAGE plpgsql AS "
+				+ "$$ BEGIN RAISE EXCEPTION 'withdrawal refused'; END $$");
+		schema.execute("CREATE TRIGGER refuse_withdrawal BEFORE DELETE ON " + schema.tables().qualifiedInboxState()
+				+ " FOR EACH ROW EXECUTE FUNCTION " + schema.name() + ".refuse_withdrawal()");
+		List<InboundMessage> messages = List.of(TestInbox.inbound(new Item("s")), TestInbox.inbound(new Item("fail-t")),
+				TestInbox.inbound(new Item("u")));
+		List<DeliveryResult> results;
+		try {
+			results = this.processor.processBatch(
+					messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList());
+		}
+		finally {
+			schema.execute("DROP TRIGGER refuse_withdrawal ON " + schema.tables().qualifiedInboxState());
+			schema.execute("DROP FUNCTION " + schema.name() + ".refuse_withdrawal()");
+		}
+
+		assertThat(results).extracting(DeliveryResult::outcome).containsExactly(InboxOutcome.PROCESSED,
+				InboxOutcome.RETRY_SCHEDULED, InboxOutcome.PROCESSED);
+		assertThat(this.transactions.get("s")).as("each alone").isNotEqualTo(this.transactions.get("u"));
+		assertThat(ownEffects()).containsExactlyInAnyOrder(this.queue + "s", this.queue + "u");
+		for (InboundMessage message : messages) {
+			assertThat(row(message)).containsEntry("receive_count", 1);
+		}
+	}
+
+	@Test
+	void aConnectionLostAtTheBatchsReceiptFailsEveryDeliveryAndRecordsNothing() {
+		AtomicInteger handled = new AtomicInteger();
+		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class,
+				(item, context) -> handled.incrementAndGet());
+		// the batch's one receipt statement ends its own connection, as a database restart would
+		schema.execute("CREATE FUNCTION " + schema.name() + ".lose_batch_receipt() RETURNS trigger LANGUAGE plpgsql AS "
+				+ "$$ BEGIN IF current_query() LIKE '%unnest(%' THEN PERFORM pg_terminate_backend(pg_backend_pid()); "
+				+ "PERFORM pg_sleep(5); END IF; RETURN NEW; END $$");
+		schema.execute("CREATE TRIGGER lose_batch_receipt BEFORE INSERT ON " + schema.tables().qualifiedInboxState()
+				+ " FOR EACH ROW EXECUTE FUNCTION " + schema.name() + ".lose_batch_receipt()");
+		List<DeliveryResult> results;
+		try {
+			results = this.processor.processBatch(List.of(new InboxDelivery(consumer, TestInbox.inbound(new Item("g"))),
+					new InboxDelivery(consumer, TestInbox.inbound(new Item("h")))));
+		}
+		finally {
+			schema.execute("DROP TRIGGER lose_batch_receipt ON " + schema.tables().qualifiedInboxState());
+			schema.execute("DROP FUNCTION " + schema.name() + ".lose_batch_receipt()");
+		}
+
+		assertThat(results).allSatisfy((result) -> {
+			assertThat(result.outcome()).isNull();
+			assertThat(result.failure()).isNotNull();
+			assertThat(result.unrecordable()).isFalse();
+		});
+		assertThat(handled).as("no handler ran").hasValue(0);
 		assertThat(inbox.jdbc().queryForObject("SELECT count(*) FROM " + schema.tables().qualifiedInboxState()
 				+ " WHERE consumer_id = ?", Integer.class, this.queue)).isZero();
 	}

@@ -1,12 +1,16 @@
 package dev.waybill.inbox.internal.jdbc;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
 import javax.sql.DataSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.ResultSetExtractor;
+import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
@@ -30,6 +34,10 @@ public final class InboxStore {
 	private final JdbcTemplate jdbc;
 
 	private final String receive;
+
+	private final String receiveAll;
+
+	private final String withdraw;
 
 	private final String markProcessed;
 
@@ -61,10 +69,27 @@ public final class InboxStore {
 		// Processed and faulted exclude each other: a row reaches one final state only.
 		this.markProcessed = "UPDATE " + table + " SET processed_at = now() "
 				+ "WHERE message_id = ? AND consumer_id = ? AND processed_at IS NULL AND faulted_at IS NULL";
-		// markProcessed for many rows at once; also counts the receipts of copies found in memory.
-		this.markAllProcessed = "UPDATE " + table + " AS inbox SET processed_at = now(), "
-				+ "receive_count = inbox.receive_count + t.copies "
-				+ "FROM unnest(?::uuid[], ?::text[], ?::integer[]) AS t(message_id, consumer_id, copies) "
+		// receive for many rows at once, in key order so that two batches lock their common rows in
+		// the same order; xmax is 0 on a row this statement inserted (not on one it updated).
+		this.receiveAll = "INSERT INTO " + table + " AS inbox (message_id, consumer_id, receive_count) "
+				+ "SELECT * FROM unnest(?::uuid[], ?::text[], ?::integer[]) ORDER BY 1, 2 "
+				+ "ON CONFLICT (message_id, consumer_id) DO UPDATE "
+				+ "SET receive_count = inbox.receive_count + excluded.receive_count "
+				+ "RETURNING inbox.message_id, inbox.consumer_id, inbox.processed_at IS NOT NULL AS processed, "
+				+ "inbox.faulted_at IS NOT NULL AS faulted, inbox.attempts, inbox.xmax = 0 AS inserted";
+		// undoes receiveAll for receipts a batch did not handle: deletes the rows it inserted for them
+		// alone, takes the receipts back from the others
+		this.withdraw = "WITH w AS (SELECT * FROM unnest(?::uuid[], ?::text[], ?::integer[], ?::boolean[]) "
+				+ "AS w(message_id, consumer_id, receipts, inserted)), "
+				+ "deleted AS (DELETE FROM " + table + " AS inbox USING w WHERE inbox.message_id = w.message_id "
+				+ "AND inbox.consumer_id = w.consumer_id AND w.inserted RETURNING 1), "
+				+ "counted AS (UPDATE " + table + " AS inbox SET receive_count = inbox.receive_count - w.receipts "
+				+ "FROM w WHERE inbox.message_id = w.message_id AND inbox.consumer_id = w.consumer_id "
+				+ "AND NOT w.inserted RETURNING 1) "
+				+ "SELECT (SELECT count(*) FROM deleted) + (SELECT count(*) FROM counted)";
+		// markProcessed for many rows at once
+		this.markAllProcessed = "UPDATE " + table + " AS inbox SET processed_at = now() "
+				+ "FROM unnest(?::uuid[], ?::text[]) AS t(message_id, consumer_id) "
 				+ "WHERE inbox.message_id = t.message_id AND inbox.consumer_id = t.consumer_id "
 				+ "AND inbox.processed_at IS NULL AND inbox.faulted_at IS NULL";
 		this.markProcessedWithNote = "UPDATE " + table + " SET processed_at = now(), last_error = ? "
@@ -101,6 +126,84 @@ public final class InboxStore {
 	}
 
 	/**
+	 * Records the deliveries of a batch in one statement, as {@link #receive(UUID, String)} does for
+	 * each: inserts the missing rows, counts the receipts of the others, and locks every row until
+	 * the current transaction ends. Rows are locked in key order, so two batches that share messages
+	 * do not deadlock on them.
+	 * @param received each (message id, consumer id) once, with how many of the batch's deliveries
+	 * it stands for
+	 * @return each row's receipt, by key
+	 * @throws IllegalStateException when no transaction manages this store's DataSource
+	 * @since 0.4
+	 */
+	public Map<Key, BatchReceipt> receive(List<Received> received) {
+		requireTransaction();
+		Map<Key, BatchReceipt> receipts = new HashMap<>();
+		if (received.isEmpty()) {
+			return receipts;
+		}
+		UUID[] ids = new UUID[received.size()];
+		String[] consumers = new String[received.size()];
+		Integer[] counts = new Integer[received.size()];
+		for (int i = 0; i < ids.length; i++) {
+			ids[i] = received.get(i).key().messageId();
+			consumers[i] = received.get(i).key().consumerId();
+			counts[i] = received.get(i).receipts();
+		}
+		this.jdbc.query(this.receiveAll, (statement) -> {
+			statement.setArray(1, statement.getConnection().createArrayOf("uuid", ids));
+			statement.setArray(2, statement.getConnection().createArrayOf("text", consumers));
+			statement.setArray(3, statement.getConnection().createArrayOf("integer", counts));
+		}, (RowCallbackHandler) (row) -> {
+			Key key = new Key(row.getObject(1, UUID.class), row.getString(2));
+			receipts.put(key, new BatchReceipt(new Receipt(row.getBoolean(3), row.getBoolean(4), row.getInt(5)),
+					row.getBoolean(6)));
+		});
+		if (receipts.size() != ids.length) {
+			throw new IllegalStateException("The inbox upsert of " + ids.length + " rows returned " + receipts.size()
+					+ "; is a (message id, consumer id) listed twice?");
+		}
+		return receipts;
+	}
+
+	/**
+	 * Takes back receipts that {@link #receive(List)} recorded in the current transaction and that
+	 * the transaction will not handle: deletes a row it inserted for those receipts alone, and
+	 * lowers the receive count of any other.
+	 * @param withdrawn the rows, each once, with the receipts to take back and whether
+	 * {@link #receive(List)} inserted the row for them alone
+	 * @throws IllegalStateException when no transaction manages this store's DataSource, or a row
+	 * is missing
+	 * @since 0.4
+	 */
+	public void withdraw(List<Withdrawn> withdrawn) {
+		requireTransaction();
+		if (withdrawn.isEmpty()) {
+			return;
+		}
+		UUID[] ids = new UUID[withdrawn.size()];
+		String[] consumers = new String[withdrawn.size()];
+		Integer[] counts = new Integer[withdrawn.size()];
+		Boolean[] inserted = new Boolean[withdrawn.size()];
+		for (int i = 0; i < ids.length; i++) {
+			ids[i] = withdrawn.get(i).key().messageId();
+			consumers[i] = withdrawn.get(i).key().consumerId();
+			counts[i] = withdrawn.get(i).receipts();
+			inserted[i] = withdrawn.get(i).delete();
+		}
+		Long changed = this.jdbc.query(this.withdraw, (statement) -> {
+			statement.setArray(1, statement.getConnection().createArrayOf("uuid", ids));
+			statement.setArray(2, statement.getConnection().createArrayOf("text", consumers));
+			statement.setArray(3, statement.getConnection().createArrayOf("integer", counts));
+			statement.setArray(4, statement.getConnection().createArrayOf("boolean", inserted));
+		}, (ResultSetExtractor<Long>) (rows) -> rows.next() ? rows.getLong(1) : 0L);
+		if (changed == null || changed != ids.length) {
+			throw new IllegalStateException("Of " + ids.length + " inbox rows to withdraw receipts from only "
+					+ changed + " were found");
+		}
+	}
+
+	/**
 	 * Marks a received message processed, in the transaction that ran its handler.
 	 * @param messageId the message id
 	 * @param consumerId the consumer id
@@ -117,8 +220,7 @@ public final class InboxStore {
 
 	/**
 	 * Marks received messages processed in one statement, in the transaction that ran their
-	 * handlers, as {@link #markProcessed(UUID, String)} does for each; a row's receive count goes up
-	 * by its {@link Handled#copies()}.
+	 * handlers, as {@link #markProcessed(UUID, String)} does for each.
 	 * @param handled the rows, each (message id, consumer id) once
 	 * @throws IllegalStateException when no transaction manages this store's DataSource, or a row
 	 * was not received in it, or it is processed or faulted already
@@ -131,16 +233,13 @@ public final class InboxStore {
 		}
 		UUID[] ids = new UUID[handled.size()];
 		String[] consumers = new String[handled.size()];
-		Integer[] copies = new Integer[handled.size()];
 		for (int i = 0; i < ids.length; i++) {
 			ids[i] = handled.get(i).messageId();
 			consumers[i] = handled.get(i).consumerId();
-			copies[i] = handled.get(i).copies();
 		}
 		int updated = this.jdbc.update(this.markAllProcessed, (statement) -> {
 			statement.setArray(1, statement.getConnection().createArrayOf("uuid", ids));
 			statement.setArray(2, statement.getConnection().createArrayOf("text", consumers));
-			statement.setArray(3, statement.getConnection().createArrayOf("integer", copies));
 		});
 		if (updated != ids.length) {
 			throw new IllegalStateException("Of " + ids.length + " inbox rows to mark processed only " + updated
@@ -242,11 +341,9 @@ public final class InboxStore {
 	 *
 	 * @param messageId the message id
 	 * @param consumerId the consumer id
-	 * @param copies further receipts of the message in the same transaction, not upserted, that its
-	 * receive count must include
 	 * @since 0.4
 	 */
-	public record Handled(UUID messageId, String consumerId, int copies) {
+	public record Handled(UUID messageId, String consumerId) {
 
 		/**
 		 * Checks the components.
@@ -254,8 +351,78 @@ public final class InboxStore {
 		public Handled {
 			Objects.requireNonNull(messageId, "messageId must not be null");
 			Objects.requireNonNull(consumerId, "consumerId must not be null");
-			if (copies < 0) {
-				throw new IllegalArgumentException("copies must be at least 0, was " + copies);
+		}
+
+	}
+
+	/**
+	 * An inbox row's key.
+	 *
+	 * @param messageId the message id
+	 * @param consumerId the consumer id
+	 * @since 0.4
+	 */
+	public record Key(UUID messageId, String consumerId) {
+
+		/**
+		 * Checks the components.
+		 */
+		public Key {
+			Objects.requireNonNull(messageId, "messageId must not be null");
+			Objects.requireNonNull(consumerId, "consumerId must not be null");
+		}
+
+	}
+
+	/**
+	 * A row for {@link #receive(List)}.
+	 *
+	 * @param key the row
+	 * @param receipts how many deliveries of the batch it stands for, at least 1
+	 * @since 0.4
+	 */
+	public record Received(Key key, int receipts) {
+
+		/**
+		 * Checks the components.
+		 */
+		public Received {
+			Objects.requireNonNull(key, "key must not be null");
+			if (receipts < 1) {
+				throw new IllegalArgumentException("receipts must be at least 1, was " + receipts);
+			}
+		}
+
+	}
+
+	/**
+	 * What {@link #receive(List)} found of a row.
+	 *
+	 * @param receipt its state before this batch
+	 * @param inserted whether the statement inserted the row (no earlier delivery recorded it)
+	 * @since 0.4
+	 */
+	public record BatchReceipt(Receipt receipt, boolean inserted) {
+	}
+
+	/**
+	 * Receipts for {@link #withdraw(List)} to take back.
+	 *
+	 * @param key the row
+	 * @param receipts how many, at least 1
+	 * @param delete whether to delete the row: {@link #receive(List)} inserted it and every receipt
+	 * it recorded is taken back
+	 * @since 0.4
+	 */
+	public record Withdrawn(Key key, int receipts, boolean delete) {
+
+		/**
+		 * Checks the components.
+		 */
+		public Withdrawn {
+			Objects.requireNonNull(key, "key must not be null");
+			if (receipts < 1) {
+				throw new IllegalArgumentException("receipts must be at least 1, was " + receipts);
 			}
 		}
 

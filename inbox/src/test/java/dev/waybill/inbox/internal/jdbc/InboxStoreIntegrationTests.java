@@ -2,8 +2,10 @@ package dev.waybill.inbox.internal.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.entry;
 
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterAll;
@@ -123,22 +125,63 @@ class InboxStoreIntegrationTests {
 	}
 
 	@Test
-	void markProcessedMarksManyRowsInOneStatementAndCountsTheirCopies() {
+	void markProcessedMarksManyRowsInOneStatement() {
 		UUID first = UUID.randomUUID();
 		UUID second = UUID.randomUUID();
 		transaction.executeWithoutResult((status) -> {
 			store.receive(first, "orders");
 			store.receive(second, "orders");
 			store.receive(second, "billing");
-			store.markProcessed(List.of(new InboxStore.Handled(first, "orders", 2),
-					new InboxStore.Handled(second, "billing", 0)));
+			store.markProcessed(List.of(new InboxStore.Handled(first, "orders"), new InboxStore.Handled(second, "billing")));
 		});
 		assertThat(receive(first, "orders")).isEqualTo(new InboxStore.Receipt(true, false, 0));
 		assertThat(receive(second, "billing")).isEqualTo(new InboxStore.Receipt(true, false, 0));
 		assertThat(receive(second, "orders")).as("not in the list").isEqualTo(new InboxStore.Receipt(false, false, 0));
-		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + first + "'")).isEqualTo(4);
-		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + second + "' AND consumer_id = 'billing'"))
-			.isEqualTo(2);
+	}
+
+	@Test
+	void receiveOfManyRowsInsertsTheNewCountsEveryReceiptAndSaysWhichItInserted() {
+		UUID fresh = UUID.randomUUID();
+		UUID seen = UUID.randomUUID();
+		UUID done = UUID.randomUUID();
+		transaction.executeWithoutResult((status) -> {
+			store.receive(seen, "orders");
+			store.receive(done, "orders");
+			store.markProcessed(done, "orders");
+		});
+		Map<InboxStore.Key, InboxStore.BatchReceipt> receipts = transaction.execute((status) -> store.receive(List.of(
+				new InboxStore.Received(new InboxStore.Key(fresh, "orders"), 3),
+				new InboxStore.Received(new InboxStore.Key(seen, "orders"), 1),
+				new InboxStore.Received(new InboxStore.Key(done, "orders"), 2))));
+		assertThat(receipts).containsOnly(
+				entry(new InboxStore.Key(fresh, "orders"), new InboxStore.BatchReceipt(new InboxStore.Receipt(false, false, 0), true)),
+				entry(new InboxStore.Key(seen, "orders"), new InboxStore.BatchReceipt(new InboxStore.Receipt(false, false, 0), false)),
+				entry(new InboxStore.Key(done, "orders"), new InboxStore.BatchReceipt(new InboxStore.Receipt(true, false, 0), false)));
+		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + fresh + "'")).isEqualTo(3);
+		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + seen + "'")).isEqualTo(2);
+		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + done + "'")).isEqualTo(3);
+	}
+
+	@Test
+	void withdrawDeletesTheRowsReceivedForTheWithdrawnReceiptsAloneAndUncountsTheOthers() {
+		UUID fresh = UUID.randomUUID();
+		UUID partly = UUID.randomUUID();
+		UUID seen = UUID.randomUUID();
+		transaction.executeWithoutResult((status) -> store.receive(seen, "orders"));
+		transaction.executeWithoutResult((status) -> {
+			store.receive(List.of(new InboxStore.Received(new InboxStore.Key(fresh, "orders"), 1),
+					new InboxStore.Received(new InboxStore.Key(partly, "orders"), 2),
+					new InboxStore.Received(new InboxStore.Key(seen, "orders"), 1)));
+			store.withdraw(List.of(new InboxStore.Withdrawn(new InboxStore.Key(fresh, "orders"), 1, true),
+					new InboxStore.Withdrawn(new InboxStore.Key(partly, "orders"), 1, false),
+					new InboxStore.Withdrawn(new InboxStore.Key(seen, "orders"), 1, false)));
+		});
+		assertThat(value("SELECT count(*) FROM %s WHERE message_id = '" + fresh + "'")).isZero();
+		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + partly + "'")).isEqualTo(1);
+		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + seen + "'")).isEqualTo(1);
+		assertThatIllegalStateException().isThrownBy(() -> transaction.executeWithoutResult((status) -> store
+			.withdraw(List.of(new InboxStore.Withdrawn(new InboxStore.Key(UUID.randomUUID(), "orders"), 1, true)))))
+			.withMessageContaining("only 0 were found");
 	}
 
 	@Test
@@ -151,8 +194,8 @@ class InboxStoreIntegrationTests {
 		});
 		assertThatIllegalStateException().isThrownBy(() -> transaction.executeWithoutResult((status) -> {
 			store.receive(received, "orders");
-			store.markProcessed(List.of(new InboxStore.Handled(received, "orders", 0),
-					new InboxStore.Handled(processed, "orders", 0)));
+			store.markProcessed(List.of(new InboxStore.Handled(received, "orders"),
+					new InboxStore.Handled(processed, "orders")));
 		})).withMessageContaining("only 1 were received and neither processed nor faulted");
 		assertThat(value("SELECT count(*) FROM %s WHERE message_id = '" + received + "'")).as("rolled back").isZero();
 	}
