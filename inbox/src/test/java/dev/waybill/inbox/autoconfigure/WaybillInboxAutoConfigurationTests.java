@@ -78,7 +78,7 @@ class WaybillInboxAutoConfigurationTests {
 				assertThat(charge.payloadClass()).isEqualTo(ChargeCard.class);
 				assertThat(charge.handler()).isSameAs(context.getBean(ChargeCardHandler.class));
 				assertThat(charge.concurrency()).isEqualTo(2);
-				assertThat(charge.prefetch()).isEqualTo(16);
+				assertThat(charge.prefetch()).isEqualTo(32);
 				assertThat(charge.queueArguments()).containsExactly(Map.entry("x-queue-type", "quorum"),
 						Map.entry("x-max-length", 1000L), Map.entry("x-single-active-consumer", true));
 

@@ -508,9 +508,10 @@ class InboxProcessorIntegrationTests {
 		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
 			inHandler.countDown();
 			// Hold the row until the other copy's fault waits for it, then fail as it did.
+			// (the other copy's recordFailure, by its own statement: nothing else that waits counts)
 			await().atMost(Duration.ofSeconds(20)).until(() -> monitor.queryForObject("SELECT count(*) FROM "
-					+ "pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE ?", Integer.class,
-					"%" + table + "%") > 0);
+					+ "pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query LIKE ?",
+					Integer.class, "%" + table + " AS inbox (message_id, consumer_id, attempts, last_error%") > 0);
 			throw new IllegalStateException("card declined");
 		});
 		InboundMessage message = TestInbox.inbound(new ChargeCard("o-raced", 1600));
