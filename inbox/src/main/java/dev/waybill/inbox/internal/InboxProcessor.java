@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -388,15 +389,7 @@ public final class InboxProcessor {
 				handled.add(new InboxStore.Handled(entry.id, entry.consumer.consumerId()));
 			}
 		}
-		try {
-			this.store.markProcessed(handled);
-		}
-		catch (RuntimeException ex) {
-			if (DatabaseFailures.unavailable(ex, connection.check())) {
-				throw new BatchUnavailable(ex);
-			}
-			throw ex;
-		}
+		batchUpdate(() -> this.store.markProcessed(handled), connection);
 	}
 
 	/** Stops the observation of the delivery the batch stopped at, when the batch failed as a whole. */
@@ -524,15 +517,7 @@ public final class InboxProcessor {
 			TransactionConnection connection) {
 		List<InboxStore.Received> received = new ArrayList<>(receipts.size());
 		receipts.forEach((key, count) -> received.add(new InboxStore.Received(key, count)));
-		try {
-			return this.store.receive(received);
-		}
-		catch (RuntimeException ex) {
-			if (DatabaseFailures.unavailable(ex, connection.check())) {
-				throw new BatchUnavailable(ex);
-			}
-			throw ex;
-		}
+		return batchStatement(() -> this.store.receive(received), connection);
 	}
 
 	/**
@@ -549,8 +534,16 @@ public final class InboxProcessor {
 		List<InboxStore.Withdrawn> withdrawn = new ArrayList<>(unhandled.size());
 		unhandled.forEach((key, count) -> withdrawn.add(new InboxStore.Withdrawn(key, count,
 				received.get(key).inserted() && count.equals(receipts.get(key)))));
+		batchUpdate(() -> this.store.withdraw(withdrawn), connection);
+	}
+
+	/**
+	 * Runs one of the batch's own statements.
+	 * @throws BatchUnavailable when the database is unavailable; any other failure fails the batch
+	 */
+	private static <R> R batchStatement(Supplier<R> statement, TransactionConnection connection) {
 		try {
-			this.store.withdraw(withdrawn);
+			return statement.get();
 		}
 		catch (RuntimeException ex) {
 			if (DatabaseFailures.unavailable(ex, connection.check())) {
@@ -558,6 +551,13 @@ public final class InboxProcessor {
 			}
 			throw ex;
 		}
+	}
+
+	private static void batchUpdate(Runnable statement, TransactionConnection connection) {
+		batchStatement(() -> {
+			statement.run();
+			return null;
+		}, connection);
 	}
 
 	/**

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
@@ -33,6 +34,13 @@ import dev.waybill.outbox.test.TestSchema;
  * per handler, outcomes, publications and meters per message.
  */
 class InboxBatchIntegrationTests {
+
+	/**
+	 * A trigger body that ends its own connection, as a database restart would, in the batch's
+	 * many-row statements only (they read arrays with unnest).
+	 */
+	private static final String LOSE_CONNECTION_IN_MANY_ROW_STATEMENT = "BEGIN IF current_query() LIKE '%unnest(%' "
+			+ "THEN PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(5); END IF; RETURN NEW; END";
 
 	private static TestSchema schema;
 
@@ -158,22 +166,12 @@ class InboxBatchIntegrationTests {
 			this.transactions.put(item.name(), inbox.jdbc().queryForObject("SELECT txid_current()", Long.class));
 		});
 		// refuses the batch's one statement that marks the rows processed, not the single mark
-		schema.execute("CREATE FUNCTION " + schema.name() + ".refuse_batch_mark() RETURNS trigger LANGUAGE plpgsql AS "
-				+ "$$ BEGIN IF current_query() LIKE '%unnest(%' THEN RAISE EXCEPTION 'batch mark refused'; END IF; "
-				+ "RETURN NEW; END $$");
-		schema.execute("CREATE TRIGGER refuse_batch_mark BEFORE UPDATE ON " + schema.tables().qualifiedInboxState()
-				+ " FOR EACH ROW EXECUTE FUNCTION " + schema.name() + ".refuse_batch_mark()");
 		List<InboundMessage> messages = List.of(TestInbox.inbound(new Item("x")), TestInbox.inbound(new Item("y")),
 				TestInbox.inbound(new Item("z")));
-		List<DeliveryResult> results;
-		try {
-			results = this.processor.processBatch(
-					messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList());
-		}
-		finally {
-			schema.execute("DROP TRIGGER refuse_batch_mark ON " + schema.tables().qualifiedInboxState());
-			schema.execute("DROP FUNCTION " + schema.name() + ".refuse_batch_mark()");
-		}
+		List<DeliveryResult> results = withTrigger("refuse_batch_mark", "BEFORE UPDATE",
+				"BEGIN IF current_query() LIKE '%unnest(%' THEN RAISE EXCEPTION 'batch mark refused'; END IF; RETURN NEW; END",
+				() -> this.processor.processBatch(
+					messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList()));
 
 		assertThat(results).extracting(DeliveryResult::outcome).containsExactly(InboxOutcome.PROCESSED,
 				InboxOutcome.PROCESSED, InboxOutcome.PROCESSED);
@@ -199,21 +197,10 @@ class InboxBatchIntegrationTests {
 			inbox.jdbc().update("INSERT INTO " + schema.name() + ".own_effects (item) VALUES (?)", this.queue + item.name());
 		});
 		// the batch's mark ends its own connection, as a database restart would
-		schema.execute("CREATE FUNCTION " + schema.name() + ".lose_batch_mark() RETURNS trigger LANGUAGE plpgsql AS "
-				+ "$$ BEGIN IF current_query() LIKE '%unnest(%' THEN PERFORM pg_terminate_backend(pg_backend_pid()); "
-				+ "PERFORM pg_sleep(5); END IF; RETURN NEW; END $$");
-		schema.execute("CREATE TRIGGER lose_batch_mark BEFORE UPDATE ON " + schema.tables().qualifiedInboxState()
-				+ " FOR EACH ROW EXECUTE FUNCTION " + schema.name() + ".lose_batch_mark()");
 		List<InboundMessage> messages = List.of(TestInbox.inbound(new Item("p")), TestInbox.inbound(new Item("q")));
-		List<DeliveryResult> results;
-		try {
-			results = this.processor.processBatch(
-					messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList());
-		}
-		finally {
-			schema.execute("DROP TRIGGER lose_batch_mark ON " + schema.tables().qualifiedInboxState());
-			schema.execute("DROP FUNCTION " + schema.name() + ".lose_batch_mark()");
-		}
+		List<DeliveryResult> results = withTrigger("lose_batch_mark", "BEFORE UPDATE", LOSE_CONNECTION_IN_MANY_ROW_STATEMENT,
+				() -> this.processor.processBatch(
+					messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList()));
 
 		assertThat(results).allSatisfy((result) -> {
 			assertThat(result.outcome()).isNull();
@@ -267,21 +254,11 @@ class InboxBatchIntegrationTests {
 				throw new IllegalStateException("refused " + item.name());
 			}
 		});
-		schema.execute("CREATE FUNCTION " + schema.name() + ".refuse_withdrawal() RETURNS trigger LANGUAGE plpgsql AS "
-				+ "$$ BEGIN RAISE EXCEPTION 'withdrawal refused'; END $$");
-		schema.execute("CREATE TRIGGER refuse_withdrawal BEFORE DELETE ON " + schema.tables().qualifiedInboxState()
-				+ " FOR EACH ROW EXECUTE FUNCTION " + schema.name() + ".refuse_withdrawal()");
 		List<InboundMessage> messages = List.of(TestInbox.inbound(new Item("s")), TestInbox.inbound(new Item("fail-t")),
 				TestInbox.inbound(new Item("u")));
-		List<DeliveryResult> results;
-		try {
-			results = this.processor.processBatch(
-					messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList());
-		}
-		finally {
-			schema.execute("DROP TRIGGER refuse_withdrawal ON " + schema.tables().qualifiedInboxState());
-			schema.execute("DROP FUNCTION " + schema.name() + ".refuse_withdrawal()");
-		}
+		List<DeliveryResult> results = withTrigger("refuse_withdrawal", "BEFORE DELETE", "BEGIN RAISE EXCEPTION 'withdrawal refused'; END",
+				() -> this.processor.processBatch(
+					messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList()));
 
 		assertThat(results).extracting(DeliveryResult::outcome).containsExactly(InboxOutcome.PROCESSED,
 				InboxOutcome.RETRY_SCHEDULED, InboxOutcome.PROCESSED);
@@ -298,20 +275,9 @@ class InboxBatchIntegrationTests {
 		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class,
 				(item, context) -> handled.incrementAndGet());
 		// the batch's one receipt statement ends its own connection, as a database restart would
-		schema.execute("CREATE FUNCTION " + schema.name() + ".lose_batch_receipt() RETURNS trigger LANGUAGE plpgsql AS "
-				+ "$$ BEGIN IF current_query() LIKE '%unnest(%' THEN PERFORM pg_terminate_backend(pg_backend_pid()); "
-				+ "PERFORM pg_sleep(5); END IF; RETURN NEW; END $$");
-		schema.execute("CREATE TRIGGER lose_batch_receipt BEFORE INSERT ON " + schema.tables().qualifiedInboxState()
-				+ " FOR EACH ROW EXECUTE FUNCTION " + schema.name() + ".lose_batch_receipt()");
-		List<DeliveryResult> results;
-		try {
-			results = this.processor.processBatch(List.of(new InboxDelivery(consumer, TestInbox.inbound(new Item("g"))),
-					new InboxDelivery(consumer, TestInbox.inbound(new Item("h")))));
-		}
-		finally {
-			schema.execute("DROP TRIGGER lose_batch_receipt ON " + schema.tables().qualifiedInboxState());
-			schema.execute("DROP FUNCTION " + schema.name() + ".lose_batch_receipt()");
-		}
+		List<DeliveryResult> results = withTrigger("lose_batch_receipt", "BEFORE INSERT", LOSE_CONNECTION_IN_MANY_ROW_STATEMENT,
+				() -> this.processor.processBatch(List.of(new InboxDelivery(consumer, TestInbox.inbound(new Item("g"))),
+					new InboxDelivery(consumer, TestInbox.inbound(new Item("h"))))));
 
 		assertThat(results).allSatisfy((result) -> {
 			assertThat(result.outcome()).isNull();
@@ -321,6 +287,23 @@ class InboxBatchIntegrationTests {
 		assertThat(handled).as("no handler ran").hasValue(0);
 		assertThat(inbox.jdbc().queryForObject("SELECT count(*) FROM " + schema.tables().qualifiedInboxState()
 				+ " WHERE consumer_id = ?", Integer.class, this.queue)).isZero();
+	}
+
+	/**
+	 * Runs {@code action} while a row trigger on the inbox table runs {@code body}, a PL/pgSQL block.
+	 */
+	private static <T> T withTrigger(String name, String event, String body, Supplier<T> action) {
+		schema.execute("CREATE FUNCTION " + schema.name() + "." + name + "() RETURNS trigger LANGUAGE plpgsql AS $$ "
+				+ body + " $$");
+		schema.execute("CREATE TRIGGER " + name + " " + event + " ON " + schema.tables().qualifiedInboxState()
+				+ " FOR EACH ROW EXECUTE FUNCTION " + schema.name() + "." + name + "()");
+		try {
+			return action.get();
+		}
+		finally {
+			schema.execute("DROP TRIGGER " + name + " ON " + schema.tables().qualifiedInboxState());
+			schema.execute("DROP FUNCTION " + schema.name() + "." + name + "()");
+		}
 	}
 
 	private List<String> ownEffects() {

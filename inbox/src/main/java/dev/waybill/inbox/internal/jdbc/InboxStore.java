@@ -9,6 +9,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.PreparedStatementSetter;
 import org.springframework.jdbc.core.ResultSetExtractor;
 import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -150,11 +151,7 @@ public final class InboxStore {
 			consumers[i] = received.get(i).key().consumerId();
 			counts[i] = received.get(i).receipts();
 		}
-		this.jdbc.query(this.receiveAll, (statement) -> {
-			statement.setArray(1, statement.getConnection().createArrayOf("uuid", ids));
-			statement.setArray(2, statement.getConnection().createArrayOf("text", consumers));
-			statement.setArray(3, statement.getConnection().createArrayOf("integer", counts));
-		}, (RowCallbackHandler) (row) -> {
+		this.jdbc.query(this.receiveAll, arrays(uuids(ids), texts(consumers), integers(counts)), (RowCallbackHandler) (row) -> {
 			Key key = new Key(row.getObject(1, UUID.class), row.getString(2));
 			receipts.put(key, new BatchReceipt(new Receipt(row.getBoolean(3), row.getBoolean(4), row.getInt(5)),
 					row.getBoolean(6)));
@@ -191,12 +188,9 @@ public final class InboxStore {
 			counts[i] = withdrawn.get(i).receipts();
 			inserted[i] = withdrawn.get(i).delete();
 		}
-		Long changed = this.jdbc.query(this.withdraw, (statement) -> {
-			statement.setArray(1, statement.getConnection().createArrayOf("uuid", ids));
-			statement.setArray(2, statement.getConnection().createArrayOf("text", consumers));
-			statement.setArray(3, statement.getConnection().createArrayOf("integer", counts));
-			statement.setArray(4, statement.getConnection().createArrayOf("boolean", inserted));
-		}, (ResultSetExtractor<Long>) (rows) -> rows.next() ? rows.getLong(1) : 0L);
+		Long changed = this.jdbc.query(this.withdraw,
+				arrays(uuids(ids), texts(consumers), integers(counts), new SqlArray("boolean", inserted)),
+				(ResultSetExtractor<Long>) (rows) -> rows.next() ? rows.getLong(1) : 0L);
 		if (changed == null || changed != ids.length) {
 			throw new IllegalStateException("Of " + ids.length + " inbox rows to withdraw receipts from only "
 					+ changed + " were found");
@@ -237,14 +231,36 @@ public final class InboxStore {
 			ids[i] = handled.get(i).messageId();
 			consumers[i] = handled.get(i).consumerId();
 		}
-		int updated = this.jdbc.update(this.markAllProcessed, (statement) -> {
-			statement.setArray(1, statement.getConnection().createArrayOf("uuid", ids));
-			statement.setArray(2, statement.getConnection().createArrayOf("text", consumers));
-		});
+		int updated = this.jdbc.update(this.markAllProcessed, arrays(uuids(ids), texts(consumers)));
 		if (updated != ids.length) {
 			throw new IllegalStateException("Of " + ids.length + " inbox rows to mark processed only " + updated
 					+ " were received and neither processed nor faulted; receive(...) them in the same transaction first");
 		}
+	}
+
+	/** One array parameter of a many-row statement: PostgreSQL's element type and the values. */
+	private record SqlArray(String type, Object[] values) {
+	}
+
+	private static SqlArray uuids(UUID[] values) {
+		return new SqlArray("uuid", values);
+	}
+
+	private static SqlArray texts(String[] values) {
+		return new SqlArray("text", values);
+	}
+
+	private static SqlArray integers(Integer[] values) {
+		return new SqlArray("integer", values);
+	}
+
+	/** Binds the arrays as the statement's parameters, in order. */
+	private static PreparedStatementSetter arrays(SqlArray... arrays) {
+		return (statement) -> {
+			for (int i = 0; i < arrays.length; i++) {
+				statement.setArray(i + 1, statement.getConnection().createArrayOf(arrays[i].type(), arrays[i].values()));
+			}
+		};
 	}
 
 	/**
