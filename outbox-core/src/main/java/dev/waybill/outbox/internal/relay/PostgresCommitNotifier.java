@@ -141,6 +141,7 @@ public final class PostgresCommitNotifier implements Runnable, AutoCloseable {
 			this.closed = true;
 			this.lock.notifyAll();
 		}
+		LockSupport.unpark(this.thread); // if it waits out an interval
 		try {
 			this.thread.join(Duration.ofSeconds(5).toMillis());
 		}
