@@ -176,11 +176,17 @@ final class OutboxSql {
 		// Under the locks of the scopes' keys: a writer of one of those keys that is committing
 		// now finishes first, so the promotion that follows (a later statement) sees its scope, and
 		// one that comes after sees these published. Returns the keys to promote.
+		// The locking sub-select (an init plan, run only when the OR needs it) reads every scope
+		// again by primary key; it is skipped when no unpublished keyed scope exists at all (one
+		// probe of the ordering index, empty unless ordering keys are used), as then none of
+		// these is keyed: a claimed scope is pending, and every pending keyed scope is in that
+		// index.
 		this.markPublished = "UPDATE " + state + " SET status = 'published', published_at = now(), last_error = NULL, "
-				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " AND ("
+				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " AND (NOT EXISTS (SELECT 1 FROM " + state
+				+ " WHERE ordering_key IS NOT NULL AND status IN ('pending', 'dead')) OR ("
 				+ keyLocks.formatted(state, state + " WHERE id = ANY(?) AND ordering_key IS NOT NULL")
 					.replace("hashtext(k)", "hashtext(ordering_key)")
-				+ ") >= 0 RETURNING ordering_key";
+				+ ") >= 0) RETURNING ordering_key";
 		// By primary key and owner: its cost is the held scopes', whatever the table holds.
 		this.renew = "UPDATE " + state + " SET lease_until = now() + ?" + MILLIS + ", next_attempt_at = now() + ?" + MILLIS
 				+ " WHERE id = ANY(?) AND " + FENCE;

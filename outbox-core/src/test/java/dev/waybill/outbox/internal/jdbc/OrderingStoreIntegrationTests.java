@@ -229,6 +229,51 @@ class OrderingStoreIntegrationTests {
 			.doesNotContain("Seq Scan on outbox_state s ").doesNotContain("Seq Scan on outbox_state p ");
 	}
 
+	@Test
+	void markingPublishedTakesTheKeyLocksOnlyWhileSomeKeyedScopeIsUnpublished() {
+		OutboxScope free = scope(null, "free");
+		store.write(free);
+		assertThat(store.claim("relay-a", LEASE, 100)).hasSize(1);
+		// No keyed scope anywhere: the sub-select that reads the scopes again for their keys is skipped.
+		assertThat(lockSubSelect(markPlan("relay-a", free.id()))).contains("never executed");
+
+		OutboxScope a1 = scope("A", "a1");
+		OutboxScope a2 = scope("A", "a2");
+		store.write(a1);
+		store.write(a2);
+		assertThat(bodies(store.claim("relay-a", LEASE, 100))).containsExactly("a1");
+		assertThat(lockSubSelect(markPlan("relay-a", free.id()))).doesNotContain("never executed");
+		assertThat(lockSubSelect(markPlan("relay-a", a1.id()))).doesNotContain("never executed");
+
+		assertThat(store.markPublished("relay-a", List.of(free.id(), a1.id()))).isEqualTo(2);
+		assertThat(bodies(store.claim("relay-a", LEASE, 100))).containsExactly("a2");
+		assertThat(store.markPublished("relay-a", List.of(a2.id()))).isEqualTo(1);
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM " + schema.tables().qualifiedOutboxState()
+				+ " WHERE status = 'published'", Long.class)).isEqualTo(3);
+	}
+
+	/** The plan of marking a scope published, executed and rolled back. */
+	private static String markPlan(String owner, UUID id) {
+		String ids = "'{" + id + "}'::uuid[]";
+		String statement = new OutboxSql(schema.tables()).markPublished.replaceFirst("\\?", ids)
+			.replaceFirst("\\?", "'" + owner + "'")
+			.replaceFirst("\\?", ids);
+		return new org.springframework.transaction.support.TransactionTemplate(
+				new org.springframework.jdbc.datasource.DataSourceTransactionManager(schema.dataSource()))
+			.execute((status) -> {
+				status.setRollbackOnly();
+				return String.join("\n", jdbc.queryForList("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + statement,
+						String.class));
+			});
+	}
+
+	/** The plan lines of the sub-select that takes the keys' locks. */
+	private static String lockSubSelect(String plan) {
+		int start = plan.indexOf("Aggregate");
+		assertThat(start).as(plan).isNotNegative();
+		return plan.substring(start, plan.indexOf('\n', start));
+	}
+
 	private static OutboxScope scope(String key, String... bodies) {
 		List<OutboxMessage> messages = new ArrayList<>();
 		for (String body : bodies) {

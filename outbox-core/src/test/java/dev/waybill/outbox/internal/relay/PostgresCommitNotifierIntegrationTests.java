@@ -94,6 +94,46 @@ class PostgresCommitNotifierIntegrationTests {
 	}
 
 	@Test
+	void notificationsArePacedTheFirstAtOnceTheNextWhenTheIntervalEndsNoneLost() throws Exception {
+		Duration interval = Duration.ofSeconds(3);
+		try (PostgresCommitNotifier notifier = new PostgresCommitNotifier(this.schema.dataSource(), this.channel,
+				dev.waybill.outbox.WaybillThreads.platform(), interval)) {
+			long start = System.nanoTime();
+			notifier.run();
+			assertThat(Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> poll(50), (n) -> !n.isEmpty()))
+				.singleElement();
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the first request after a quiet spell goes at once")
+				.isLessThan(Duration.ofMillis(2_000));
+			for (int i = 0; i < 1_000; i++) {
+				notifier.run(); // commits within the interval
+			}
+			assertThat(poll(1_000)).as("no second notification within the interval").isEmpty();
+			List<PGNotification> later = Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> poll(100), (n) -> !n.isEmpty());
+			assertThat(later).as("the requests made meanwhile share one notification, when the interval ends")
+				.singleElement();
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(interval);
+			assertThat(poll(300)).isEmpty();
+			assertThat(notifier.sent()).isEqualTo(2);
+		}
+	}
+
+	@Test
+	void underContinuousRequestsTheDefaultSendsAtMostOneNotificationPerMillisecond() throws Exception {
+		try (PostgresCommitNotifier notifier = new PostgresCommitNotifier(this.schema.dataSource(), this.channel)) {
+			long start = System.nanoTime();
+			long end = start + Duration.ofMillis(500).toNanos();
+			while (System.nanoTime() < end) {
+				notifier.run();
+			}
+			long elapsedMillis = Duration.ofNanos(System.nanoTime() - start).toMillis();
+			assertThat(notifier.sent()).isBetween(1L,
+					elapsedMillis / PostgresCommitNotifier.DEFAULT_MIN_INTERVAL.toMillis() + 2);
+		}
+	}
+
+	@Test
 	void anUnreachableDatabaseCostsTheCallerNothing() {
 		org.springframework.jdbc.datasource.DriverManagerDataSource nowhere = new org.springframework.jdbc.datasource.DriverManagerDataSource(
 				"jdbc:postgresql://127.0.0.1:1/nowhere?connectTimeout=1");
