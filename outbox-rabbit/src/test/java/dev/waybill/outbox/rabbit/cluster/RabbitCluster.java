@@ -1,22 +1,34 @@
 package dev.waybill.outbox.rabbit.cluster;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The private 3-node RabbitMQ cluster of {@code scripts/rabbitmq-cluster}, on ports 5681-5683,
- * with its files under this module's {@code target/rabbitmq-cluster}. Never the machine's broker.
+ * The private 3-node RabbitMQ cluster of {@code scripts/rabbitmq-cluster}, with its files under
+ * this module's {@code target/rabbitmq-cluster}. Never the machine's broker, nor another build's
+ * cluster: each run picks free ports and node names of its own, so that two checkouts can run
+ * their tests at once without stopping each other's nodes.
  */
 final class RabbitCluster implements AutoCloseable {
 
-	static final int FIRST_PORT = 5681;
+	/** Where the first AMQP port is looked for; below Linux's ephemeral ports, as are the dist ports. */
+	private static final int LOWEST_PORT = 10_000;
+
+	private static final int PORT_CHOICES = 2_000;
+
+	/** The script's distance between a node's AMQP port and its Erlang distribution port. */
+	private static final int DIST_PORT_OFFSET = 20_000;
 
 	private static final Pattern CONNECTION_NAME = Pattern.compile("\"connection_name\",(?:longstr,)?\"([^\"]*)\"");
 
@@ -24,9 +36,15 @@ final class RabbitCluster implements AutoCloseable {
 
 	private final Path directory;
 
-	private RabbitCluster(Path script, Path directory) {
+	private final int firstPort;
+
+	private final String name;
+
+	private RabbitCluster(Path script, Path directory, int firstPort, String name) {
 		this.script = script;
 		this.directory = directory;
+		this.firstPort = firstPort;
+		this.name = name;
 	}
 
 	/**
@@ -62,23 +80,58 @@ final class RabbitCluster implements AutoCloseable {
 		if (dir == null) {
 			throw new IllegalStateException("scripts/rabbitmq-cluster not found above " + Path.of("").toAbsolutePath());
 		}
+		String name = "waybill-c" + UUID.randomUUID().toString().substring(0, 8) + "-";
 		RabbitCluster cluster = new RabbitCluster(dir.resolve("scripts/rabbitmq-cluster"),
-				Path.of("target", "rabbitmq-cluster").toAbsolutePath());
-		cluster.run(180, "start");
+				Path.of("target", "rabbitmq-cluster").toAbsolutePath(), freePorts(), name);
+		try {
+			cluster.run(180, "start");
+		}
+		catch (RuntimeException ex) {
+			// the nodes that did start would outlive the test
+			try {
+				cluster.close();
+			}
+			catch (RuntimeException stopFailure) {
+				ex.addSuppressed(stopFailure);
+			}
+			throw ex;
+		}
 		return cluster;
+	}
+
+	/** A first AMQP port whose three ports and their dist ports are free now. */
+	private static int freePorts() {
+		Random random = new Random();
+		for (int attempt = 0; attempt < 100; attempt++) {
+			int first = LOWEST_PORT + random.nextInt(PORT_CHOICES);
+			if (free(first) && free(first + 1) && free(first + 2) && free(first + DIST_PORT_OFFSET)
+					&& free(first + 1 + DIST_PORT_OFFSET) && free(first + 2 + DIST_PORT_OFFSET)) {
+				return first;
+			}
+		}
+		throw new IllegalStateException("No three free ports for the RabbitMQ cluster from " + LOWEST_PORT);
+	}
+
+	private static boolean free(int port) {
+		try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
 	}
 
 	String addresses() {
 		return "127.0.0.1:" + port(1) + ",127.0.0.1:" + port(2) + ",127.0.0.1:" + port(3);
 	}
 
-	static int port(int node) {
-		return FIRST_PORT + node - 1;
+	int port(int node) {
+		return this.firstPort + node - 1;
 	}
 
 	/** The node (1-3) that listens on a port. */
-	static int node(int port) {
-		return port - FIRST_PORT + 1;
+	int node(int port) {
+		return port - this.firstPort + 1;
 	}
 
 	void stopNode(int node) {
@@ -121,7 +174,8 @@ final class RabbitCluster implements AutoCloseable {
 		command.addAll(List.of(arguments));
 		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
 		builder.environment().put("WAYBILL_RABBIT_CLUSTER_DIR", this.directory.toString());
-		builder.environment().put("WAYBILL_RABBIT_CLUSTER_PORT", Integer.toString(FIRST_PORT));
+		builder.environment().put("WAYBILL_RABBIT_CLUSTER_PORT", Integer.toString(this.firstPort));
+		builder.environment().put("WAYBILL_RABBIT_CLUSTER_NAME", this.name);
 		try {
 			Process process = builder.start();
 			byte[] output = process.getInputStream().readAllBytes();
