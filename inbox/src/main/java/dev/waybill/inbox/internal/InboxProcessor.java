@@ -3,6 +3,7 @@ package dev.waybill.inbox.internal;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -325,7 +326,6 @@ public final class InboxProcessor {
 			this.writer.checkTransaction();
 			connection.attach(this.store.dataSource());
 			stop = runBatch(deliveries, first, entries, status, connection);
-			markProcessed(entries, connection);
 		}
 		catch (RuntimeException | Error ex) {
 			if (ex instanceof VirtualMachineError) {
@@ -378,20 +378,6 @@ public final class InboxProcessor {
 		}
 	}
 
-	/**
-	 * Marks the messages the batch processed in one statement, just before the commit.
-	 * @throws BatchUnavailable when the database is unavailable
-	 */
-	private void markProcessed(List<BatchEntry> entries, TransactionConnection connection) {
-		List<InboxStore.Handled> handled = new ArrayList<>();
-		for (BatchEntry entry : entries) {
-			if (entry.outcome == InboxOutcome.PROCESSED) {
-				handled.add(new InboxStore.Handled(entry.id, entry.consumer.consumerId()));
-			}
-		}
-		batchUpdate(() -> this.store.markProcessed(handled), connection);
-	}
-
 	/** Stops the observation of the delivery the batch stopped at, when the batch failed as a whole. */
 	private void abandon(@Nullable BatchStop stop, Throwable failure) {
 		if (stop != null && stop.entry != null) {
@@ -417,12 +403,13 @@ public final class InboxProcessor {
 
 	/**
 	 * Runs the batch's deliveries in the open transaction. Every delivery up to the first poison one
-	 * is recorded by one statement ({@link InboxStore#receive(List)}); then each handler runs under a
-	 * savepoint. Their inbox rows are marked processed later, all at once
-	 * ({@link #markProcessed(List, TransactionConnection)}). A later copy of a message in the batch
-	 * is answered in memory, from its first copy's outcome. When a delivery cannot be handled in the
-	 * batch, its work rolls back to its savepoint and the receipts of it and of every delivery after
-	 * it are taken back ({@link InboxStore#withdraw(List)}): they are recorded again when handled.
+	 * is recorded, and its message marked processed, by one statement
+	 * ({@link InboxStore#receive(List)}): the commit makes the marks true. Messages processed or
+	 * faulted before only have their receipts counted. Then each handler runs under a savepoint. A
+	 * later copy of a message in the batch is answered in memory, from its first copy's outcome.
+	 * When a delivery cannot be handled in the batch, its work rolls back to its savepoint and the
+	 * receipts and marks of it and of every delivery after it are taken back
+	 * ({@link InboxStore#withdraw(List)}): they are recorded again when handled.
 	 * @return where and why the batch stopped early, or {@literal null} when every delivery ran
 	 * @throws BatchUnavailable when the database is unavailable
 	 */
@@ -443,7 +430,10 @@ public final class InboxProcessor {
 		if (payloads.isEmpty()) {
 			return new BatchStop(null, null);
 		}
-		Map<InboxStore.Key, InboxStore.BatchReceipt> received = receiveAll(receipts, connection);
+		Map<InboxStore.Key, InboxStore.BatchReceipt> marked = batchStatement(
+				() -> this.store.receive(received(receipts, receipts.keySet())), connection);
+		Map<InboxStore.Key, InboxStore.Receipt> earlier = batchStatement(() -> this.store.countReceipts(received(receipts,
+				receipts.keySet().stream().filter((key) -> !marked.containsKey(key)).toList())), connection);
 		Map<InboxStore.Key, BatchEntry> firstCopies = new HashMap<>();
 		for (int i = first; i < end; i++) {
 			InboxDelivery delivery = deliveries.get(i);
@@ -458,9 +448,9 @@ public final class InboxProcessor {
 				entries.add(entry);
 				continue;
 			}
-			InboxStore.Receipt receipt = received.get(key).receipt();
-			if (receipt.processed() || receipt.faulted()) {
-				entry.outcome = receipt.processed() ? InboxOutcome.DUPLICATE : InboxOutcome.ALREADY_FAULTED;
+			InboxStore.BatchReceipt receipt = marked.get(key);
+			if (receipt == null) {
+				entry.outcome = earlier.get(key).processed() ? InboxOutcome.DUPLICATE : InboxOutcome.ALREADY_FAULTED;
 				entries.add(entry);
 				continue;
 			}
@@ -468,11 +458,11 @@ public final class InboxProcessor {
 			Object savepoint;
 			try {
 				savepoint = status.createSavepoint();
-				stop = entry.observation.run(() -> runEntry(entry, receipt, status, connection));
+				stop = entry.observation.run(() -> runEntry(entry, receipt.attempts(), status, connection));
 				if (stop != null) {
 					status.rollbackToSavepoint(savepoint);
 					((DefaultConsumerOutbox) this.consumerOutbox).discardInbound();
-					withdraw(deliveries, i, end, receipts, received, connection);
+					withdraw(deliveries, i, end, receipts, marked, connection);
 				}
 			}
 			catch (RuntimeException | Error ex) {
@@ -487,6 +477,15 @@ public final class InboxProcessor {
 			entries.add(entry);
 		}
 		return (end < deliveries.size()) ? new BatchStop(null, null) : null;
+	}
+
+	private static List<InboxStore.Received> received(Map<InboxStore.Key, Integer> receipts,
+			Collection<InboxStore.Key> keys) {
+		List<InboxStore.Received> received = new ArrayList<>(keys.size());
+		for (InboxStore.Key key : keys) {
+			received.add(new InboxStore.Received(key, receipts.get(key)));
+		}
+		return received;
 	}
 
 	/** The payload of a delivery of a batch, or {@literal null} when it is poison. */
@@ -510,30 +509,26 @@ public final class InboxProcessor {
 	}
 
 	/**
-	 * Records the batch's deliveries in one statement.
-	 * @throws BatchUnavailable when the database is unavailable; any other failure fails the batch
-	 */
-	private Map<InboxStore.Key, InboxStore.BatchReceipt> receiveAll(Map<InboxStore.Key, Integer> receipts,
-			TransactionConnection connection) {
-		List<InboxStore.Received> received = new ArrayList<>(receipts.size());
-		receipts.forEach((key, count) -> received.add(new InboxStore.Received(key, count)));
-		return batchStatement(() -> this.store.receive(received), connection);
-	}
-
-	/**
-	 * Takes back the receipts of the deliveries from {@code from} (where the batch stopped) to
-	 * {@code end}: they are recorded again when handled.
+	 * Takes back the receipts and processed marks of the deliveries from {@code from} (where the
+	 * batch stopped) to {@code end}: they are recorded again when handled. A row is deleted when
+	 * the batch inserted it for those deliveries alone, and keeps its processed mark when an
+	 * earlier copy was handled.
 	 * @throws BatchUnavailable when the database is unavailable; any other failure fails the batch
 	 */
 	private void withdraw(List<InboxDelivery> deliveries, int from, int end, Map<InboxStore.Key, Integer> receipts,
-			Map<InboxStore.Key, InboxStore.BatchReceipt> received, TransactionConnection connection) {
+			Map<InboxStore.Key, InboxStore.BatchReceipt> marked, TransactionConnection connection) {
 		Map<InboxStore.Key, Integer> unhandled = new LinkedHashMap<>();
 		for (int i = from; i < end; i++) {
 			unhandled.merge(key(deliveries.get(i)), 1, Integer::sum);
 		}
 		List<InboxStore.Withdrawn> withdrawn = new ArrayList<>(unhandled.size());
-		unhandled.forEach((key, count) -> withdrawn.add(new InboxStore.Withdrawn(key, count,
-				received.get(key).inserted() && count.equals(receipts.get(key)))));
+		unhandled.forEach((key, count) -> {
+			InboxStore.BatchReceipt receipt = marked.get(key);
+			// every copy is unhandled: none ran before the stop
+			boolean noneHandled = count.equals(receipts.get(key));
+			boolean delete = receipt != null && receipt.inserted() && noneHandled;
+			withdrawn.add(new InboxStore.Withdrawn(key, count, delete, receipt != null && noneHandled && !delete));
+		});
 		batchUpdate(() -> this.store.withdraw(withdrawn), connection);
 	}
 
@@ -562,18 +557,18 @@ public final class InboxProcessor {
 
 	/**
 	 * Runs one delivery of a batch under its savepoint.
-	 * @param receipt its inbox row as the batch found it, neither processed nor faulted
+	 * @param attempts its failed deliveries recorded before
 	 * @return why it cannot be handled in the batch, or {@literal null} when its outcome is set
 	 * @throws BatchUnavailable when the database is unavailable
 	 */
-	private <T> @Nullable BatchStop runEntry(BatchEntry entry, InboxStore.Receipt receipt, TransactionStatus status,
+	private <T> @Nullable BatchStop runEntry(BatchEntry entry, int attempts, TransactionStatus status,
 			TransactionConnection connection) {
 		@SuppressWarnings("unchecked")
 		ConsumerRegistration<T> consumer = (ConsumerRegistration<T>) entry.consumer;
 		String consumerId = consumer.consumerId();
 		this.consumerOutbox.bindInbound(entry.id, consumerId);
 		MessageContext context = new HandlerContext(entry.id, consumer.messageType(), entry.message, consumerId,
-				receipt.attempts(), 0, this.publisher);
+				attempts, 0, this.publisher);
 		try {
 			@SuppressWarnings("unchecked")
 			T payload = (T) entry.payload;

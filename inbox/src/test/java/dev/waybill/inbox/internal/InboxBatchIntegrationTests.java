@@ -160,16 +160,16 @@ class InboxBatchIntegrationTests {
 	}
 
 	@Test
-	void aRefusedMarkOfTheBatchRollsItBackAndHandlesEachDeliveryAlone() {
+	void aRefusedBatchReceiptRollsItBackAndHandlesEachDeliveryAlone() {
 		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
 			inbox.jdbc().update("INSERT INTO " + schema.name() + ".own_effects (item) VALUES (?)", this.queue + item.name());
 			this.transactions.put(item.name(), inbox.jdbc().queryForObject("SELECT txid_current()", Long.class));
 		});
-		// refuses the batch's one statement that marks the rows processed, not the single mark
+		// refuses the batch's one statement that records and marks the rows, not the single receipt
 		List<InboundMessage> messages = List.of(TestInbox.inbound(new Item("x")), TestInbox.inbound(new Item("y")),
 				TestInbox.inbound(new Item("z")));
-		List<DeliveryResult> results = withTrigger("refuse_batch_mark", "BEFORE UPDATE",
-				"BEGIN IF current_query() LIKE '%unnest(%' THEN RAISE EXCEPTION 'batch mark refused'; END IF; RETURN NEW; END",
+		List<DeliveryResult> results = withTrigger("refuse_batch_receipt", "BEFORE INSERT",
+				"BEGIN IF current_query() LIKE '%unnest(%' THEN RAISE EXCEPTION 'batch receipt refused'; END IF; RETURN NEW; END",
 				() -> this.processor.processBatch(
 					messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList()));
 
@@ -178,7 +178,7 @@ class InboxBatchIntegrationTests {
 		assertThat(this.transactions.get("x")).as("each alone").isNotEqualTo(this.transactions.get("y"));
 		assertThat(this.transactions.get("y")).isNotEqualTo(this.transactions.get("z"));
 		assertThat(ownEffects())
-			.as("the batch's effects rolled back").containsExactlyInAnyOrder(this.queue + "x", this.queue + "y",
+			.as("each handled once, alone").containsExactlyInAnyOrder(this.queue + "x", this.queue + "y",
 					this.queue + "z");
 		for (InboundMessage message : messages) {
 			assertThat(row(message)).containsEntry("processed", true).containsEntry("receive_count", 1);
@@ -192,15 +192,19 @@ class InboxBatchIntegrationTests {
 	}
 
 	@Test
-	void aConnectionLostAtTheMarkOfTheBatchFailsEveryDeliveryAndRecordsNothing() {
+	void aConnectionLostAtTheWithdrawalOfTheBatchFailsEveryDeliveryAndRecordsNothing() {
 		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
 			inbox.jdbc().update("INSERT INTO " + schema.name() + ".own_effects (item) VALUES (?)", this.queue + item.name());
+			if (item.name().startsWith("fail")) {
+				throw new IllegalStateException("refused " + item.name());
+			}
 		});
-		// the batch's mark ends its own connection, as a database restart would
-		List<InboundMessage> messages = List.of(TestInbox.inbound(new Item("p")), TestInbox.inbound(new Item("q")));
-		List<DeliveryResult> results = withTrigger("lose_batch_mark", "BEFORE UPDATE", LOSE_CONNECTION_IN_MANY_ROW_STATEMENT,
-				() -> this.processor.processBatch(
-					messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList()));
+		// the failing handler stops the batch; taking back the receipts after it ends the connection
+		List<InboundMessage> messages = List.of(TestInbox.inbound(new Item("p")), TestInbox.inbound(new Item("fail-q")),
+				TestInbox.inbound(new Item("r")));
+		List<DeliveryResult> results = withTrigger("lose_batch_withdrawal", "BEFORE DELETE",
+				LOSE_CONNECTION_IN_MANY_ROW_STATEMENT, () -> this.processor
+					.processBatch(messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList()));
 
 		assertThat(results).allSatisfy((result) -> {
 			assertThat(result.outcome()).isNull();
@@ -210,6 +214,39 @@ class InboxBatchIntegrationTests {
 		assertThat(ownEffects()).isEmpty();
 		assertThat(inbox.jdbc().queryForObject("SELECT count(*) FROM " + schema.tables().qualifiedInboxState()
 				+ " WHERE consumer_id = ?", Integer.class, this.queue)).isZero();
+	}
+
+	@Test
+	void messagesProcessedOrFaultedBeforeAreAnsweredInTheBatchAndTheirReceiptsCounted() {
+		AtomicInteger handled = new AtomicInteger();
+		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
+			handled.incrementAndGet();
+			if (item.name().startsWith("fail")) {
+				throw new IllegalStateException("refused " + item.name());
+			}
+		});
+		InboundMessage done = TestInbox.inbound(new Item("done"));
+		InboundMessage given = TestInbox.inbound(new Item("fail-given"));
+		assertThat(this.processor.process(consumer, done)).isEqualTo(InboxOutcome.PROCESSED);
+		InboxProcessor givesUpAtOnce = new InboxProcessor(inbox.transactions().getTransactionManager(), inbox.store(),
+				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(),
+				inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp(),
+				new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMinutes(1), 2, Duration.ofMinutes(10), 1, 0), 0);
+		assertThat(givesUpAtOnce.process(consumer, given)).isEqualTo(InboxOutcome.FAULTED);
+		InboundMessage fresh = TestInbox.inbound(new Item("fresh"));
+		handled.set(0);
+
+		List<DeliveryResult> results = this.processor.processBatch(List.of(new InboxDelivery(consumer, done),
+				new InboxDelivery(consumer, given), new InboxDelivery(consumer, fresh), new InboxDelivery(consumer, given),
+				new InboxDelivery(consumer, done)));
+
+		assertThat(results).extracting(DeliveryResult::outcome).containsExactly(InboxOutcome.DUPLICATE,
+				InboxOutcome.ALREADY_FAULTED, InboxOutcome.PROCESSED, InboxOutcome.ALREADY_FAULTED,
+				InboxOutcome.DUPLICATE);
+		assertThat(handled).as("only the new message's handler ran").hasValue(1);
+		assertThat(row(done)).containsEntry("processed", true).containsEntry("receive_count", 3);
+		assertThat(row(given)).containsEntry("processed", false).containsEntry("receive_count", 3);
+		assertThat(row(fresh)).containsEntry("processed", true).containsEntry("receive_count", 1);
 	}
 
 	@Test
@@ -225,8 +262,11 @@ class InboxBatchIntegrationTests {
 		InboundMessage b = TestInbox.inbound(new Item("fail-b"));
 		InboundMessage c = TestInbox.inbound(new Item("c"));
 		InboundMessage d = TestInbox.inbound(new Item("d"));
+		// d failed once before: its row exists, unprocessed, and the batch's statement marks it too
+		inbox.transactions().executeWithoutResult((status) -> inbox.store()
+			.recordFailure(UUID.fromString(d.messageId()), this.queue, "failed earlier", 5));
 
-		// one statement records a (twice), fail-b, c and d; fail-b stops the batch, a commits
+		// one statement records and marks a (twice), fail-b, c and d; fail-b stops the batch, a commits
 		List<DeliveryResult> results = this.processor.processBatch(List.of(new InboxDelivery(consumer, a),
 				new InboxDelivery(consumer, b), new InboxDelivery(consumer, a), new InboxDelivery(consumer, c),
 				new InboxDelivery(consumer, d)));
@@ -239,7 +279,8 @@ class InboxBatchIntegrationTests {
 		assertThat(row(a)).as("each copy counted once").containsEntry("processed", true).containsEntry("receive_count", 2);
 		assertThat(row(b)).containsEntry("processed", false).containsEntry("receive_count", 1);
 		assertThat(row(c)).containsEntry("processed", true).containsEntry("receive_count", 1);
-		assertThat(row(d)).containsEntry("processed", true).containsEntry("receive_count", 1);
+		assertThat(row(d)).as("unmarked when withdrawn, processed by its handler in the next batch")
+			.containsEntry("processed", true).containsEntry("receive_count", 2);
 		assertThat(inbox.jdbc().queryForObject("SELECT attempts FROM " + schema.tables().qualifiedInboxState()
 				+ " WHERE message_id = ?::uuid AND consumer_id = ?", Integer.class, b.messageId(), this.queue))
 			.as("the failure in the batch counted as the first attempt").isEqualTo(1);

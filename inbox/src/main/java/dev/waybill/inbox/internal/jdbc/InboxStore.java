@@ -38,13 +38,13 @@ public final class InboxStore {
 
 	private final String receiveAll;
 
+	private final String countReceipts;
+
 	private final String withdraw;
 
 	private final String markProcessed;
 
 	private final String markProcessedWithNote;
-
-	private final String markAllProcessed;
 
 	private final String recordFailure;
 
@@ -70,29 +70,33 @@ public final class InboxStore {
 		// Processed and faulted exclude each other: a row reaches one final state only.
 		this.markProcessed = "UPDATE " + table + " SET processed_at = now() "
 				+ "WHERE message_id = ? AND consumer_id = ? AND processed_at IS NULL AND faulted_at IS NULL";
-		// receive for many rows at once, in key order so that two batches lock their common rows in
-		// the same order; xmax is 0 on a row this statement inserted (not on one it updated).
-		this.receiveAll = "INSERT INTO " + table + " AS inbox (message_id, consumer_id, receive_count) "
-				+ "SELECT * FROM unnest(?::uuid[], ?::text[], ?::integer[]) ORDER BY 1, 2 "
+		// receive and markProcessed for many rows at once, in key order so that two batches lock
+		// their common rows in the same order. A row processed or faulted already is locked but
+		// neither changed nor returned (countReceipts counts it). xmax is 0 on a row this statement
+		// inserted, not on one it updated.
+		this.receiveAll = "INSERT INTO " + table + " AS inbox (message_id, consumer_id, receive_count, processed_at) "
+				+ "SELECT *, now() FROM unnest(?::uuid[], ?::text[], ?::integer[]) ORDER BY 1, 2 "
 				+ "ON CONFLICT (message_id, consumer_id) DO UPDATE "
-				+ "SET receive_count = inbox.receive_count + excluded.receive_count "
-				+ "RETURNING inbox.message_id, inbox.consumer_id, inbox.processed_at IS NOT NULL AS processed, "
-				+ "inbox.faulted_at IS NOT NULL AS faulted, inbox.attempts, inbox.xmax = 0 AS inserted";
-		// undoes receiveAll for receipts a batch did not handle: deletes the rows it inserted for them
-		// alone, takes the receipts back from the others
-		this.withdraw = "WITH w AS (SELECT * FROM unnest(?::uuid[], ?::text[], ?::integer[], ?::boolean[]) "
-				+ "AS w(message_id, consumer_id, receipts, inserted)), "
-				+ "deleted AS (DELETE FROM " + table + " AS inbox USING w WHERE inbox.message_id = w.message_id "
-				+ "AND inbox.consumer_id = w.consumer_id AND w.inserted RETURNING 1), "
-				+ "counted AS (UPDATE " + table + " AS inbox SET receive_count = inbox.receive_count - w.receipts "
-				+ "FROM w WHERE inbox.message_id = w.message_id AND inbox.consumer_id = w.consumer_id "
-				+ "AND NOT w.inserted RETURNING 1) "
-				+ "SELECT (SELECT count(*) FROM deleted) + (SELECT count(*) FROM counted)";
-		// markProcessed for many rows at once
-		this.markAllProcessed = "UPDATE " + table + " AS inbox SET processed_at = now() "
-				+ "FROM unnest(?::uuid[], ?::text[]) AS t(message_id, consumer_id) "
+				+ "SET receive_count = inbox.receive_count + excluded.receive_count, processed_at = excluded.processed_at "
+				+ "WHERE inbox.processed_at IS NULL AND inbox.faulted_at IS NULL "
+				+ "RETURNING inbox.message_id, inbox.consumer_id, inbox.attempts, inbox.xmax = 0 AS inserted";
+		this.countReceipts = "UPDATE " + table + " AS inbox SET receive_count = inbox.receive_count + t.receipts "
+				+ "FROM unnest(?::uuid[], ?::text[], ?::integer[]) AS t(message_id, consumer_id, receipts) "
 				+ "WHERE inbox.message_id = t.message_id AND inbox.consumer_id = t.consumer_id "
-				+ "AND inbox.processed_at IS NULL AND inbox.faulted_at IS NULL";
+				+ "RETURNING inbox.message_id, inbox.consumer_id, inbox.processed_at IS NOT NULL AS processed, "
+				+ "inbox.faulted_at IS NOT NULL AS faulted, inbox.attempts";
+		// undoes receiveAll (and countReceipts) for receipts a batch did not handle: deletes the rows
+		// it inserted for them alone, takes the receipts back from the others and, where it marked
+		// the row for them, the processed mark too
+		this.withdraw = "WITH w AS (SELECT * FROM unnest(?::uuid[], ?::text[], ?::integer[], ?::boolean[], ?::boolean[]) "
+				+ "AS w(message_id, consumer_id, receipts, remove, unmark)), "
+				+ "deleted AS (DELETE FROM " + table + " AS inbox USING w WHERE inbox.message_id = w.message_id "
+				+ "AND inbox.consumer_id = w.consumer_id AND w.remove RETURNING 1), "
+				+ "counted AS (UPDATE " + table + " AS inbox SET receive_count = inbox.receive_count - w.receipts, "
+				+ "processed_at = CASE WHEN w.unmark THEN NULL ELSE inbox.processed_at END "
+				+ "FROM w WHERE inbox.message_id = w.message_id AND inbox.consumer_id = w.consumer_id "
+				+ "AND NOT w.remove RETURNING 1) "
+				+ "SELECT (SELECT count(*) FROM deleted) + (SELECT count(*) FROM counted)";
 		this.markProcessedWithNote = "UPDATE " + table + " SET processed_at = now(), last_error = ? "
 				+ "WHERE message_id = ? AND consumer_id = ? AND processed_at IS NULL AND faulted_at IS NULL";
 		// Inserts the row when the failed transaction rolled its insert back; leaves a row that a
@@ -127,22 +131,56 @@ public final class InboxStore {
 	}
 
 	/**
-	 * Records the deliveries of a batch in one statement, as {@link #receive(UUID, String)} does for
-	 * each: inserts the missing rows, counts the receipts of the others, and locks every row until
-	 * the current transaction ends. Rows are locked in key order, so two batches that share messages
-	 * do not deadlock on them.
+	 * Records the deliveries of a batch in one statement and marks their messages processed, as
+	 * {@link #receive(UUID, String)} and then {@link #markProcessed(UUID, String)} do for each, on
+	 * the assumption that the current transaction handles every one: a row that is neither
+	 * processed nor faulted is inserted or counted, marked processed and returned; one processed
+	 * or faulted already is left as it is and not returned (count it with
+	 * {@link #countReceipts(List)}). Every row is locked until the current transaction ends, in key
+	 * order, so two batches that share messages do not deadlock on them. A delivery the
+	 * transaction does not handle after all is taken back with {@link #withdraw(List)}.
 	 * @param received each (message id, consumer id) once, with how many of the batch's deliveries
 	 * it stands for
-	 * @return each row's receipt, by key
+	 * @return the rows the statement marked processed, by key
 	 * @throws IllegalStateException when no transaction manages this store's DataSource
 	 * @since 0.4
 	 */
 	public Map<Key, BatchReceipt> receive(List<Received> received) {
 		requireTransaction();
 		Map<Key, BatchReceipt> receipts = new HashMap<>();
+		if (!received.isEmpty()) {
+			this.jdbc.query(this.receiveAll, receivedArrays(received), (RowCallbackHandler) (row) -> receipts
+				.put(new Key(row.getObject(1, UUID.class), row.getString(2)), new BatchReceipt(row.getInt(3), row.getBoolean(4))));
+		}
+		return receipts;
+	}
+
+	/**
+	 * Counts receipts of rows that {@link #receive(List)} found processed or faulted already, which
+	 * it has locked.
+	 * @param received each (message id, consumer id) once, with how many receipts to add
+	 * @return each row's state, by key
+	 * @throws IllegalStateException when no transaction manages this store's DataSource, or a row
+	 * is missing
+	 * @since 0.4
+	 */
+	public Map<Key, Receipt> countReceipts(List<Received> received) {
+		requireTransaction();
+		Map<Key, Receipt> receipts = new HashMap<>();
 		if (received.isEmpty()) {
 			return receipts;
 		}
+		this.jdbc.query(this.countReceipts, receivedArrays(received), (RowCallbackHandler) (row) -> receipts.put(
+				new Key(row.getObject(1, UUID.class), row.getString(2)),
+				new Receipt(row.getBoolean(3), row.getBoolean(4), row.getInt(5))));
+		if (receipts.size() != received.size()) {
+			throw new IllegalStateException("Of " + received.size() + " inbox rows to count receipts of only "
+					+ receipts.size() + " were found");
+		}
+		return receipts;
+	}
+
+	private static PreparedStatementSetter receivedArrays(List<Received> received) {
 		UUID[] ids = new UUID[received.size()];
 		String[] consumers = new String[received.size()];
 		Integer[] counts = new Integer[received.size()];
@@ -151,24 +189,15 @@ public final class InboxStore {
 			consumers[i] = received.get(i).key().consumerId();
 			counts[i] = received.get(i).receipts();
 		}
-		this.jdbc.query(this.receiveAll, arrays(uuids(ids), texts(consumers), integers(counts)), (RowCallbackHandler) (row) -> {
-			Key key = new Key(row.getObject(1, UUID.class), row.getString(2));
-			receipts.put(key, new BatchReceipt(new Receipt(row.getBoolean(3), row.getBoolean(4), row.getInt(5)),
-					row.getBoolean(6)));
-		});
-		if (receipts.size() != ids.length) {
-			throw new IllegalStateException("The inbox upsert of " + ids.length + " rows returned " + receipts.size()
-					+ "; is a (message id, consumer id) listed twice?");
-		}
-		return receipts;
+		return arrays(uuids(ids), texts(consumers), integers(counts));
 	}
 
 	/**
-	 * Takes back receipts that {@link #receive(List)} recorded in the current transaction and that
-	 * the transaction will not handle: deletes a row it inserted for those receipts alone, and
-	 * lowers the receive count of any other.
-	 * @param withdrawn the rows, each once, with the receipts to take back and whether
-	 * {@link #receive(List)} inserted the row for them alone
+	 * Takes back receipts that {@link #receive(List)} or {@link #countReceipts(List)} recorded in
+	 * the current transaction and that the transaction will not handle: deletes a row inserted for
+	 * those receipts alone, lowers the receive count of any other, and takes back the processed
+	 * mark that {@link #receive(List)} set for them.
+	 * @param withdrawn the rows, each once, with the receipts to take back and what else to undo
 	 * @throws IllegalStateException when no transaction manages this store's DataSource, or a row
 	 * is missing
 	 * @since 0.4
@@ -181,15 +210,17 @@ public final class InboxStore {
 		UUID[] ids = new UUID[withdrawn.size()];
 		String[] consumers = new String[withdrawn.size()];
 		Integer[] counts = new Integer[withdrawn.size()];
-		Boolean[] inserted = new Boolean[withdrawn.size()];
+		Boolean[] delete = new Boolean[withdrawn.size()];
+		Boolean[] unmark = new Boolean[withdrawn.size()];
 		for (int i = 0; i < ids.length; i++) {
 			ids[i] = withdrawn.get(i).key().messageId();
 			consumers[i] = withdrawn.get(i).key().consumerId();
 			counts[i] = withdrawn.get(i).receipts();
-			inserted[i] = withdrawn.get(i).delete();
+			delete[i] = withdrawn.get(i).delete();
+			unmark[i] = withdrawn.get(i).unmark();
 		}
 		Long changed = this.jdbc.query(this.withdraw,
-				arrays(uuids(ids), texts(consumers), integers(counts), new SqlArray("boolean", inserted)),
+				arrays(uuids(ids), texts(consumers), integers(counts), booleans(delete), booleans(unmark)),
 				(ResultSetExtractor<Long>) (rows) -> rows.next() ? rows.getLong(1) : 0L);
 		if (changed == null || changed != ids.length) {
 			throw new IllegalStateException("Of " + ids.length + " inbox rows to withdraw receipts from only "
@@ -212,32 +243,6 @@ public final class InboxStore {
 		}
 	}
 
-	/**
-	 * Marks received messages processed in one statement, in the transaction that ran their
-	 * handlers, as {@link #markProcessed(UUID, String)} does for each.
-	 * @param handled the rows, each (message id, consumer id) once
-	 * @throws IllegalStateException when no transaction manages this store's DataSource, or a row
-	 * was not received in it, or it is processed or faulted already
-	 * @since 0.4
-	 */
-	public void markProcessed(List<Handled> handled) {
-		requireTransaction();
-		if (handled.isEmpty()) {
-			return;
-		}
-		UUID[] ids = new UUID[handled.size()];
-		String[] consumers = new String[handled.size()];
-		for (int i = 0; i < ids.length; i++) {
-			ids[i] = handled.get(i).messageId();
-			consumers[i] = handled.get(i).consumerId();
-		}
-		int updated = this.jdbc.update(this.markAllProcessed, arrays(uuids(ids), texts(consumers)));
-		if (updated != ids.length) {
-			throw new IllegalStateException("Of " + ids.length + " inbox rows to mark processed only " + updated
-					+ " were received and neither processed nor faulted; receive(...) them in the same transaction first");
-		}
-	}
-
 	/** One array parameter of a many-row statement: PostgreSQL's element type and the values. */
 	private record SqlArray(String type, Object[] values) {
 	}
@@ -252,6 +257,10 @@ public final class InboxStore {
 
 	private static SqlArray integers(Integer[] values) {
 		return new SqlArray("integer", values);
+	}
+
+	private static SqlArray booleans(Boolean[] values) {
+		return new SqlArray("boolean", values);
 	}
 
 	/** Binds the arrays as the statement's parameters, in order. */
@@ -353,25 +362,6 @@ public final class InboxStore {
 	}
 
 	/**
-	 * A message a consumer handled, to mark processed.
-	 *
-	 * @param messageId the message id
-	 * @param consumerId the consumer id
-	 * @since 0.4
-	 */
-	public record Handled(UUID messageId, String consumerId) {
-
-		/**
-		 * Checks the components.
-		 */
-		public Handled {
-			Objects.requireNonNull(messageId, "messageId must not be null");
-			Objects.requireNonNull(consumerId, "consumerId must not be null");
-		}
-
-	}
-
-	/**
 	 * An inbox row's key.
 	 *
 	 * @param messageId the message id
@@ -412,13 +402,13 @@ public final class InboxStore {
 	}
 
 	/**
-	 * What {@link #receive(List)} found of a row.
+	 * A row {@link #receive(List)} marked processed.
 	 *
-	 * @param receipt its state before this batch
+	 * @param attempts the failed deliveries recorded before
 	 * @param inserted whether the statement inserted the row (no earlier delivery recorded it)
 	 * @since 0.4
 	 */
-	public record BatchReceipt(Receipt receipt, boolean inserted) {
+	public record BatchReceipt(int attempts, boolean inserted) {
 	}
 
 	/**
@@ -428,9 +418,11 @@ public final class InboxStore {
 	 * @param receipts how many, at least 1
 	 * @param delete whether to delete the row: {@link #receive(List)} inserted it and every receipt
 	 * it recorded is taken back
+	 * @param unmark whether to take back the processed mark {@link #receive(List)} set (its message
+	 * is not handled in the transaction)
 	 * @since 0.4
 	 */
-	public record Withdrawn(Key key, int receipts, boolean delete) {
+	public record Withdrawn(Key key, int receipts, boolean delete, boolean unmark) {
 
 		/**
 		 * Checks the components.

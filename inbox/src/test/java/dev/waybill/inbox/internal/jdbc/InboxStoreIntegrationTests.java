@@ -125,45 +125,58 @@ class InboxStoreIntegrationTests {
 	}
 
 	@Test
-	void markProcessedMarksManyRowsInOneStatement() {
-		UUID first = UUID.randomUUID();
-		UUID second = UUID.randomUUID();
-		transaction.executeWithoutResult((status) -> {
-			store.receive(first, "orders");
-			store.receive(second, "orders");
-			store.receive(second, "billing");
-			store.markProcessed(List.of(new InboxStore.Handled(first, "orders"), new InboxStore.Handled(second, "billing")));
-		});
-		assertThat(receive(first, "orders")).isEqualTo(new InboxStore.Receipt(true, false, 0));
-		assertThat(receive(second, "billing")).isEqualTo(new InboxStore.Receipt(true, false, 0));
-		assertThat(receive(second, "orders")).as("not in the list").isEqualTo(new InboxStore.Receipt(false, false, 0));
-	}
-
-	@Test
-	void receiveOfManyRowsInsertsTheNewCountsEveryReceiptAndSaysWhichItInserted() {
+	void receiveOfManyRowsRecordsAndMarksTheNewAndUnprocessedAndLeavesTheOthers() {
 		UUID fresh = UUID.randomUUID();
 		UUID seen = UUID.randomUUID();
 		UUID done = UUID.randomUUID();
+		UUID given = UUID.randomUUID();
 		transaction.executeWithoutResult((status) -> {
 			store.receive(seen, "orders");
+			store.recordFailure(seen, "orders", "first try failed", 5);
 			store.receive(done, "orders");
 			store.markProcessed(done, "orders");
+			store.recordFailure(given, "orders", "given up", 1);
 		});
-		Map<InboxStore.Key, InboxStore.BatchReceipt> receipts = transaction.execute((status) -> store.receive(List.of(
+		Map<InboxStore.Key, InboxStore.BatchReceipt> marked = transaction.execute((status) -> store.receive(List.of(
 				new InboxStore.Received(new InboxStore.Key(fresh, "orders"), 3),
 				new InboxStore.Received(new InboxStore.Key(seen, "orders"), 1),
-				new InboxStore.Received(new InboxStore.Key(done, "orders"), 2))));
-		assertThat(receipts).containsOnly(
-				entry(new InboxStore.Key(fresh, "orders"), new InboxStore.BatchReceipt(new InboxStore.Receipt(false, false, 0), true)),
-				entry(new InboxStore.Key(seen, "orders"), new InboxStore.BatchReceipt(new InboxStore.Receipt(false, false, 0), false)),
-				entry(new InboxStore.Key(done, "orders"), new InboxStore.BatchReceipt(new InboxStore.Receipt(true, false, 0), false)));
+				new InboxStore.Received(new InboxStore.Key(done, "orders"), 2),
+				new InboxStore.Received(new InboxStore.Key(given, "orders"), 1))));
+		assertThat(marked).containsOnly(entry(new InboxStore.Key(fresh, "orders"), new InboxStore.BatchReceipt(0, true)),
+				entry(new InboxStore.Key(seen, "orders"), new InboxStore.BatchReceipt(1, false)));
 		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + fresh + "'")).isEqualTo(3);
-		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + seen + "'")).isEqualTo(2);
-		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + done + "'")).isEqualTo(3);
+		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + seen + "'")).isEqualTo(3);
+		assertThat(value("SELECT count(*) FROM %s WHERE processed_at IS NOT NULL AND message_id IN ('" + fresh + "', '"
+				+ seen + "')")).isEqualTo(2);
+		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + done + "'")).as("left as it was")
+			.isEqualTo(1);
+		assertThat(value("SELECT count(*) FROM %s WHERE message_id = '" + given + "' AND processed_at IS NULL"))
+			.as("a faulted message stays unprocessed").isEqualTo(1);
 	}
 
 	@Test
-	void withdrawDeletesTheRowsReceivedForTheWithdrawnReceiptsAloneAndUncountsTheOthers() {
+	void countReceiptsCountsRowsProcessedOrFaultedBeforeAndSaysWhich() {
+		UUID done = UUID.randomUUID();
+		UUID given = UUID.randomUUID();
+		transaction.executeWithoutResult((status) -> {
+			store.receive(done, "orders");
+			store.markProcessed(done, "orders");
+			store.recordFailure(given, "orders", "given up", 1);
+		});
+		Map<InboxStore.Key, InboxStore.Receipt> receipts = transaction.execute((status) -> store.countReceipts(
+				List.of(new InboxStore.Received(new InboxStore.Key(done, "orders"), 2),
+						new InboxStore.Received(new InboxStore.Key(given, "orders"), 1))));
+		assertThat(receipts).containsOnly(entry(new InboxStore.Key(done, "orders"), new InboxStore.Receipt(true, false, 0)),
+				entry(new InboxStore.Key(given, "orders"), new InboxStore.Receipt(false, true, 1)));
+		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + done + "'")).isEqualTo(3);
+		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + given + "'")).isEqualTo(2);
+		assertThatIllegalStateException().isThrownBy(() -> transaction.executeWithoutResult((status) -> store
+			.countReceipts(List.of(new InboxStore.Received(new InboxStore.Key(UUID.randomUUID(), "orders"), 1)))))
+			.withMessageContaining("only 0 were found");
+	}
+
+	@Test
+	void withdrawDeletesRowsReceivedForTheWithdrawnReceiptsAloneAndUncountsAndUnmarksTheOthers() {
 		UUID fresh = UUID.randomUUID();
 		UUID partly = UUID.randomUUID();
 		UUID seen = UUID.randomUUID();
@@ -172,32 +185,18 @@ class InboxStoreIntegrationTests {
 			store.receive(List.of(new InboxStore.Received(new InboxStore.Key(fresh, "orders"), 1),
 					new InboxStore.Received(new InboxStore.Key(partly, "orders"), 2),
 					new InboxStore.Received(new InboxStore.Key(seen, "orders"), 1)));
-			store.withdraw(List.of(new InboxStore.Withdrawn(new InboxStore.Key(fresh, "orders"), 1, true),
-					new InboxStore.Withdrawn(new InboxStore.Key(partly, "orders"), 1, false),
-					new InboxStore.Withdrawn(new InboxStore.Key(seen, "orders"), 1, false)));
+			store.withdraw(List.of(new InboxStore.Withdrawn(new InboxStore.Key(fresh, "orders"), 1, true, false),
+					new InboxStore.Withdrawn(new InboxStore.Key(partly, "orders"), 1, false, false),
+					new InboxStore.Withdrawn(new InboxStore.Key(seen, "orders"), 1, false, true)));
 		});
 		assertThat(value("SELECT count(*) FROM %s WHERE message_id = '" + fresh + "'")).isZero();
-		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + partly + "'")).isEqualTo(1);
-		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + seen + "'")).isEqualTo(1);
-		assertThatIllegalStateException().isThrownBy(() -> transaction.executeWithoutResult((status) -> store
-			.withdraw(List.of(new InboxStore.Withdrawn(new InboxStore.Key(UUID.randomUUID(), "orders"), 1, true)))))
+		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + partly + "' AND processed_at IS NOT NULL"))
+			.as("an earlier copy was handled: still processed").isEqualTo(1);
+		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + seen + "' AND processed_at IS NULL"))
+			.as("as it was").isEqualTo(1);
+		assertThatIllegalStateException().isThrownBy(() -> transaction.executeWithoutResult((status) -> store.withdraw(
+				List.of(new InboxStore.Withdrawn(new InboxStore.Key(UUID.randomUUID(), "orders"), 1, true, false)))))
 			.withMessageContaining("only 0 were found");
-	}
-
-	@Test
-	void markProcessedOfManyRowsNeedsEachReceivedAndUnprocessed() {
-		UUID received = UUID.randomUUID();
-		UUID processed = UUID.randomUUID();
-		transaction.executeWithoutResult((status) -> {
-			store.receive(processed, "orders");
-			store.markProcessed(processed, "orders");
-		});
-		assertThatIllegalStateException().isThrownBy(() -> transaction.executeWithoutResult((status) -> {
-			store.receive(received, "orders");
-			store.markProcessed(List.of(new InboxStore.Handled(received, "orders"),
-					new InboxStore.Handled(processed, "orders")));
-		})).withMessageContaining("only 1 were received and neither processed nor faulted");
-		assertThat(value("SELECT count(*) FROM %s WHERE message_id = '" + received + "'")).as("rolled back").isZero();
 	}
 
 	private static InboxStore.Receipt receive(UUID id, String consumerId) {
