@@ -71,11 +71,15 @@ public final class Relay implements SmartLifecycle {
 
 	private final CircuitBreaker breaker;
 
-	private final Settler settler;
+	/** Replaced on every start: the one a stop ended does not run again. */
+	private volatile Settler settler;
+
+	private volatile DeadScopePolicy deadScopePolicy = DeadScopePolicy.BLOCK;
 
 	private final Leases leases;
 
-	private final ClaimCommits claimCommits = new ClaimCommits();
+	/** Replaced on every start, as the settler is. */
+	private volatile ClaimCommits claimCommits = new ClaimCommits();
 
 	private final String id;
 
@@ -88,6 +92,9 @@ public final class Relay implements SmartLifecycle {
 	private volatile RelayObservation observation = RelayObservation.NONE;
 
 	private volatile boolean running;
+
+	/** Guarded by this. */
+	private boolean startedBefore;
 
 	private volatile long statsRefreshedAt;
 
@@ -120,8 +127,14 @@ public final class Relay implements SmartLifecycle {
 		this.id = HostNames.local() + ":" + ProcessHandle.current().pid() + ":" + UUID.randomUUID().toString().substring(0, 8);
 		this.breaker = new CircuitBreaker(settings.failureThreshold(), settings.coolDown(), Clock.systemUTC(), this::circuitChanged);
 		this.leases = new Leases(store, settings.leaseDuration());
-		this.settler = new Settler(store, this.leases, settings.retry(), listener, this.breaker, this::dueIn,
-				this.wakeUp::signal);
+		this.settler = newSettler();
+	}
+
+	private Settler newSettler() {
+		Settler settler = new Settler(this.store, this.leases, this.settings.retry(), this.listener, this.breaker,
+				this::dueIn, this.wakeUp::signal);
+		settler.setDeadScopePolicy(this.deadScopePolicy);
+		return settler;
 	}
 
 	/**
@@ -131,7 +144,8 @@ public final class Relay implements SmartLifecycle {
 	 * @since 0.3
 	 */
 	public void setDeadScopePolicy(DeadScopePolicy policy) {
-		this.settler.setDeadScopePolicy(Objects.requireNonNull(policy, "policy must not be null"));
+		this.deadScopePolicy = Objects.requireNonNull(policy, "policy must not be null");
+		this.settler.setDeadScopePolicy(policy);
 	}
 
 	/**
@@ -214,6 +228,12 @@ public final class Relay implements SmartLifecycle {
 		this.running = true;
 		this.statsRefreshedAt = System.nanoTime() - this.settings.pollInterval().toNanos();
 		this.threads.clear();
+		if (this.startedBefore) {
+			// a stop ended the settler and the commits thread, and let them drain
+			this.settler = newSettler();
+			this.claimCommits = new ClaimCommits();
+		}
+		this.startedBefore = true;
 		this.threads.add(startThread("waybill-relay-settler", this.settler::run));
 		this.threads.add(startThread("waybill-relay-leases", this::renewLeases));
 		this.threads.add(startThread("waybill-relay-commits", this.claimCommits::run));

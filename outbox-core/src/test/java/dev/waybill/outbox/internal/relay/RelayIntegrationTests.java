@@ -272,6 +272,23 @@ class RelayIntegrationTests {
 	}
 
 	@Test
+	void aStoppedRelayStartsAgainWithEveryThreadAndSettlesWhatItPublishes() {
+		this.store.write(TestMessages.scope("orders", "before"));
+		Relay relay = start(settings(), new OutboxBacklog(), RelayListener.NONE);
+		await().until(() -> this.store.stats().pendingScopes() == 0);
+		relay.stop();
+		OutboxScope scope = TestMessages.scope("orders", "after");
+		this.store.write(scope);
+
+		// as a Spring context's stop() and start() do
+		relay.start();
+
+		await().until(() -> this.broker.delivered().size() == 2);
+		await().until(() -> "published".equals(stateRow(scope.id()).get("status")));
+		assertThat(relay.liveThreads()).isEqualTo(relay.expectedThreads());
+	}
+
+	@Test
 	void publishFailsFastWhileTheBacklogIsAtMaxPending() {
 		this.broker.down(true);
 		OutboxBacklog backlog = new OutboxBacklog();
