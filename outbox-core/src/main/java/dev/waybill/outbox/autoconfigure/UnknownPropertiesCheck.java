@@ -88,6 +88,20 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Environm
 				|| (value instanceof Collection<?> collection && collection.isEmpty()));
 	}
 
+	/**
+	 * The closest known property; for a value set on a group ({@code relay: false}) its
+	 * {@code enabled} property when it has one, the likely intent.
+	 */
+	private static @Nullable String suggestion(WaybillPropertyNames names, ConfigurationPropertyName name) {
+		if (names.isKnown(name) && names.isGroup(name)) {
+			ConfigurationPropertyName enabled = name.append("enabled");
+			if (names.isKnown(enabled) && !names.isGroup(enabled)) {
+				return enabled.toString();
+			}
+		}
+		return names.closest(name);
+	}
+
 	private void check(WaybillPropertyNames names) {
 		List<UnknownProperty> fatal = new ArrayList<>();
 		List<UnknownProperty> logged = new ArrayList<>();
@@ -108,7 +122,7 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Environm
 						return;
 					}
 					String origin = (from != null) ? from.toString() : null;
-					UnknownProperty unknown = new UnknownProperty(name.toString(), origin, names.closest(name));
+					UnknownProperty unknown = new UnknownProperty(name.toString(), origin, suggestion(names, name));
 					(configuredByTheApplication.apply(source) ? fatal : logged).add(unknown);
 				});
 		}

@@ -149,7 +149,7 @@ class UnknownWaybillPropertyTests {
 	 * suggesting a property of the group.
 	 */
 	@ParameterizedTest
-	@CsvSource(delimiter = '|', value = { "waybill.outbox.relay|false|waybill.outbox.relay.",
+	@CsvSource(delimiter = '|', value = { "waybill.outbox.relay|false|waybill.outbox.relay.enabled",
 			"waybill.outbox.circuit-breaker|off|waybill.outbox.circuit-breaker.",
 			"waybill.extension.limits|3|waybill.extension.limits.max",
 			"waybill.extension.tiers.gold|9|waybill.extension.tiers.gold.max" })
