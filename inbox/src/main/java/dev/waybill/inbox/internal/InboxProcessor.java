@@ -720,8 +720,13 @@ public final class InboxProcessor {
 			return faultWithoutId(consumer, message);
 		}
 		if (!consumer.messageType().equals(message.messageType())) {
-			return fail(consumer, message, id, DeliveryFault.poison("no handler for type '" + shown(message.messageType())
-					+ "' on queue '" + consumer.queue() + "'; it handles '" + consumer.messageType() + "'", null));
+			String type = message.messageType();
+			String reason = (type == null || type.isEmpty())
+					? "the message has no type (AMQP property 'type'); queue '" + consumer.queue() + "' handles '"
+							+ consumer.messageType() + "'"
+					: "no handler for type '" + shown(type) + "' on queue '" + consumer.queue() + "'; it handles '"
+							+ consumer.messageType() + "'";
+			return fail(consumer, message, id, DeliveryFault.poison(reason, null));
 		}
 		T payload;
 		try {

@@ -357,6 +357,21 @@ class InboxProcessorIntegrationTests {
 	}
 
 	@Test
+	void aMessageWithoutATypeGoesToTheErrorQueueAtOnceSayingSo() {
+		String queue = queue();
+		InboundMessage typed = TestInbox.inbound(new ChargeCard("o-untyped", 100));
+		InboundMessage message = new InboundMessage(typed.messageId(), null, typed.contentType(), typed.headers(),
+				typed.body(), null, null, typed.exchange(), typed.routingKey());
+
+		assertThat(processor(0).process(neverCalled(queue), message)).isEqualTo(InboxOutcome.FAULTED);
+
+		Map<String, Object> error = single(inbox.outboxMessages(queue + "_error"));
+		// Not "no handler for type 'null'": the sender left the type out.
+		assertThat(headers(error)).containsEntry(InboxHeaders.FAULT_REASON,
+				"the message has no type (AMQP property 'type'); queue '" + queue + "' handles 'test.charge-card'");
+	}
+
+	@Test
 	void aMessageOfAnotherTypeGoesToTheErrorQueueAtOnce() {
 		String queue = queue();
 		InboundMessage message = TestInbox.inbound(new CardCharged("o-10"));

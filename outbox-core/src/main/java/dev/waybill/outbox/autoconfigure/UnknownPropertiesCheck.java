@@ -1,7 +1,9 @@
 package dev.waybill.outbox.autoconfigure;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -29,7 +31,8 @@ import dev.waybill.outbox.autoconfigure.UnknownWaybillPropertyException.UnknownP
 
 /**
  * Fails start-up, before any bean is created, when the environment holds a {@code waybill.*} key
- * that no Waybill property binds ({@link WaybillPropertyNames}). Keys from environment variables
+ * that no Waybill property binds ({@link WaybillPropertyNames}), or a value set on a group of
+ * properties ({@code waybill.retention.pacing: false}), which nothing would bind either. Keys from environment variables
  * and JVM system properties are only logged: those namespaces are shared with other software (as
  * Spring Boot's own unknown-field check treats them).
  */
@@ -73,6 +76,32 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Environm
 		check(names);
 	}
 
+	/**
+	 * Whether a group name carries a value of its own: an empty one ({@code pacing:} or
+	 * {@code pacing: {}} in YAML, {@code pacing=} in a properties file) sets nothing and is fine.
+	 */
+	private static boolean hasValue(ConfigurationPropertySource source, ConfigurationPropertyName name) {
+		ConfigurationProperty property = source.getConfigurationProperty(name);
+		Object value = (property != null) ? property.getValue() : null;
+		return !(value == null || (value instanceof CharSequence text && text.toString().isBlank())
+				|| (value instanceof Map<?, ?> map && map.isEmpty())
+				|| (value instanceof Collection<?> collection && collection.isEmpty()));
+	}
+
+	/**
+	 * The closest known property; for a value set on a group ({@code relay: false}) its
+	 * {@code enabled} property when it has one, the likely intent.
+	 */
+	private static @Nullable String suggestion(WaybillPropertyNames names, ConfigurationPropertyName name) {
+		if (names.isKnown(name) && names.isGroup(name)) {
+			ConfigurationPropertyName enabled = name.append("enabled");
+			if (names.isKnown(enabled) && !names.isGroup(enabled)) {
+				return enabled.toString();
+			}
+		}
+		return names.closest(name);
+	}
+
 	private void check(WaybillPropertyNames names) {
 		List<UnknownProperty> fatal = new ArrayList<>();
 		List<UnknownProperty> logged = new ArrayList<>();
@@ -83,7 +112,7 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Environm
 			}
 			iterable.filter(WaybillPropertyNames.ROOT::isAncestorOf)
 				.stream()
-				.filter((name) -> !names.isKnown(name))
+				.filter((name) -> !names.isKnown(name) || (names.isGroup(name) && hasValue(source, name)))
 				.forEach((name) -> {
 					ConfigurationProperty property = source.getConfigurationProperty(name);
 					Origin from = (property != null) ? property.getOrigin() : null;
@@ -93,7 +122,7 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Environm
 						return;
 					}
 					String origin = (from != null) ? from.toString() : null;
-					UnknownProperty unknown = new UnknownProperty(name.toString(), origin, names.closest(name));
+					UnknownProperty unknown = new UnknownProperty(name.toString(), origin, suggestion(names, name));
 					(configuredByTheApplication.apply(source) ? fatal : logged).add(unknown);
 				});
 		}

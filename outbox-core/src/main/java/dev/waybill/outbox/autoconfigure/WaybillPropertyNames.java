@@ -236,6 +236,37 @@ final class WaybillPropertyNames {
 	}
 
 	/**
+	 * Tells whether the name is only a group of known properties ({@code waybill.retention.pacing},
+	 * an entry of {@code waybill.inbox.endpoints}): no property itself, nor in a map or collection,
+	 * so it binds no value of its own. A value set on it ({@code waybill.retention.pacing: false})
+	 * would be ignored without a word.
+	 * @param name a name under {@code waybill}
+	 * @return whether it is a group and nothing else
+	 */
+	boolean isGroup(ConfigurationPropertyName name) {
+		for (Map.Entry<ConfigurationPropertyName, WaybillPropertyNames> map : this.keyedMaps.entrySet()) {
+			int below = map.getKey().getNumberOfElements() + 1;
+			if (map.getKey().isAncestorOf(name) && name.getNumberOfElements() >= below) {
+				return map.getValue().isGroup(name.subName(below));
+			}
+		}
+		for (ConfigurationPropertyName container : this.containers) {
+			if (container.equals(name) || container.isAncestorOf(name)) {
+				return false;
+			}
+		}
+		if (this.leaves.contains(name)) {
+			return false;
+		}
+		for (ConfigurationPropertyName leaf : this.leaves) {
+			if (name.isAncestorOf(leaf)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * Tells whether an environment variable binds a known property in Spring Boot's legacy form,
 	 * every {@code .} and {@code -} written as {@code _} ({@code WAYBILL_OUTBOX_RELAY_BATCH_SIZE}),
 	 * which the binder still reads for a property's own value (not for map keys).
@@ -261,7 +292,8 @@ final class WaybillPropertyNames {
 	@Nullable String closest(ConfigurationPropertyName unknown) {
 		for (Map.Entry<ConfigurationPropertyName, WaybillPropertyNames> map : this.keyedMaps.entrySet()) {
 			int below = map.getKey().getNumberOfElements() + 1;
-			if (map.getKey().isAncestorOf(unknown) && unknown.getNumberOfElements() > below) {
+			// >=: a value set on an entry itself (waybill.schedules.nightly=x) gets one of its properties
+			if (map.getKey().isAncestorOf(unknown) && unknown.getNumberOfElements() >= below) {
 				String inEntry = map.getValue().closest(unknown.subName(below));
 				return (inEntry != null) ? unknown.chop(below) + "." + inEntry : null;
 			}

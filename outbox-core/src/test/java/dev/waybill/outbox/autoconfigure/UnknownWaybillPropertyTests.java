@@ -143,6 +143,39 @@ class UnknownWaybillPropertyTests {
 			});
 	}
 
+	/**
+	 * {@code waybill.outbox.relay: false} reads like "no relay", but nothing binds a value on a group
+	 * of properties: Spring Boot ignores it and the relay runs. It fails like a misspelt key,
+	 * suggesting a property of the group.
+	 */
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', value = { "waybill.outbox.relay|false|waybill.outbox.relay.enabled",
+			"waybill.outbox.circuit-breaker|off|waybill.outbox.circuit-breaker.",
+			"waybill.extension.limits|3|waybill.extension.limits.max",
+			"waybill.extension.tiers.gold|9|waybill.extension.tiers.gold.max" })
+	void aValueOnAGroupOfPropertiesFailsStartupSuggestingOneOfThem(String group, String value, String suggested) {
+		runner().withUserConfiguration(ExtensionConfiguration.class).withPropertyValues(group + "=" + value)
+			.run((context) -> {
+				UnknownWaybillPropertyException failure = unknownProperty(context);
+				assertThat(failure.getProperties()).singleElement().satisfies((unknown) -> {
+					assertThat(unknown.name()).isEqualTo(group);
+					assertThat(unknown.closest()).startsWith(suggested);
+				});
+			});
+	}
+
+	@ParameterizedTest
+	@CsvSource({ "waybill.outbox.relay", "waybill.extension.tiers.gold", "waybill.extension.limits" })
+	void anEmptyGroupOfPropertiesIsNoUnknownProperty(String group) {
+		// What "relay:" with nothing below it is in YAML, and "relay=" in a properties file: it sets
+		// nothing. (Whether Spring Boot binds an empty string to the group's class is its own affair.)
+		runner().withUserConfiguration(ExtensionConfiguration.class).withPropertyValues(group + "=").run((context) -> {
+			for (Throwable cause = context.getStartupFailure(); cause != null; cause = cause.getCause()) {
+				assertThat(cause).isNotInstanceOf(UnknownWaybillPropertyException.class);
+			}
+		});
+	}
+
 	@Test
 	void withFailOnUnknownPropertiesOffAnUnknownKeyIsOnlyLogged(CapturedOutput output) {
 		runner().withPropertyValues("waybill.fail-on-unknown-properties=false", "waybill.relay.bach-size=5")
