@@ -83,6 +83,9 @@ final class Latency implements Benchmark {
 		int canaryRate = Integer.getInteger("waybill.bench.latency.canary", 0);
 		TransactionTemplate transactions = wiring.transactions();
 		Connection broker = context.register(context.rabbit().connect());
+		// The canary's own connection, so that it shares one with neither the relay nor the floor.
+		CpuMeter cpu = new CpuMeter(wiring.schema().dataSource());
+		Connection canaryConnection = (canaryRate > 0) ? context.register(context.rabbit().connect()) : null;
 		List<Measurement> results = new ArrayList<>();
 		Map<Integer, Map<String, List<Double>>> perRate = new LinkedHashMap<>();
 		// -Dwaybill.bench.latency.ab=true alternates claims committed before the publish (A, as
@@ -98,8 +101,11 @@ final class Latency implements Benchmark {
 					long total = warmUp + (long) rate * sizes.latencySeconds();
 					Map<UUID, Instant> committed = new ConcurrentHashMap<>();
 					long published = relay.published();
+					store.takeClaimCounts();
+					long notificationsBefore = wiring.notifier().sent();
+					cpu.start();
 					AtomicLong sent = new AtomicLong();
-					ConfirmCanary canary = (canaryRate > 0) ? new ConfirmCanary(broker, queue.exchange(), canaryRate) : null;
+					ConfirmCanary canary = (canaryRate > 0) ? new ConfirmCanary(canaryConnection, queue.exchange(), canaryRate) : null;
 					OpenLoopGenerator generator = new OpenLoopGenerator(SENDERS);
 					Timer timer = Timer.start();
 					long measureFrom = System.nanoTime() + TimeUnit.SECONDS.toNanos(sizes.warmUpSeconds());
@@ -117,6 +123,10 @@ final class Latency implements Benchmark {
 					double achieved = sent.get() / timer.seconds();
 					long[] canaryMicros = (canary != null) ? canary.stop() : null;
 					relay.awaitPublished(published + sent.get(), Duration.ofMinutes(2));
+					// What the relay did per message: claims (and empty ones), commit notifications sent.
+					String cpuUsed = cpu.report(sent.get());
+					long[] claimCounts = store.takeClaimCounts();
+					long notifications = wiring.notifier().sent() - notificationsBefore;
 					if (committed.isEmpty()) {
 						throw new IllegalStateException("No transaction committed after the warm-up at " + rate + " msg/s");
 					}
@@ -168,7 +178,10 @@ final class Latency implements Benchmark {
 							+ ResultTable.number(Stats.percentile(brokerConfirm, 99) / 1000.0) + ")"
 							+ ((canaryMicros != null && canaryMicros.length > 0) ? ", canary's " + ResultTable.number(
 									Stats.percentile(canaryMicros, 50) / 1000.0) + " ms (p99 " + ResultTable.number(
-											Stats.percentile(canaryMicros, 99) / 1000.0) + ")" : ""));
+											Stats.percentile(canaryMicros, 99) / 1000.0) + ")" : "")
+							+ "; per 100 messages: " + ResultTable.number(100.0 * claimCounts[0] / sent.get()) + " claims ("
+							+ ResultTable.number(100.0 * claimCounts[1] / sent.get()) + " empty), "
+							+ ResultTable.number(100.0 * notifications / sent.get()) + " commit notifications; " + cpuUsed);
 					confirmed.clear();
 					claimed.clear();
 					claimReturned.clear();
@@ -184,13 +197,24 @@ final class Latency implements Benchmark {
 		for (int rate : rates(sizes)) {
 			Map<String, List<Double>> figures = perRate.get(rate);
 			for (int run = 1; run <= context.runs(); run++) {
+				ConfirmCanary canary = (canaryRate > 0) ? new ConfirmCanary(canaryConnection, queue.exchange(), canaryRate) : null;
+				cpu.start();
 				long[] bare = BareLatency.measure(broker, queue.exchange(), rate, sizes.warmUpSeconds(), sizes.latencySeconds(),
 						(index) -> transactions.executeWithoutResult((status) -> business.insertOrder(index)));
+				String cpuUsed = cpu.report((long) rate * (sizes.warmUpSeconds() + sizes.latencySeconds()));
+				long[] canaryMicros = (canary != null) ? canary.stop() : null;
 				add(figures, figure(FLOOR + "p50", rate), Stats.percentile(bare, 50) / 1000.0);
 				add(figures, figure(FLOOR + "p99", rate), Stats.percentile(bare, 99) / 1000.0);
+				if (canaryMicros != null && canaryMicros.length > 0) {
+					add(figures, figure(FLOOR + "p50 canary publish return to confirm", rate), Stats.percentile(canaryMicros, 50) / 1000.0);
+					add(figures, figure(FLOOR + "p99 canary publish return to confirm", rate), Stats.percentile(canaryMicros, 99) / 1000.0);
+				}
 				progress.report(rate + " msg/s, run " + run + ", floor (bare publisher under write load): p50 "
 						+ ResultTable.number(Stats.percentile(bare, 50) / 1000.0) + " ms, p99 "
-						+ ResultTable.number(Stats.percentile(bare, 99) / 1000.0) + " ms");
+						+ ResultTable.number(Stats.percentile(bare, 99) / 1000.0) + " ms"
+						+ ((canaryMicros != null && canaryMicros.length > 0) ? "; canary's publish return to confirm "
+								+ ResultTable.number(Stats.percentile(canaryMicros, 50) / 1000.0) + " ms (p99 "
+								+ ResultTable.number(Stats.percentile(canaryMicros, 99) / 1000.0) + ")" : "") + "; " + cpuUsed);
 				queue.purge();
 			}
 			figures.forEach((figure, values) -> results.add(new Measurement(NAME, figure,
