@@ -27,6 +27,14 @@ import dev.waybill.outbox.spi.OutboxMessage;
  * confirm for it arrived). Commits in the first {@link Sizes#warmUpSeconds()} of each run are not
  * counted. The floor ({@link BareLatency}) runs the same business transactions at the same rate on
  * the same sender threads without the outbox, each followed by a bare publish: commit to confirm.
+ * <p>
+ * Each message's latency is also split at its claim (commit to claim start, claim start to the
+ * claim's return) and after it, with a timing view of the relay's transport
+ * ({@link TimedTransport}): claim return to the relay's publish call, the call itself (to the
+ * message written on the broker's socket), and publish return to confirm (the broker's share).
+ * {@code -Dwaybill.bench.latency.canary=<msg/s>} also runs a {@link ConfirmCanary}, a bare
+ * publisher at that rate during each Waybill run, whose publish return to confirm is what the
+ * broker gives any publisher under that run's load.
  */
 final class Latency implements Benchmark {
 
@@ -56,6 +64,8 @@ final class Latency implements Benchmark {
 		// When each claim returned to the relay: splits claim to confirm at the end of the claim.
 		TimedStore store = new TimedStore(wiring.store());
 		Map<UUID, Instant> claimReturned = store.claimReturned();
+		// When the relay called the channel's publish for each message, and when that call returned.
+		TimedTransport[] timed = new TimedTransport[1];
 		OutboxWiring.RunningRelay relay = context.register(wiring.startRelayOfScopes(context.rabbit(), (scope, at) -> {
 			for (OutboxMessage message : scope.messages()) {
 				claimed.put(message.messageId(), scope.leaseUntil().minus(lease));
@@ -65,9 +75,17 @@ final class Latency implements Benchmark {
 							+ scope.leaseOwner() + " first " + before + " again " + at);
 				}
 			}
-		}, RelayObservation.NONE, store));
+		}, RelayObservation.NONE, store, (transport) -> timed[0] = new TimedTransport(transport)));
+		Map<UUID, Instant> publishCalled = timed[0].publishCalled();
+		Map<UUID, Instant> publishReturned = timed[0].publishReturned();
+		// -Dwaybill.bench.latency.canary=<msg/s> also runs a bare publisher at that rate during each
+		// Waybill run: the broker's publish-to-confirm for any publisher under that run's load.
+		int canaryRate = Integer.getInteger("waybill.bench.latency.canary", 0);
 		TransactionTemplate transactions = wiring.transactions();
 		Connection broker = context.register(context.rabbit().connect());
+		// The canary's own connection, so that it shares one with neither the relay nor the floor.
+		CpuMeter cpu = new CpuMeter(wiring.schema().dataSource());
+		Connection canaryConnection = (canaryRate > 0) ? context.register(context.rabbit().connect()) : null;
 		List<Measurement> results = new ArrayList<>();
 		Map<Integer, Map<String, List<Double>>> perRate = new LinkedHashMap<>();
 		// -Dwaybill.bench.latency.ab=true alternates claims committed before the publish (A, as
@@ -83,7 +101,11 @@ final class Latency implements Benchmark {
 					long total = warmUp + (long) rate * sizes.latencySeconds();
 					Map<UUID, Instant> committed = new ConcurrentHashMap<>();
 					long published = relay.published();
+					store.takeClaimCounts();
+					long notificationsBefore = wiring.notifier().sent();
+					cpu.start();
 					AtomicLong sent = new AtomicLong();
+					ConfirmCanary canary = (canaryRate > 0) ? new ConfirmCanary(canaryConnection, queue.exchange(), canaryRate) : null;
 					OpenLoopGenerator generator = new OpenLoopGenerator(SENDERS);
 					Timer timer = Timer.start();
 					long measureFrom = System.nanoTime() + TimeUnit.SECONDS.toNanos(sizes.warmUpSeconds());
@@ -99,7 +121,12 @@ final class Latency implements Benchmark {
 						}
 					});
 					double achieved = sent.get() / timer.seconds();
+					long[] canaryMicros = (canary != null) ? canary.stop() : null;
 					relay.awaitPublished(published + sent.get(), Duration.ofMinutes(2));
+					// What the relay did per message: claims (and empty ones), commit notifications sent.
+					String cpuUsed = cpu.report(sent.get());
+					long[] claimCounts = store.takeClaimCounts();
+					long notifications = wiring.notifier().sent() - notificationsBefore;
 					if (committed.isEmpty()) {
 						throw new IllegalStateException("No transaction committed after the warm-up at " + rate + " msg/s");
 					}
@@ -125,15 +152,41 @@ final class Latency implements Benchmark {
 					add(figures, figure(mode + "p99 claim start to return", rate), Stats.percentile(claiming, 99) / 1000.0);
 					add(figures, figure(mode + "p50 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 50) / 1000.0);
 					add(figures, figure(mode + "p99 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 99) / 1000.0);
+					// Claim return to confirm, split where the relay calls the channel and where that call returns.
+					long[] toPublish = stage(claimReturned, publishCalled, committed.keySet());
+					long[] publishing = stage(publishCalled, publishReturned, committed.keySet());
+					long[] brokerConfirm = stage(publishReturned, confirmed, committed.keySet());
+					add(figures, figure(mode + "p50 claim return to publish call", rate), Stats.percentile(toPublish, 50) / 1000.0);
+					add(figures, figure(mode + "p99 claim return to publish call", rate), Stats.percentile(toPublish, 99) / 1000.0);
+					add(figures, figure(mode + "p50 publish call to return", rate), Stats.percentile(publishing, 50) / 1000.0);
+					add(figures, figure(mode + "p99 publish call to return", rate), Stats.percentile(publishing, 99) / 1000.0);
+					add(figures, figure(mode + "p50 publish return to confirm", rate), Stats.percentile(brokerConfirm, 50) / 1000.0);
+					add(figures, figure(mode + "p99 publish return to confirm", rate), Stats.percentile(brokerConfirm, 99) / 1000.0);
+					if (canaryMicros != null && canaryMicros.length > 0) {
+						add(figures, figure(mode + "p50 canary publish return to confirm", rate), Stats.percentile(canaryMicros, 50) / 1000.0);
+						add(figures, figure(mode + "p99 canary publish return to confirm", rate), Stats.percentile(canaryMicros, 99) / 1000.0);
+					}
 					add(figures, figure(mode + "achieved", rate), achieved);
 					progress.report(mode + rate + " msg/s, run " + run + ": p50 " + ResultTable.number(Stats.percentile(micros, 50) / 1000.0)
 							+ " ms, p99 " + ResultTable.number(Stats.percentile(micros, 99) / 1000.0) + " ms, achieved "
 							+ ResultTable.number(achieved) + " msg/s" + (generator.dropped() > 0 ? ", " + generator.dropped()
 									+ " sends dropped (could not start in time)" : "") + (duplicates.get() > 0 ? ", "
-									+ duplicates.get() + " reported published twice so far" : ""));
+									+ duplicates.get() + " reported published twice so far" : "") + "; p50 claim return to publish call "
+							+ ResultTable.number(Stats.percentile(toPublish, 50) / 1000.0) + " ms, publish call "
+							+ ResultTable.number(Stats.percentile(publishing, 50) / 1000.0) + " ms, publish return to confirm "
+							+ ResultTable.number(Stats.percentile(brokerConfirm, 50) / 1000.0) + " ms (p99 "
+							+ ResultTable.number(Stats.percentile(brokerConfirm, 99) / 1000.0) + ")"
+							+ ((canaryMicros != null && canaryMicros.length > 0) ? ", canary's " + ResultTable.number(
+									Stats.percentile(canaryMicros, 50) / 1000.0) + " ms (p99 " + ResultTable.number(
+											Stats.percentile(canaryMicros, 99) / 1000.0) + ")" : "")
+							+ "; per 100 messages: " + ResultTable.number(100.0 * claimCounts[0] / sent.get()) + " claims ("
+							+ ResultTable.number(100.0 * claimCounts[1] / sent.get()) + " empty), "
+							+ ResultTable.number(100.0 * notifications / sent.get()) + " commit notifications; " + cpuUsed);
 					confirmed.clear();
 					claimed.clear();
 					claimReturned.clear();
+					publishCalled.clear();
+					publishReturned.clear();
 					queue.purge();
 				}
 			}
@@ -144,13 +197,24 @@ final class Latency implements Benchmark {
 		for (int rate : rates(sizes)) {
 			Map<String, List<Double>> figures = perRate.get(rate);
 			for (int run = 1; run <= context.runs(); run++) {
+				ConfirmCanary canary = (canaryRate > 0) ? new ConfirmCanary(canaryConnection, queue.exchange(), canaryRate) : null;
+				cpu.start();
 				long[] bare = BareLatency.measure(broker, queue.exchange(), rate, sizes.warmUpSeconds(), sizes.latencySeconds(),
 						(index) -> transactions.executeWithoutResult((status) -> business.insertOrder(index)));
+				String cpuUsed = cpu.report((long) rate * (sizes.warmUpSeconds() + sizes.latencySeconds()));
+				long[] canaryMicros = (canary != null) ? canary.stop() : null;
 				add(figures, figure(FLOOR + "p50", rate), Stats.percentile(bare, 50) / 1000.0);
 				add(figures, figure(FLOOR + "p99", rate), Stats.percentile(bare, 99) / 1000.0);
+				if (canaryMicros != null && canaryMicros.length > 0) {
+					add(figures, figure(FLOOR + "p50 canary publish return to confirm", rate), Stats.percentile(canaryMicros, 50) / 1000.0);
+					add(figures, figure(FLOOR + "p99 canary publish return to confirm", rate), Stats.percentile(canaryMicros, 99) / 1000.0);
+				}
 				progress.report(rate + " msg/s, run " + run + ", floor (bare publisher under write load): p50 "
 						+ ResultTable.number(Stats.percentile(bare, 50) / 1000.0) + " ms, p99 "
-						+ ResultTable.number(Stats.percentile(bare, 99) / 1000.0) + " ms");
+						+ ResultTable.number(Stats.percentile(bare, 99) / 1000.0) + " ms"
+						+ ((canaryMicros != null && canaryMicros.length > 0) ? "; canary's publish return to confirm "
+								+ ResultTable.number(Stats.percentile(canaryMicros, 50) / 1000.0) + " ms (p99 "
+								+ ResultTable.number(Stats.percentile(canaryMicros, 99) / 1000.0) + ")" : "") + "; " + cpuUsed);
 				queue.purge();
 			}
 			figures.forEach((figure, values) -> results.add(new Measurement(NAME, figure,

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
+import java.util.function.UnaryOperator;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -26,6 +27,7 @@ import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxStore;
+import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.internal.HostNames;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
@@ -176,7 +178,18 @@ final class OutboxWiring {
 	 */
 	RunningRelay startRelayOfScopes(TestRabbit rabbit, BiConsumer<ClaimedScope, Instant> onConfirmed,
 			RelayObservation observation, OutboxStore store) {
-		RabbitTransport transport = transport(rabbit);
+		return startRelayOfScopes(rabbit, onConfirmed, observation, store, UnaryOperator.identity());
+	}
+
+	/**
+	 * Starts a relay like {@link #startRelayOfScopes(TestRabbit, BiConsumer, RelayObservation, OutboxStore)}
+	 * on a view of its RabbitMQ transport.
+	 * @param transportView wraps the transport the relay uses, e.g. to time its calls; the relay
+	 * closes what it returns
+	 */
+	RunningRelay startRelayOfScopes(TestRabbit rabbit, BiConsumer<ClaimedScope, Instant> onConfirmed,
+			RelayObservation observation, OutboxStore store, UnaryOperator<Transport> transportView) {
+		Transport transport = transportView.apply(transport(rabbit));
 		AtomicLong published = new AtomicLong();
 		RelayListener listener = new RelayListener() {
 			@Override
@@ -205,11 +218,11 @@ final class OutboxWiring {
 
 		private final PostgresNotificationListener notifications;
 
-		private final RabbitTransport transport;
+		private final Transport transport;
 
 		private final AtomicLong published;
 
-		RunningRelay(Relay relay, PostgresNotificationListener notifications, RabbitTransport transport,
+		RunningRelay(Relay relay, PostgresNotificationListener notifications, Transport transport,
 				AtomicLong published) {
 			this.relay = relay;
 			this.notifications = notifications;

@@ -24,6 +24,10 @@ final class TimedStore extends ForwardingOutboxStore {
 
 	private volatile boolean commitFirst;
 
+	private final java.util.concurrent.atomic.AtomicLong claims = new java.util.concurrent.atomic.AtomicLong();
+
+	private final java.util.concurrent.atomic.AtomicLong emptyClaims = new java.util.concurrent.atomic.AtomicLong();
+
 	TimedStore(OutboxStore store) {
 		super(store);
 	}
@@ -56,7 +60,19 @@ final class TimedStore extends ForwardingOutboxStore {
 				: delegate().claim(leaseOwner, lease, limit, commitOn));
 	}
 
+	/**
+	 * Returns how many claims ran and how many of them found nothing, since the last call.
+	 * @return claims, then empty claims
+	 */
+	long[] takeClaimCounts() {
+		return new long[] { this.claims.getAndSet(0), this.emptyClaims.getAndSet(0) };
+	}
+
 	private List<ClaimedScope> returned(List<ClaimedScope> scopes) {
+		this.claims.incrementAndGet();
+		if (scopes.isEmpty()) {
+			this.emptyClaims.incrementAndGet();
+		}
 		Instant now = Instant.now();
 		for (ClaimedScope scope : scopes) {
 			for (OutboxMessage message : scope.messages()) {
