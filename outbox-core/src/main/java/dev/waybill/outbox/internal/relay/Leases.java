@@ -30,7 +30,13 @@ final class Leases {
 
 	private final Duration lease;
 
-	/** Scope ids by lease owner, each with the {@link System#nanoTime()} it was claimed at. */
+	/** In place of a claim time: the scope's outcome is known and waits to be recorded. */
+	private static final long OUTCOME_KNOWN = Long.MIN_VALUE;
+
+	/**
+	 * Scope ids by lease owner, each with the {@link System#nanoTime()} it was claimed at, or
+	 * {@link #OUTCOME_KNOWN}.
+	 */
 	private final Map<String, Map<UUID, Long>> heldByOwner = new ConcurrentHashMap<>();
 
 	Leases(OutboxStore store, Duration lease) {
@@ -55,6 +61,19 @@ final class Leases {
 		for (ClaimedScope scope : scopes) {
 			this.heldByOwner.computeIfAbsent(scope.leaseOwner(), (owner) -> new ConcurrentHashMap<>()).put(scope.id(), now);
 		}
+	}
+
+	/**
+	 * Keeps renewing a scope whose outcome is known until it is recorded ({@link #settled}): the
+	 * bound of {@link #MAX_HOLD_LEASES} is for scopes without an outcome. Recording can fall behind
+	 * under load; were the lease left to expire meanwhile, another claim would publish the scope
+	 * again. The settler bounds failing writes itself.
+	 */
+	void outcomeKnown(ClaimedScope scope) {
+		this.heldByOwner.computeIfPresent(scope.leaseOwner(), (owner, ids) -> {
+			ids.replace(scope.id(), OUTCOME_KNOWN);
+			return ids;
+		});
 	}
 
 	/**
@@ -99,7 +118,8 @@ final class Leases {
 	/**
 	 * Renews every held lease, one statement per claim. A scope held for {@link #MAX_HOLD_LEASES}
 	 * leases without an outcome (which the transport's confirm timeout should have given long
-	 * before) is no longer renewed: it is left to its lease, so nothing is held for ever.
+	 * before) is no longer renewed: it is left to its lease, so nothing is held for ever. A scope
+	 * whose outcome is known is renewed until the outcome is recorded.
 	 */
 	void renew() {
 		long now = System.nanoTime();
@@ -107,7 +127,7 @@ final class Leases {
 		for (Map.Entry<String, Map<UUID, Long>> entry : this.heldByOwner.entrySet()) {
 			List<UUID> ids = new ArrayList<>();
 			for (Map.Entry<UUID, Long> held : entry.getValue().entrySet()) {
-				if (now - held.getValue() > maxHold) {
+				if (held.getValue() != OUTCOME_KNOWN && now - held.getValue() > maxHold) {
 					entry.getValue().remove(held.getKey());
 					logger.warn("Waybill relay has had no outcome for scope " + held.getKey() + " in "
 							+ this.lease.multipliedBy(MAX_HOLD_LEASES) + "; it is left to its lease and delivered again");

@@ -97,6 +97,7 @@ final class Settler {
 	 * Queues a scope's outcome that was complete at {@code completedAt}.
 	 */
 	void submit(ClaimedScope scope, List<TransportException> failures, Instant completedAt) {
+		this.leases.outcomeKnown(scope);
 		this.outcomes.add(new Outcome(scope, failures, completedAt, false));
 	}
 
@@ -104,6 +105,7 @@ final class Settler {
 	 * Queues a scope whose messages all expired before they were published.
 	 */
 	void submitExpired(ClaimedScope scope) {
+		this.leases.outcomeKnown(scope);
 		this.outcomes.add(new Outcome(scope, List.of(), Instant.now(), true));
 	}
 

@@ -7,9 +7,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -38,8 +40,10 @@ import dev.waybill.outbox.internal.relay.RetryPolicy.Strategy;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
+import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.test.FakeTransport.Behaviour;
 import dev.waybill.outbox.test.FakeTransport;
+import dev.waybill.outbox.test.ForwardingOutboxStore;
 import dev.waybill.outbox.test.TestMessages;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -289,6 +293,35 @@ class RelayIntegrationTests {
 	}
 
 	@Test
+	void aConfirmedScopeWhoseMarkIsSlowKeepsItsLeaseAndIsNotPublishedAgain() {
+		// A lease of 300 ms: without an outcome a scope is renewed for 5 leases (1.5 s) at most.
+		// Its outcome is known at once, but recording it takes 2.5 s, as under heavy load.
+		CountDownLatch firstMark = new CountDownLatch(1);
+		OutboxStore slowMarks = new ForwardingOutboxStore(this.store) {
+			@Override
+			public int markPublished(String leaseOwner, Collection<UUID> scopeIds) {
+				if (firstMark.getCount() > 0) {
+					firstMark.countDown();
+					sleep(Duration.ofMillis(2_500));
+				}
+				return super.markPublished(leaseOwner, scopeIds);
+			}
+		};
+		OutboxScope scope = TestMessages.scope("orders", "slowly marked");
+		this.store.write(scope);
+		Relay relay = new Relay(slowMarks, this.broker, new RelayWakeUp(), new RelaySettings(1, 10,
+				Duration.ofMillis(300), Duration.ofMillis(100), Duration.ofSeconds(2), RetryPolicy.defaults(), 3,
+				Duration.ofSeconds(1)), RelayListener.NONE, new OutboxBacklog());
+		this.relays.add(relay);
+		relay.start();
+
+		await().until(() -> "published".equals(stateRow(scope.id()).get("status")));
+		Awaitility.await().pollDelay(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(() -> true);
+		assertThat(this.broker.delivered()).as("published once").hasSize(1);
+		assertThat(stateRow(scope.id())).as("claimed once").containsEntry("attempts", 1);
+	}
+
+	@Test
 	void publishFailsFastWhileTheBacklogIsAtMaxPending() {
 		this.broker.down(true);
 		OutboxBacklog backlog = new OutboxBacklog();
@@ -361,6 +394,15 @@ class RelayIntegrationTests {
 		this.relays.add(relay);
 		relay.start();
 		return relay;
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private static RelaySettings settings() {
