@@ -14,9 +14,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import dev.waybill.outbox.autoconfigure.WaybillProperties;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.observation.RelayObservation;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitProperties;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
@@ -199,7 +197,7 @@ final class OutboxWiring {
 			}
 		};
 		PostgresNotificationListener notifications = new PostgresNotificationListener(this.schema.dataSource(),
-				this.schema.tables().notifyChannel(), this.wakeUp);
+				this.schema.tables().notifyChannel(), this.wakeUp, this.notifier.senderId());
 		Relay relay = new Relay(store, transport, this.wakeUp, relaySettings(), listener, this.backlog);
 		relay.setObservation(observation);
 		notifications.start();

@@ -15,14 +15,12 @@ import org.springframework.context.annotation.Bean;
 
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
 import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
 import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.autoconfigure.observation.WaybillObservationProperties;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.internal.observation.RelayObservation;
 import dev.waybill.outbox.observation.RelayPublishObservationConvention;
-import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
-import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.Transport;
@@ -66,8 +64,12 @@ public final class WaybillRelayAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnClass(name = "org.postgresql.PGConnection")
 	PostgresNotificationListener waybillNotificationListener(DataSource dataSource, OutboxTables tables,
-			RelayWakeUp wakeUp, ObjectProvider<WaybillThreads> threads) {
-		PostgresNotificationListener listener = new PostgresNotificationListener(dataSource, tables.notifyChannel(), wakeUp);
+			RelayWakeUp wakeUp, ObjectProvider<PostgresCommitNotifier> notifier, ObjectProvider<WaybillThreads> threads) {
+		// This instance's commits wake its relay in-process; its own notifications would only cost
+		// empty claims.
+		PostgresCommitNotifier ownNotifier = notifier.getIfUnique();
+		PostgresNotificationListener listener = new PostgresNotificationListener(dataSource, tables.notifyChannel(),
+				wakeUp, (ownNotifier != null) ? ownNotifier.senderId() : null);
 		listener.setThreads(threads.getIfAvailable(WaybillThreads::platform));
 		return listener;
 	}

@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
 
 import javax.sql.DataSource;
@@ -44,7 +45,10 @@ public final class PostgresCommitNotifier implements Runnable, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(PostgresCommitNotifier.class);
 
-	private static final String NOTIFY = "SELECT set_config('synchronous_commit', 'off', true), pg_notify(?, '')";
+	private static final String NOTIFY = "SELECT set_config('synchronous_commit', 'off', true), pg_notify(?, ?)";
+
+	/** The payload of every notification it sends, so that this instance's listener can skip them. */
+	private final String senderId = UUID.randomUUID().toString();
 
 	private static final Duration RETRY_DELAY = Duration.ofSeconds(1);
 
@@ -234,6 +238,17 @@ public final class PostgresCommitNotifier implements Runnable, AutoCloseable {
 		}
 	}
 
+	/**
+	 * Returns the payload of every notification this notifier sends: a listener of the same
+	 * instance, whose relay is woken in-process by each commit already, skips them
+	 * ({@link PostgresNotificationListener#PostgresNotificationListener(DataSource, String, RelayWakeUp, String)}).
+	 * @return a random id, fixed for the notifier's life
+	 * @since 0.4
+	 */
+	public String senderId() {
+		return this.senderId;
+	}
+
 	private void notifyChannel() throws SQLException {
 		try (Connection connection = this.dataSource.getConnection()) {
 			boolean autoCommit = connection.getAutoCommit();
@@ -242,6 +257,7 @@ public final class PostgresCommitNotifier implements Runnable, AutoCloseable {
 			}
 			try (PreparedStatement statement = connection.prepareStatement(NOTIFY)) {
 				statement.setString(1, this.channel);
+				statement.setString(2, this.senderId);
 				statement.execute();
 			}
 			finally {

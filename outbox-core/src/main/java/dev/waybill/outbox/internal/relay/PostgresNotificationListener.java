@@ -11,6 +11,7 @@ import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.postgresql.PGConnection;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.PGNotification;
 import org.springframework.context.SmartLifecycle;
 
@@ -42,6 +43,8 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 
 	private final RelayWakeUp wakeUp;
 
+	private final @Nullable String ownSender;
+
 	private volatile boolean running;
 
 	private volatile boolean listening;
@@ -57,9 +60,27 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 	 * @param wakeUp signalled on each notification
 	 */
 	public PostgresNotificationListener(DataSource dataSource, String channel, RelayWakeUp wakeUp) {
+		this(dataSource, channel, wakeUp, null);
+	}
+
+	/**
+	 * Creates a listener that skips the notifications of this instance's own
+	 * {@link PostgresCommitNotifier}: the commits they announce woke this instance's relay
+	 * in-process already ({@link RelayWakeUp#committed()}), and each would cost the relay a claim
+	 * that finds nothing.
+	 * @param dataSource where to take the listening connection from
+	 * @param channel the channel, a validated identifier
+	 * @param wakeUp signalled on each notification of another instance
+	 * @param ownSender the {@link PostgresCommitNotifier#senderId()} of this instance's notifier,
+	 * whose notifications are skipped, or {@literal null} to skip none
+	 * @since 0.4
+	 */
+	public PostgresNotificationListener(DataSource dataSource, String channel, RelayWakeUp wakeUp,
+			@Nullable String ownSender) {
 		this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
 		this.channel = Objects.requireNonNull(channel, "channel must not be null");
 		this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp must not be null");
+		this.ownSender = ownSender;
 	}
 
 	/**
@@ -68,6 +89,18 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 	 */
 	public void setThreads(WaybillThreads threads) {
 		this.threads = Objects.requireNonNull(threads, "threads must not be null");
+	}
+
+	private boolean fromAnotherInstance(PGNotification @Nullable [] notifications) {
+		if (notifications == null) {
+			return false;
+		}
+		for (PGNotification notification : notifications) {
+			if (this.ownSender == null || !this.ownSender.equals(notification.getParameter())) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	@Override
@@ -129,7 +162,7 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 				this.wakeUp.signal();
 				while (this.running) {
 					PGNotification[] notifications = postgres.getNotifications(RECEIVE_TIMEOUT_MILLIS);
-					if (notifications != null && notifications.length > 0) {
+					if (fromAnotherInstance(notifications)) {
 						this.wakeUp.signal();
 					}
 				}

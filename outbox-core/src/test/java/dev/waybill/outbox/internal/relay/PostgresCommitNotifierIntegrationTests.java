@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
+import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -48,6 +49,30 @@ class PostgresCommitNotifierIntegrationTests {
 	void close() throws Exception {
 		this.listener.close();
 		this.schema.close();
+	}
+
+	@Test
+	void aListenerSkipsTheNotificationsOfItsOwnInstanceAndWakesForAnothers() throws Exception {
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		try (PostgresCommitNotifier own = new PostgresCommitNotifier(this.schema.dataSource(), this.channel);
+				PostgresCommitNotifier other = new PostgresCommitNotifier(this.schema.dataSource(), this.channel)) {
+			PostgresNotificationListener listener = new PostgresNotificationListener(this.schema.dataSource(),
+					this.channel, wakeUp, own.senderId());
+			listener.start();
+			try {
+				Awaitility.await().atMost(Duration.ofSeconds(10)).until(listener::isListening);
+				// it looks once when it starts listening: that signal is not a notification's
+				wakeUp.await(Duration.ofSeconds(1));
+
+				own.run();
+				assertThat(wakeUp.await(Duration.ofMillis(700))).as("its own instance's commit").isFalse();
+				other.run();
+				assertThat(wakeUp.await(Duration.ofSeconds(10))).as("another instance's commit").isTrue();
+			}
+			finally {
+				listener.stop();
+			}
+		}
 	}
 
 	@Test
