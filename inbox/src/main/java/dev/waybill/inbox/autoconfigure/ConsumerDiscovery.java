@@ -16,7 +16,6 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.internal.ConsumerRegistry;
-import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.Fault;
 import dev.waybill.inbox.MessageHandler;
 

@@ -9,8 +9,6 @@ import org.springframework.context.annotation.Bean;
 import dev.waybill.outbox.internal.metrics.RelayMetrics;
 import dev.waybill.outbox.internal.OutboxBacklog;
 import dev.waybill.outbox.internal.metrics.AdminActionMeter;
-import dev.waybill.outbox.internal.metrics.RelayMetrics;
-import dev.waybill.outbox.internal.OutboxBacklog;
 
 /**
  * Provides the relay's Micrometer meters when Micrometer is on the class path; Spring Boot binds

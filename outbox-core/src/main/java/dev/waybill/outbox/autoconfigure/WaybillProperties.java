@@ -11,11 +11,7 @@ import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.internal.jdbc.SqlIdentifiers;
 import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.internal.relay.RetryPolicy;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
-import dev.waybill.outbox.internal.jdbc.SqlIdentifiers;
 import dev.waybill.outbox.relay.DeadScopePolicy;
-import dev.waybill.outbox.internal.relay.RelaySettings;
-import dev.waybill.outbox.internal.relay.RetryPolicy;
 
 /**
  * Configuration of Waybill's outbox under {@code waybill.*}. Checked as soon as it is bound, on

@@ -12,7 +12,6 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import dev.waybill.retention.internal.RetentionSettings;
 import dev.waybill.retention.RetentionArchive;
 import dev.waybill.retention.internal.RetentionPacing;
-import dev.waybill.retention.internal.RetentionSettings;
 
 /**
  * Configuration of the retention worker under {@code waybill.retention.*}.

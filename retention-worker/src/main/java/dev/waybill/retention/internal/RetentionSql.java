@@ -5,7 +5,6 @@ import java.util.UUID;
 
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
 
 /**
  * The purge's SQL. Each statement selects at most {@code LIMIT} eligible rows through one of the

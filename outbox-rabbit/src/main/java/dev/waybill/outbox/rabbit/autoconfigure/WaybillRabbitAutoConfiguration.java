@@ -25,7 +25,6 @@ import org.springframework.core.io.ResourceLoader;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.RabbitTopology;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.autoconfigure.RabbitConnectionSettings.BundleRabbitConnectionFactoryBean;
 import dev.waybill.outbox.spi.Transport;
 

@@ -21,8 +21,6 @@ import dev.waybill.outbox.rabbit.ErrorQueues;
 import dev.waybill.outbox.rabbit.internal.RabbitErrorQueues;
 import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.internal.RelayWakeUp;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 
 /**
  * Consumes every discovered {@link dev.waybill.inbox.MessageHandler} from RabbitMQ through the
