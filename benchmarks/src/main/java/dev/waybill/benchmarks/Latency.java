@@ -144,27 +144,19 @@ final class Latency implements Benchmark {
 					long[] claimToConfirm = stage(claimed, confirmed, committed.keySet());
 					long[] claiming = stage(claimed, claimReturned, committed.keySet());
 					long[] returnedToConfirm = stage(claimReturned, confirmed, committed.keySet());
-					add(figures, figure(mode + "p50 commit to claim", rate), Stats.percentile(toClaim, 50) / 1000.0);
-					add(figures, figure(mode + "p99 commit to claim", rate), Stats.percentile(toClaim, 99) / 1000.0);
-					add(figures, figure(mode + "p50 claim to confirm", rate), Stats.percentile(claimToConfirm, 50) / 1000.0);
-					add(figures, figure(mode + "p99 claim to confirm", rate), Stats.percentile(claimToConfirm, 99) / 1000.0);
-					add(figures, figure(mode + "p50 claim start to return", rate), Stats.percentile(claiming, 50) / 1000.0);
-					add(figures, figure(mode + "p99 claim start to return", rate), Stats.percentile(claiming, 99) / 1000.0);
-					add(figures, figure(mode + "p50 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 50) / 1000.0);
-					add(figures, figure(mode + "p99 claim return to confirm", rate), Stats.percentile(returnedToConfirm, 99) / 1000.0);
+					addMedianAndTail(figures, mode, "commit to claim", rate, toClaim);
+					addMedianAndTail(figures, mode, "claim to confirm", rate, claimToConfirm);
+					addMedianAndTail(figures, mode, "claim start to return", rate, claiming);
+					addMedianAndTail(figures, mode, "claim return to confirm", rate, returnedToConfirm);
 					// Claim return to confirm, split where the relay calls the channel and where that call returns.
 					long[] toPublish = stage(claimReturned, publishCalled, committed.keySet());
 					long[] publishing = stage(publishCalled, publishReturned, committed.keySet());
 					long[] brokerConfirm = stage(publishReturned, confirmed, committed.keySet());
-					add(figures, figure(mode + "p50 claim return to publish call", rate), Stats.percentile(toPublish, 50) / 1000.0);
-					add(figures, figure(mode + "p99 claim return to publish call", rate), Stats.percentile(toPublish, 99) / 1000.0);
-					add(figures, figure(mode + "p50 publish call to return", rate), Stats.percentile(publishing, 50) / 1000.0);
-					add(figures, figure(mode + "p99 publish call to return", rate), Stats.percentile(publishing, 99) / 1000.0);
-					add(figures, figure(mode + "p50 publish return to confirm", rate), Stats.percentile(brokerConfirm, 50) / 1000.0);
-					add(figures, figure(mode + "p99 publish return to confirm", rate), Stats.percentile(brokerConfirm, 99) / 1000.0);
+					addMedianAndTail(figures, mode, "claim return to publish call", rate, toPublish);
+					addMedianAndTail(figures, mode, "publish call to return", rate, publishing);
+					addMedianAndTail(figures, mode, "publish return to confirm", rate, brokerConfirm);
 					if (canaryMicros != null && canaryMicros.length > 0) {
-						add(figures, figure(mode + "p50 canary publish return to confirm", rate), Stats.percentile(canaryMicros, 50) / 1000.0);
-						add(figures, figure(mode + "p99 canary publish return to confirm", rate), Stats.percentile(canaryMicros, 99) / 1000.0);
+						addMedianAndTail(figures, mode, "canary publish return to confirm", rate, canaryMicros);
 					}
 					add(figures, figure(mode + "achieved", rate), achieved);
 					progress.report(mode + rate + " msg/s, run " + run + ": p50 " + ResultTable.number(Stats.percentile(micros, 50) / 1000.0)
@@ -245,6 +237,13 @@ final class Latency implements Benchmark {
 			.mapToLong((id) -> Math.max(0, TimeUnit.NANOSECONDS.toMicros(Duration.between(from.get(id), to.get(id)).toNanos())))
 			.sorted()
 			.toArray();
+	}
+
+	/** Adds a stage's p50 and p99, in ms, from its sorted microseconds. */
+	private static void addMedianAndTail(Map<String, List<Double>> figures, String mode, String stage, int rate,
+			long[] sortedMicros) {
+		add(figures, figure(mode + "p50 " + stage, rate), Stats.percentile(sortedMicros, 50) / 1000.0);
+		add(figures, figure(mode + "p99 " + stage, rate), Stats.percentile(sortedMicros, 99) / 1000.0);
 	}
 
 	private static void add(Map<String, List<Double>> figures, String figure, double value) {

@@ -8,8 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.Transport;
+import dev.waybill.outbox.test.ForwardingTransport;
 import dev.waybill.outbox.spi.TransportChannel;
-import dev.waybill.outbox.spi.TransportException;
 
 /**
  * A {@link Transport} that notes, for each message the relay publishes, when it called the
@@ -17,16 +17,14 @@ import dev.waybill.outbox.spi.TransportException;
  * socket), so the latency benchmark can split claim return to confirm into the relay's hand-over,
  * the publish call and the broker's confirm. Everything else is forwarded.
  */
-final class TimedTransport implements Transport {
-
-	private final Transport delegate;
+final class TimedTransport extends ForwardingTransport {
 
 	private final Map<UUID, Instant> publishCalled = new ConcurrentHashMap<>();
 
 	private final Map<UUID, Instant> publishReturned = new ConcurrentHashMap<>();
 
 	TimedTransport(Transport delegate) {
-		this.delegate = delegate;
+		super(delegate);
 	}
 
 	/**
@@ -46,44 +44,11 @@ final class TimedTransport implements Transport {
 	}
 
 	@Override
-	public TransportChannel openChannel() throws TransportException {
-		TransportChannel channel = this.delegate.openChannel();
-		return new TransportChannel() {
-
-			@Override
-			public CompletableFuture<Void> publish(OutboxMessage message) {
-				TimedTransport.this.publishCalled.put(message.messageId(), Instant.now());
-				CompletableFuture<Void> confirm = channel.publish(message);
-				TimedTransport.this.publishReturned.put(message.messageId(), Instant.now());
-				return confirm;
-			}
-
-			@Override
-			public boolean isOpen() {
-				return channel.isOpen();
-			}
-
-			@Override
-			public void close() {
-				channel.close();
-			}
-
-		};
-	}
-
-	@Override
-	public long maxHeaderBytes() {
-		return this.delegate.maxHeaderBytes();
-	}
-
-	@Override
-	public void probe() throws TransportException {
-		this.delegate.probe();
-	}
-
-	@Override
-	public void close() {
-		this.delegate.close();
+	protected CompletableFuture<Void> publish(TransportChannel channel, OutboxMessage message) {
+		this.publishCalled.put(message.messageId(), Instant.now());
+		CompletableFuture<Void> confirm = channel.publish(message);
+		this.publishReturned.put(message.messageId(), Instant.now());
+		return confirm;
 	}
 
 }

@@ -241,9 +241,9 @@ public final class InboxProcessor {
 
 	/**
 	 * Handles several deliveries, in order, in as few transactions as it can: one transaction
-	 * records every delivery in one statement, runs the handlers one after another, each under a
-	 * savepoint, marks the inbox rows of every message it processed in one statement, and commits
-	 * once. A later copy of a message in the batch takes its first copy's outcome
+	 * records every delivery and marks its message processed in one statement, runs the handlers
+	 * one after another, each under a savepoint, and commits once (the commit makes the marks
+	 * true). A later copy of a message in the batch takes its first copy's outcome
 	 * ({@link InboxOutcome#DUPLICATE} when that processed it) in memory; its receipt is counted by
 	 * the recording statement. A delivery that
 	 * cannot be handled in the batch (poison, a handler that throws, a refused inbox statement) ends
@@ -416,6 +416,7 @@ public final class InboxProcessor {
 	private @Nullable BatchStop runBatch(List<InboxDelivery> deliveries, int first, List<BatchEntry> entries,
 			TransactionStatus status, TransactionConnection connection) {
 		List<Object> payloads = new ArrayList<>();
+		List<InboxStore.Key> keys = new ArrayList<>();
 		Map<InboxStore.Key, Integer> receipts = new LinkedHashMap<>();
 		for (int i = first; i < deliveries.size(); i++) {
 			Object payload = readInBatch(deliveries.get(i));
@@ -423,8 +424,10 @@ public final class InboxProcessor {
 				// Poison: faulted alone, by process(), after what precedes it committed.
 				break;
 			}
+			InboxStore.Key key = key(deliveries.get(i));
 			payloads.add(payload);
-			receipts.merge(key(deliveries.get(i)), 1, Integer::sum);
+			keys.add(key);
+			receipts.merge(key, 1, Integer::sum);
 		}
 		int end = first + payloads.size();
 		if (payloads.isEmpty()) {
@@ -437,7 +440,7 @@ public final class InboxProcessor {
 		Map<InboxStore.Key, BatchEntry> firstCopies = new HashMap<>();
 		for (int i = first; i < end; i++) {
 			InboxDelivery delivery = deliveries.get(i);
-			InboxStore.Key key = key(delivery);
+			InboxStore.Key key = keys.get(i - first);
 			BatchEntry entry = new BatchEntry(i, delivery.consumer(), delivery.message(), key.messageId(),
 					payloads.get(i - first), this.observation.start(delivery.consumer(), delivery.message()));
 			started(entry);
@@ -462,7 +465,7 @@ public final class InboxProcessor {
 				if (stop != null) {
 					status.rollbackToSavepoint(savepoint);
 					((DefaultConsumerOutbox) this.consumerOutbox).discardInbound();
-					withdraw(deliveries, i, end, receipts, marked, connection);
+					withdraw(keys.subList(i - first, keys.size()), receipts, marked, connection);
 				}
 			}
 			catch (RuntimeException | Error ex) {
@@ -509,20 +512,20 @@ public final class InboxProcessor {
 	}
 
 	/**
-	 * Takes back the receipts and processed marks of the deliveries from {@code from} (where the
-	 * batch stopped) to {@code end}: they are recorded again when handled. A row is deleted when
+	 * Takes back the receipts and processed marks of the deliveries whose keys are {@code unhandled}
+	 * (the one where the batch stopped and those after it): they are recorded again when handled. A row is deleted when
 	 * the batch inserted it for those deliveries alone, and keeps its processed mark when an
 	 * earlier copy was handled.
 	 * @throws BatchUnavailable when the database is unavailable; any other failure fails the batch
 	 */
-	private void withdraw(List<InboxDelivery> deliveries, int from, int end, Map<InboxStore.Key, Integer> receipts,
+	private void withdraw(List<InboxStore.Key> unhandled, Map<InboxStore.Key, Integer> receipts,
 			Map<InboxStore.Key, InboxStore.BatchReceipt> marked, TransactionConnection connection) {
-		Map<InboxStore.Key, Integer> unhandled = new LinkedHashMap<>();
-		for (int i = from; i < end; i++) {
-			unhandled.merge(key(deliveries.get(i)), 1, Integer::sum);
+		Map<InboxStore.Key, Integer> counts = new LinkedHashMap<>();
+		for (InboxStore.Key key : unhandled) {
+			counts.merge(key, 1, Integer::sum);
 		}
-		List<InboxStore.Withdrawn> withdrawn = new ArrayList<>(unhandled.size());
-		unhandled.forEach((key, count) -> {
+		List<InboxStore.Withdrawn> withdrawn = new ArrayList<>(counts.size());
+		counts.forEach((key, count) -> {
 			InboxStore.BatchReceipt receipt = marked.get(key);
 			// every copy is unhandled: none ran before the stop
 			boolean noneHandled = count.equals(receipts.get(key));

@@ -53,6 +53,7 @@ import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.OutboxBacklog;
 import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.test.TestPostgres;
+import dev.waybill.outbox.test.ForwardingTransport;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -281,55 +282,30 @@ class OrderingEndToEndIntegrationTests {
 	 * before the message reaches the broker, half after (so the broker has it and it is
 	 * published again: a duplicate).
 	 */
-	static final class FailingTransport implements Transport {
-
-		private final Transport delegate;
+	static final class FailingTransport extends ForwardingTransport {
 
 		private final AtomicInteger injected;
 
 		FailingTransport(Transport delegate, AtomicInteger injected) {
-			this.delegate = delegate;
+			super(delegate);
 			this.injected = injected;
 		}
 
 		@Override
-		public TransportChannel openChannel() throws TransportException {
-			TransportChannel channel = this.delegate.openChannel();
-			return new TransportChannel() {
-
-				@Override
-				public CompletableFuture<Void> publish(OutboxMessage message) {
-					double dice = ThreadLocalRandom.current().nextDouble();
-					if (dice < 0.03) {
-						FailingTransport.this.injected.incrementAndGet();
-						return CompletableFuture.failedFuture(
-								new TransportException(TransportException.Kind.MESSAGE, "injected: nacked before sending"));
-					}
-					CompletableFuture<Void> published = channel.publish(message);
-					if (dice < 0.06) {
-						FailingTransport.this.injected.incrementAndGet();
-						return published.thenCompose((ok) -> CompletableFuture.failedFuture(
-								new TransportException(TransportException.Kind.MESSAGE, "injected: nacked after sending")));
-					}
-					return published;
-				}
-
-				@Override
-				public boolean isOpen() {
-					return channel.isOpen();
-				}
-
-				@Override
-				public void close() {
-					channel.close();
-				}
-
-			};
-		}
-
-		@Override
-		public void close() {
-			this.delegate.close();
+		protected CompletableFuture<Void> publish(TransportChannel channel, OutboxMessage message) {
+			double dice = ThreadLocalRandom.current().nextDouble();
+			if (dice < 0.03) {
+				this.injected.incrementAndGet();
+				return CompletableFuture.failedFuture(
+						new TransportException(TransportException.Kind.MESSAGE, "injected: nacked before sending"));
+			}
+			CompletableFuture<Void> published = channel.publish(message);
+			if (dice < 0.06) {
+				this.injected.incrementAndGet();
+				return published.thenCompose((ok) -> CompletableFuture.failedFuture(
+						new TransportException(TransportException.Kind.MESSAGE, "injected: nacked after sending")));
+			}
+			return published;
 		}
 
 	}
