@@ -270,8 +270,9 @@ public class WaybillInboxProperties implements InitializingBean {
 
 	/**
 	 * Batching: a consuming thread handles the deliveries it holds (received ahead, within the
-	 * prefetch) in one database transaction, each handler under a savepoint of its own, commits
-	 * once and then acknowledges them.
+	 * prefetch) in one database transaction, commits once and then acknowledges them. When a
+	 * handler fails the transaction rolls back; the deliveries before it run again and it is
+	 * handled alone.
 	 */
 	public static class Batch {
 

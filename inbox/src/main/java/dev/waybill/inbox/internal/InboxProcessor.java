@@ -242,16 +242,17 @@ public final class InboxProcessor {
 	/**
 	 * Handles several deliveries, in order, in as few transactions as it can: one transaction
 	 * records every delivery and marks its message processed in one statement, runs the handlers
-	 * one after another, each under a savepoint, and commits once (the commit makes the marks
-	 * true). A later copy of a message in the batch takes its first copy's outcome
-	 * ({@link InboxOutcome#DUPLICATE} when that processed it) in memory; its receipt is counted by
-	 * the recording statement. A delivery that
-	 * cannot be handled in the batch (poison, a handler that throws, a refused inbox statement) ends
-	 * the batch there: what precedes it commits, it is handled alone exactly as
-	 * {@link #process} does (its handler's failed attempt counts as the first), and the deliveries
-	 * after it start the next batch. So deliveries of one ordering key in a batch stay in order, and
-	 * a failing handler affects only its own message. When the database is unavailable nothing of
-	 * the uncommitted batch is recorded: that delivery and every one after it fail with the outage.
+	 * one after another, and commits once (the commit makes the marks true). A later copy of a
+	 * message in the batch takes its first copy's outcome ({@link InboxOutcome#DUPLICATE} when that
+	 * processed it) in memory; its receipt is counted by the recording statement. Poison ends the
+	 * batch there: what precedes it commits and it is faulted alone. A delivery whose handler throws
+	 * (or whose own inbox statement is refused) rolls the whole batch back, with no savepoints: the
+	 * deliveries before it are handled again (their handlers run a second time; the first run left
+	 * nothing), then it alone, exactly as {@link #process} does (its handler's failed attempt counts
+	 * as the first), and the deliveries after it start the next batch. So deliveries of one ordering
+	 * key stay in order, and a failing handler's failure is recorded for its own message only. When
+	 * the database is unavailable nothing of the uncommitted batch is recorded: that delivery and
+	 * every one after it fail with the outage.
 	 * When the database refuses the marks or the commit for another reason, nothing of the batch is
 	 * recorded either; batching pauses for a while and its deliveries are handled alone.
 	 * <p>
@@ -265,23 +266,44 @@ public final class InboxProcessor {
 	public List<DeliveryResult> processBatch(List<InboxDelivery> deliveries) {
 		Objects.requireNonNull(deliveries, "deliveries must not be null");
 		DeliveryResult[] results = new DeliveryResult[deliveries.size()];
-		int next = 0;
-		while (next < results.length) {
-			if (!batches() || next == results.length - 1 || System.nanoTime() - this.batchesPausedUntil < 0) {
-				next = processAlone(deliveries, next, results);
+		Map<Integer, BatchEntry> carried = new HashMap<>();
+		processRange(deliveries, 0, results, carried);
+		return List.of(results);
+	}
+
+	/**
+	 * Handles the deliveries from {@code first} to the end of {@code deliveries} (the batch's, or a
+	 * prefix of them that runs again after a rollback), in batches where it can, else alone.
+	 * @param carried the deliveries of a rolled-back batch that run again, by index: they keep the
+	 * listener's and the observation's start, so that each delivery is started and finished once
+	 * @return the index of the next delivery to handle: {@code deliveries.size()}, or
+	 * {@code results.length} when a failure failed every later delivery of the whole list too
+	 */
+	private int processRange(List<InboxDelivery> deliveries, int first, DeliveryResult[] results,
+			Map<Integer, BatchEntry> carried) {
+		int next = first;
+		while (next < deliveries.size()) {
+			if (!batches() || next == deliveries.size() - 1 || System.nanoTime() - this.batchesPausedUntil < 0) {
+				BatchEntry entry = carried.remove(next);
+				next = (entry != null) ? handleAlone(entry, null, results) : processAlone(deliveries, next, results);
 				continue;
 			}
 			try {
-				next = processInBatch(deliveries, next, results);
+				next = processInBatch(deliveries, next, results, carried);
 			}
 			catch (BatchUnavailable ex) {
 				for (int i = next; i < results.length; i++) {
 					results[i] = DeliveryResult.failed(ex.failure);
 				}
-				return List.of(results);
+				next = results.length;
 			}
 		}
-		return List.of(results);
+		if (next == results.length) {
+			// failed to the end: so are the deliveries carried over to run again
+			carried.values().forEach((entry) -> notCommitted(entry, Objects.requireNonNull(results[entry.index].failure())));
+			carried.clear();
+		}
+		return next;
 	}
 
 	private boolean batches() {
@@ -317,7 +339,8 @@ public final class InboxProcessor {
 	 * @return the index of the next delivery to handle
 	 * @throws BatchUnavailable when the database is unavailable (nothing of the batch committed)
 	 */
-	private int processInBatch(List<InboxDelivery> deliveries, int first, DeliveryResult[] results) {
+	private int processInBatch(List<InboxDelivery> deliveries, int first, DeliveryResult[] results,
+			Map<Integer, BatchEntry> carried) {
 		List<BatchEntry> entries = new ArrayList<>();
 		BatchStop stop = null;
 		TransactionConnection connection = new TransactionConnection();
@@ -325,22 +348,34 @@ public final class InboxProcessor {
 		try {
 			this.writer.checkTransaction();
 			connection.attach(this.store.dataSource());
-			stop = runBatch(deliveries, first, entries, status, connection);
+			stop = runBatch(deliveries, first, entries, carried, status, connection);
 		}
 		catch (RuntimeException | Error ex) {
 			if (ex instanceof VirtualMachineError) {
 				throw ex;
 			}
 			rollbackQuietly(status);
-			abandon(stop, ex);
 			batchFailed(entries, ex, connection);
 			return processAlone(deliveries, first, results);
+		}
+		if (stop != null && stop.entry != null) {
+			// No savepoints: the batch rolls back as a whole and the deliveries before the one that
+			// stopped it run again (their first run left nothing), then it is handled alone.
+			rollbackQuietly(status);
+			if (logger.isDebugEnabled()) {
+				logger.debug("Inbox batch rolled back at message " + stop.entry.id + " ("
+						+ ((stop.handlerFailure != null) ? "its handler failed: " + stop.handlerFailure : "not recorded")
+						+ "); " + entries.size() + " deliveries before it run again");
+			}
+			for (BatchEntry entry : entries) {
+				carried.put(entry.index, entry);
+			}
+			return afterRollback(deliveries, first, stop.entry, stop.handlerFailure, results, carried);
 		}
 		try {
 			this.transactionManager.commit(status);
 		}
 		catch (RuntimeException ex) {
-			abandon(stop, ex);
 			batchFailed(entries, ex, connection);
 			return processAlone(deliveries, first, results);
 		}
@@ -351,13 +386,42 @@ public final class InboxProcessor {
 		if (stop == null) {
 			return deliveries.size();
 		}
-		int index = first + entries.size();
-		if (stop.entry == null) {
-			return processAlone(deliveries, index, results);
+		// Poison: faulted alone, after what precedes it committed.
+		return processAlone(deliveries, first + entries.size(), results);
+	}
+
+	/**
+	 * After a batch rolled back because the delivery of {@code stopped} could not be handled in it:
+	 * handles the deliveries before it again (carried over), then it alone, as {@link #process}
+	 * does (a handler's failed attempt in the batch counts as its first).
+	 * @return the index of the next delivery to handle
+	 */
+	private int afterRollback(List<InboxDelivery> deliveries, int first, BatchEntry stopped,
+			@Nullable Throwable handlerFailure, DeliveryResult[] results, Map<Integer, BatchEntry> carried) {
+		int index = stopped.index;
+		int next;
+		try {
+			next = processRange(deliveries.subList(0, index), first, results, carried);
 		}
-		// The handler failed in the batch: its later attempts, or its failure, alone, as process() does.
-		BatchEntry entry = stop.entry;
-		Throwable handlerFailure = stop.handlerFailure;
+		catch (RuntimeException | Error ex) {
+			notCommitted(stopped, (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex));
+			throw ex;
+		}
+		if (next > index) {
+			// The database failed on the way: this delivery and every later one failed with it.
+			notCommitted(stopped, Objects.requireNonNull(results[index].failure()));
+			return next;
+		}
+		return handleAlone(stopped, handlerFailure, results);
+	}
+
+	/**
+	 * Handles a delivery of a batch alone, in its observation: again as a whole, or, after its
+	 * handler failed in the batch, its later attempts or its failure.
+	 * @return the index of the next delivery to handle
+	 */
+	private int handleAlone(BatchEntry entry, @Nullable Throwable handlerFailure, DeliveryResult[] results) {
+		int index = entry.index;
 		try {
 			InboxOutcome outcome = entry.observation.run(() -> afterBatchFailure(entry, handlerFailure));
 			results[index] = DeliveryResult.committed(outcome);
@@ -375,14 +439,6 @@ public final class InboxProcessor {
 				results[i] = DeliveryResult.failed(ex);
 			}
 			return results.length;
-		}
-	}
-
-	/** Stops the observation of the delivery the batch stopped at, when the batch failed as a whole. */
-	private void abandon(@Nullable BatchStop stop, Throwable failure) {
-		if (stop != null && stop.entry != null) {
-			notCommitted(stop.entry, (failure instanceof BatchUnavailable unavailable) ? unavailable.failure
-					: new IllegalStateException("The inbox batch failed", failure));
 		}
 	}
 
@@ -405,16 +461,15 @@ public final class InboxProcessor {
 	 * Runs the batch's deliveries in the open transaction. Every delivery up to the first poison one
 	 * is recorded, and its message marked processed, by one statement
 	 * ({@link InboxStore#receive(List)}): the commit makes the marks true. Messages processed or
-	 * faulted before only have their receipts counted. Then each handler runs under a savepoint. A
+	 * faulted before only have their receipts counted. Then the handlers run, one after another. A
 	 * later copy of a message in the batch is answered in memory, from its first copy's outcome.
-	 * When a delivery cannot be handled in the batch, its work rolls back to its savepoint and the
-	 * receipts and marks of it and of every delivery after it are taken back
-	 * ({@link InboxStore#withdraw(List)}): they are recorded again when handled.
+	 * When a delivery cannot be handled in the batch the run stops there, and the caller rolls the
+	 * transaction back.
 	 * @return where and why the batch stopped early, or {@literal null} when every delivery ran
 	 * @throws BatchUnavailable when the database is unavailable
 	 */
 	private @Nullable BatchStop runBatch(List<InboxDelivery> deliveries, int first, List<BatchEntry> entries,
-			TransactionStatus status, TransactionConnection connection) {
+			Map<Integer, BatchEntry> carried, TransactionStatus status, TransactionConnection connection) {
 		List<Object> payloads = new ArrayList<>();
 		List<InboxStore.Key> keys = new ArrayList<>();
 		Map<InboxStore.Key, Integer> receipts = new LinkedHashMap<>();
@@ -441,9 +496,16 @@ public final class InboxProcessor {
 		for (int i = first; i < end; i++) {
 			InboxDelivery delivery = deliveries.get(i);
 			InboxStore.Key key = keys.get(i - first);
+			BatchEntry ranBefore = carried.remove(i);
 			BatchEntry entry = new BatchEntry(i, delivery.consumer(), delivery.message(), key.messageId(),
-					payloads.get(i - first), this.observation.start(delivery.consumer(), delivery.message()));
-			started(entry);
+					payloads.get(i - first), (ranBefore != null) ? ranBefore.observation
+							: this.observation.start(delivery.consumer(), delivery.message()));
+			if (ranBefore != null) {
+				entry.started = ranBefore.started;
+			}
+			else {
+				started(entry);
+			}
 			BatchEntry firstCopy = firstCopies.putIfAbsent(key, entry);
 			if (firstCopy != null) {
 				entry.outcome = (firstCopy.outcome == InboxOutcome.ALREADY_FAULTED) ? InboxOutcome.ALREADY_FAULTED
@@ -458,15 +520,8 @@ public final class InboxProcessor {
 				continue;
 			}
 			BatchStop stop;
-			Object savepoint;
 			try {
-				savepoint = status.createSavepoint();
 				stop = entry.observation.run(() -> runEntry(entry, receipt.attempts(), status, connection));
-				if (stop != null) {
-					status.rollbackToSavepoint(savepoint);
-					((DefaultConsumerOutbox) this.consumerOutbox).discardInbound();
-					withdraw(keys.subList(i - first, keys.size()), receipts, marked, connection);
-				}
 			}
 			catch (RuntimeException | Error ex) {
 				notCommitted(entry, (ex instanceof BatchUnavailable unavailable) ? unavailable.failure
@@ -474,9 +529,9 @@ public final class InboxProcessor {
 				throw ex;
 			}
 			if (stop != null) {
+				((DefaultConsumerOutbox) this.consumerOutbox).discardInbound();
 				return new BatchStop(entry, stop.handlerFailure);
 			}
-			// Not released: a round trip saved per delivery; the commit ends every savepoint.
 			entries.add(entry);
 		}
 		return (end < deliveries.size()) ? new BatchStop(null, null) : null;
@@ -512,30 +567,6 @@ public final class InboxProcessor {
 	}
 
 	/**
-	 * Takes back the receipts and processed marks of the deliveries whose keys are {@code unhandled}
-	 * (the one where the batch stopped and those after it): they are recorded again when handled. A row is deleted when
-	 * the batch inserted it for those deliveries alone, and keeps its processed mark when an
-	 * earlier copy was handled.
-	 * @throws BatchUnavailable when the database is unavailable; any other failure fails the batch
-	 */
-	private void withdraw(List<InboxStore.Key> unhandled, Map<InboxStore.Key, Integer> receipts,
-			Map<InboxStore.Key, InboxStore.BatchReceipt> marked, TransactionConnection connection) {
-		Map<InboxStore.Key, Integer> counts = new LinkedHashMap<>();
-		for (InboxStore.Key key : unhandled) {
-			counts.merge(key, 1, Integer::sum);
-		}
-		List<InboxStore.Withdrawn> withdrawn = new ArrayList<>(counts.size());
-		counts.forEach((key, count) -> {
-			InboxStore.BatchReceipt receipt = marked.get(key);
-			// every copy is unhandled: none ran before the stop
-			boolean noneHandled = count.equals(receipts.get(key));
-			boolean delete = receipt != null && receipt.inserted() && noneHandled;
-			withdrawn.add(new InboxStore.Withdrawn(key, count, delete, receipt != null && noneHandled && !delete));
-		});
-		batchUpdate(() -> this.store.withdraw(withdrawn), connection);
-	}
-
-	/**
 	 * Runs one of the batch's own statements.
 	 * @throws BatchUnavailable when the database is unavailable; any other failure fails the batch
 	 */
@@ -551,15 +582,8 @@ public final class InboxProcessor {
 		}
 	}
 
-	private static void batchUpdate(Runnable statement, TransactionConnection connection) {
-		batchStatement(() -> {
-			statement.run();
-			return null;
-		}, connection);
-	}
-
 	/**
-	 * Runs one delivery of a batch under its savepoint.
+	 * Runs one delivery of a batch.
 	 * @param attempts its failed deliveries recorded before
 	 * @return why it cannot be handled in the batch, or {@literal null} when its outcome is set
 	 * @throws BatchUnavailable when the database is unavailable
@@ -608,7 +632,7 @@ public final class InboxProcessor {
 	}
 
 	/**
-	 * Classifies a failure of the batch's transaction as a whole (a savepoint, the commit): an
+	 * Classifies a failure of the batch's transaction as a whole (the commit): an
 	 * outage fails the deliveries (throws); anything else pauses batching, and the caller handles
 	 * the deliveries alone.
 	 * @throws BatchUnavailable when the database is unavailable

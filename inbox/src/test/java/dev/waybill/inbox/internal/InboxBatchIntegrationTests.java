@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -30,8 +31,9 @@ import dev.waybill.outbox.internal.relay.RetryPolicy;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
- * {@link InboxProcessor#processBatch} on PostgreSQL: one transaction for the batch, a savepoint
- * per handler, outcomes, publications and meters per message.
+ * {@link InboxProcessor#processBatch} on PostgreSQL: one transaction for the batch, rolled back
+ * and run again without a delivery that cannot be handled in it; outcomes, publications and
+ * meters per message.
  */
 class InboxBatchIntegrationTests {
 
@@ -192,18 +194,21 @@ class InboxBatchIntegrationTests {
 	}
 
 	@Test
-	void aConnectionLostAtTheWithdrawalOfTheBatchFailsEveryDeliveryAndRecordsNothing() {
+	void aConnectionLostWhileTheDeliveriesBeforeAFailingOneRunAgainFailsThemAllAndRecordsNothing() {
 		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
 			inbox.jdbc().update("INSERT INTO " + schema.name() + ".own_effects (item) VALUES (?)", this.queue + item.name());
 			if (item.name().startsWith("fail")) {
 				throw new IllegalStateException("refused " + item.name());
 			}
 		});
-		// the failing handler stops the batch; taking back the receipts after it ends the connection
-		List<InboundMessage> messages = List.of(TestInbox.inbound(new Item("p")), TestInbox.inbound(new Item("fail-q")),
-				TestInbox.inbound(new Item("r")));
-		List<DeliveryResult> results = withTrigger("lose_batch_withdrawal", "BEFORE DELETE",
-				LOSE_CONNECTION_IN_MANY_ROW_STATEMENT, () -> this.processor
+		// the failing handler rolls the batch back; recording p again ends the connection
+		InboundMessage p = TestInbox.inbound(new Item("p"));
+		List<InboundMessage> messages = List.of(p, TestInbox.inbound(new Item("fail-q")), TestInbox.inbound(new Item("r")));
+		String sequence = schema.name() + ".receipts_of_p";
+		schema.execute("CREATE SEQUENCE " + sequence);
+		List<DeliveryResult> results = withTrigger("lose_rerun", "BEFORE INSERT", "BEGIN IF NEW.message_id = '"
+				+ p.messageId() + "' AND nextval('" + sequence + "') > 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); "
+				+ "PERFORM pg_sleep(5); END IF; RETURN NEW; END", () -> this.processor
 					.processBatch(messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList()));
 
 		assertThat(results).allSatisfy((result) -> {
@@ -250,8 +255,10 @@ class InboxBatchIntegrationTests {
 	}
 
 	@Test
-	void aBatchStoppedByAFailingHandlerTakesBackTheReceiptsItDidNotHandle() {
+	void aBatchStoppedByAFailingHandlerRollsBackAndRunsTheDeliveriesBeforeItAgain() {
+		Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
 		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
+			calls.computeIfAbsent(item.name(), (name) -> new AtomicInteger()).incrementAndGet();
 			inbox.jdbc().update("INSERT INTO " + schema.name() + ".own_effects (item) VALUES (?)", this.queue + item.name());
 			this.transactions.put(item.name(), inbox.jdbc().queryForObject("SELECT txid_current()", Long.class));
 			if (item.name().startsWith("fail")) {
@@ -266,7 +273,8 @@ class InboxBatchIntegrationTests {
 		inbox.transactions().executeWithoutResult((status) -> inbox.store()
 			.recordFailure(UUID.fromString(d.messageId()), this.queue, "failed earlier", 5));
 
-		// one statement records and marks a (twice), fail-b, c and d; fail-b stops the batch, a commits
+		// one statement records and marks a (twice), fail-b, c and d; fail-b rolls the batch back,
+		// a runs again and commits, fail-b is retried alone, c and d form the next batch
 		List<DeliveryResult> results = this.processor.processBatch(List.of(new InboxDelivery(consumer, a),
 				new InboxDelivery(consumer, b), new InboxDelivery(consumer, a), new InboxDelivery(consumer, c),
 				new InboxDelivery(consumer, d)));
@@ -275,11 +283,14 @@ class InboxBatchIntegrationTests {
 				InboxOutcome.RETRY_SCHEDULED, InboxOutcome.DUPLICATE, InboxOutcome.PROCESSED, InboxOutcome.PROCESSED);
 		assertThat(this.transactions.get("c")).as("the deliveries after the failure, batched again")
 			.isEqualTo(this.transactions.get("d")).isNotEqualTo(this.transactions.get("a"));
-		assertThat(ownEffects()).containsExactlyInAnyOrder(this.queue + "a", this.queue + "c", this.queue + "d");
+		assertThat(calls).extractingByKeys("a", "fail-b", "c", "d").extracting(AtomicInteger::get)
+			.as("a ran again after the rollback, fail-b's failure was not repeated").containsExactly(2, 1, 1, 1);
+		assertThat(ownEffects()).as("a's first run left nothing")
+			.containsExactlyInAnyOrder(this.queue + "a", this.queue + "c", this.queue + "d");
 		assertThat(row(a)).as("each copy counted once").containsEntry("processed", true).containsEntry("receive_count", 2);
 		assertThat(row(b)).containsEntry("processed", false).containsEntry("receive_count", 1);
 		assertThat(row(c)).containsEntry("processed", true).containsEntry("receive_count", 1);
-		assertThat(row(d)).as("unmarked when withdrawn, processed by its handler in the next batch")
+		assertThat(row(d)).as("its mark rolled back, processed by its handler in the next batch")
 			.containsEntry("processed", true).containsEntry("receive_count", 2);
 		assertThat(inbox.jdbc().queryForObject("SELECT attempts FROM " + schema.tables().qualifiedInboxState()
 				+ " WHERE message_id = ?::uuid AND consumer_id = ?", Integer.class, b.messageId(), this.queue))
@@ -287,26 +298,33 @@ class InboxBatchIntegrationTests {
 	}
 
 	@Test
-	void aRefusedWithdrawalFailsTheBatchAndHandlesEachDeliveryAlone() {
+	void aHandlerThatFailsWhenItRunsAgainAfterTheRollbackIsRetriedAloneBeforeTheOneThatStoppedTheBatch() {
+		Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+		List<String> order = new CopyOnWriteArrayList<>();
 		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
+			int call = calls.computeIfAbsent(item.name(), (name) -> new AtomicInteger()).incrementAndGet();
+			order.add(item.name());
 			inbox.jdbc().update("INSERT INTO " + schema.name() + ".own_effects (item) VALUES (?)", this.queue + item.name());
-			this.transactions.put(item.name(), inbox.jdbc().queryForObject("SELECT txid_current()", Long.class));
-			if (item.name().startsWith("fail")) {
-				throw new IllegalStateException("refused " + item.name());
+			if (item.name().startsWith("fail") || (item.name().equals("s") && call == 2)) {
+				throw new IllegalStateException("refused " + item.name() + ", call " + call);
 			}
 		});
 		List<InboundMessage> messages = List.of(TestInbox.inbound(new Item("s")), TestInbox.inbound(new Item("fail-t")),
 				TestInbox.inbound(new Item("u")));
-		List<DeliveryResult> results = withTrigger("refuse_withdrawal", "BEFORE DELETE", "BEGIN RAISE EXCEPTION 'withdrawal refused'; END",
-				() -> this.processor.processBatch(
-					messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList()));
 
-		assertThat(results).extracting(DeliveryResult::outcome).containsExactly(InboxOutcome.PROCESSED,
+		List<DeliveryResult> results = this.processor
+			.processBatch(messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList());
+
+		assertThat(results).extracting(DeliveryResult::outcome).containsExactly(InboxOutcome.RETRY_SCHEDULED,
 				InboxOutcome.RETRY_SCHEDULED, InboxOutcome.PROCESSED);
-		assertThat(this.transactions.get("s")).as("each alone").isNotEqualTo(this.transactions.get("u"));
-		assertThat(ownEffects()).containsExactlyInAnyOrder(this.queue + "s", this.queue + "u");
-		for (InboundMessage message : messages) {
-			assertThat(row(message)).containsEntry("receive_count", 1);
+		assertThat(order).as("in delivery order: the batch, s again, then fail-t's failure recorded, then u")
+			.containsExactly("s", "fail-t", "s", "u");
+		assertThat(ownEffects()).containsExactly(this.queue + "u");
+		for (InboundMessage message : messages.subList(0, 2)) {
+			assertThat(row(message)).containsEntry("processed", false).containsEntry("receive_count", 1);
+			assertThat(inbox.jdbc().queryForObject("SELECT attempts FROM " + schema.tables().qualifiedInboxState()
+					+ " WHERE message_id = ?::uuid AND consumer_id = ?", Integer.class, message.messageId(), this.queue))
+				.isEqualTo(1);
 		}
 	}
 

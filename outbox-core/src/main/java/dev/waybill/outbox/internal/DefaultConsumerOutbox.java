@@ -40,7 +40,7 @@ public final class DefaultConsumerOutbox implements ConsumerOutbox {
 	/**
 	 * Writes what the current transaction published for the inbound message bound last, as its
 	 * scope, now, and forgets the binding; for an inbox that runs several handlers in one
-	 * transaction, each under a savepoint.
+	 * transaction.
 	 * @throws IllegalStateException when no read-write transaction is active
 	 * @since 0.4
 	 */
@@ -50,7 +50,7 @@ public final class DefaultConsumerOutbox implements ConsumerOutbox {
 
 	/**
 	 * Drops what the current transaction published for the inbound message bound last, and the
-	 * binding: its handler failed and its savepoint was rolled back.
+	 * binding: its handler failed, and the transaction rolls back.
 	 * @throws IllegalStateException when no read-write transaction is active
 	 * @since 0.4
 	 */

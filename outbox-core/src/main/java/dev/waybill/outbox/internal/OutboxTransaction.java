@@ -117,7 +117,7 @@ final class OutboxTransaction implements TransactionSynchronization {
 	/**
 	 * Writes what was published since the last inbound message was bound, as that message's scope,
 	 * now rather than at commit, and forgets the binding: a batched inbox runs several handlers in
-	 * one transaction, each under a savepoint, and writes each one's publications inside it.
+	 * one transaction and writes each one's publications inside it.
 	 */
 	void writeInboundNow() {
 		if (!this.messages.isEmpty()) {
@@ -133,7 +133,7 @@ final class OutboxTransaction implements TransactionSynchronization {
 
 	/**
 	 * Drops what was published since the last inbound message was bound, and the binding: its
-	 * handler failed and its savepoint was rolled back.
+	 * handler failed, and the transaction rolls back.
 	 */
 	void discardInbound() {
 		this.messages.clear();

@@ -40,7 +40,6 @@ public final class InboxStore {
 
 	private final String countReceipts;
 
-	private final String withdraw;
 
 	private final String markProcessed;
 
@@ -72,31 +71,18 @@ public final class InboxStore {
 				+ "WHERE message_id = ? AND consumer_id = ? AND processed_at IS NULL AND faulted_at IS NULL";
 		// receive and markProcessed for many rows at once, in key order so that two batches lock
 		// their common rows in the same order. A row processed or faulted already is locked but
-		// neither changed nor returned (countReceipts counts it). xmax is 0 on a row this statement
-		// inserted, not on one it updated.
+		// neither changed nor returned (countReceipts counts it).
 		this.receiveAll = "INSERT INTO " + table + " AS inbox (message_id, consumer_id, receive_count, processed_at) "
 				+ "SELECT *, now() FROM unnest(?::uuid[], ?::text[], ?::integer[]) ORDER BY 1, 2 "
 				+ "ON CONFLICT (message_id, consumer_id) DO UPDATE "
 				+ "SET receive_count = inbox.receive_count + excluded.receive_count, processed_at = excluded.processed_at "
 				+ "WHERE inbox.processed_at IS NULL AND inbox.faulted_at IS NULL "
-				+ "RETURNING inbox.message_id, inbox.consumer_id, inbox.attempts, inbox.xmax = 0 AS inserted";
+				+ "RETURNING inbox.message_id, inbox.consumer_id, inbox.attempts";
 		this.countReceipts = "UPDATE " + table + " AS inbox SET receive_count = inbox.receive_count + t.receipts "
 				+ "FROM unnest(?::uuid[], ?::text[], ?::integer[]) AS t(message_id, consumer_id, receipts) "
 				+ "WHERE inbox.message_id = t.message_id AND inbox.consumer_id = t.consumer_id "
 				+ "RETURNING inbox.message_id, inbox.consumer_id, inbox.processed_at IS NOT NULL AS processed, "
 				+ "inbox.faulted_at IS NOT NULL AS faulted, inbox.attempts";
-		// undoes receiveAll (and countReceipts) for receipts a batch did not handle: deletes the rows
-		// it inserted for them alone, takes the receipts back from the others and, where it marked
-		// the row for them, the processed mark too
-		this.withdraw = "WITH w AS (SELECT * FROM unnest(?::uuid[], ?::text[], ?::integer[], ?::boolean[], ?::boolean[]) "
-				+ "AS w(message_id, consumer_id, receipts, remove, unmark)), "
-				+ "deleted AS (DELETE FROM " + table + " AS inbox USING w WHERE inbox.message_id = w.message_id "
-				+ "AND inbox.consumer_id = w.consumer_id AND w.remove RETURNING 1), "
-				+ "counted AS (UPDATE " + table + " AS inbox SET receive_count = inbox.receive_count - w.receipts, "
-				+ "processed_at = CASE WHEN w.unmark THEN NULL ELSE inbox.processed_at END "
-				+ "FROM w WHERE inbox.message_id = w.message_id AND inbox.consumer_id = w.consumer_id "
-				+ "AND NOT w.remove RETURNING 1) "
-				+ "SELECT (SELECT count(*) FROM deleted) + (SELECT count(*) FROM counted)";
 		this.markProcessedWithNote = "UPDATE " + table + " SET processed_at = now(), last_error = ? "
 				+ "WHERE message_id = ? AND consumer_id = ? AND processed_at IS NULL AND faulted_at IS NULL";
 		// Inserts the row when the failed transaction rolled its insert back; leaves a row that a
@@ -137,8 +123,8 @@ public final class InboxStore {
 	 * processed nor faulted is inserted or counted, marked processed and returned; one processed
 	 * or faulted already is left as it is and not returned (count it with
 	 * {@link #countReceipts(List)}). Every row is locked until the current transaction ends, in key
-	 * order, so two batches that share messages do not deadlock on them. A delivery the
-	 * transaction does not handle after all is taken back with {@link #withdraw(List)}.
+	 * order, so two batches that share messages do not deadlock on them. A transaction that does
+	 * not handle every delivery after all rolls back.
 	 * @param received each (message id, consumer id) once, with how many of the batch's deliveries
 	 * it stands for
 	 * @return the rows the statement marked processed, by key
@@ -150,7 +136,7 @@ public final class InboxStore {
 		Map<Key, BatchReceipt> receipts = new HashMap<>();
 		if (!received.isEmpty()) {
 			this.jdbc.query(this.receiveAll, receivedArrays(received), (RowCallbackHandler) (row) -> receipts
-				.put(new Key(row.getObject(1, UUID.class), row.getString(2)), new BatchReceipt(row.getInt(3), row.getBoolean(4))));
+				.put(new Key(row.getObject(1, UUID.class), row.getString(2)), new BatchReceipt(row.getInt(3))));
 		}
 		return receipts;
 	}
@@ -193,42 +179,6 @@ public final class InboxStore {
 	}
 
 	/**
-	 * Takes back receipts that {@link #receive(List)} or {@link #countReceipts(List)} recorded in
-	 * the current transaction and that the transaction will not handle: deletes a row inserted for
-	 * those receipts alone, lowers the receive count of any other, and takes back the processed
-	 * mark that {@link #receive(List)} set for them.
-	 * @param withdrawn the rows, each once, with the receipts to take back and what else to undo
-	 * @throws IllegalStateException when no transaction manages this store's DataSource, or a row
-	 * is missing
-	 * @since 0.4
-	 */
-	public void withdraw(List<Withdrawn> withdrawn) {
-		requireTransaction();
-		if (withdrawn.isEmpty()) {
-			return;
-		}
-		UUID[] ids = new UUID[withdrawn.size()];
-		String[] consumers = new String[withdrawn.size()];
-		Integer[] counts = new Integer[withdrawn.size()];
-		Boolean[] delete = new Boolean[withdrawn.size()];
-		Boolean[] unmark = new Boolean[withdrawn.size()];
-		for (int i = 0; i < ids.length; i++) {
-			ids[i] = withdrawn.get(i).key().messageId();
-			consumers[i] = withdrawn.get(i).key().consumerId();
-			counts[i] = withdrawn.get(i).receipts();
-			delete[i] = withdrawn.get(i).delete();
-			unmark[i] = withdrawn.get(i).unmark();
-		}
-		Long changed = this.jdbc.query(this.withdraw,
-				arrays(uuids(ids), texts(consumers), integers(counts), booleans(delete), booleans(unmark)),
-				(ResultSetExtractor<Long>) (rows) -> rows.next() ? rows.getLong(1) : 0L);
-		if (changed == null || changed != ids.length) {
-			throw new IllegalStateException("Of " + ids.length + " inbox rows to withdraw receipts from only "
-					+ changed + " were found");
-		}
-	}
-
-	/**
 	 * Marks a received message processed, in the transaction that ran its handler.
 	 * @param messageId the message id
 	 * @param consumerId the consumer id
@@ -257,10 +207,6 @@ public final class InboxStore {
 
 	private static SqlArray integers(Integer[] values) {
 		return new SqlArray("integer", values);
-	}
-
-	private static SqlArray booleans(Boolean[] values) {
-		return new SqlArray("boolean", values);
 	}
 
 	/** Binds the arrays as the statement's parameters, in order. */
@@ -405,35 +351,9 @@ public final class InboxStore {
 	 * A row {@link #receive(List)} marked processed.
 	 *
 	 * @param attempts the failed deliveries recorded before
-	 * @param inserted whether the statement inserted the row (no earlier delivery recorded it)
 	 * @since 0.4
 	 */
-	public record BatchReceipt(int attempts, boolean inserted) {
-	}
-
-	/**
-	 * Receipts for {@link #withdraw(List)} to take back.
-	 *
-	 * @param key the row
-	 * @param receipts how many, at least 1
-	 * @param delete whether to delete the row: {@link #receive(List)} inserted it and every receipt
-	 * it recorded is taken back
-	 * @param unmark whether to take back the processed mark {@link #receive(List)} set (its message
-	 * is not handled in the transaction)
-	 * @since 0.4
-	 */
-	public record Withdrawn(Key key, int receipts, boolean delete, boolean unmark) {
-
-		/**
-		 * Checks the components.
-		 */
-		public Withdrawn {
-			Objects.requireNonNull(key, "key must not be null");
-			if (receipts < 1) {
-				throw new IllegalArgumentException("receipts must be at least 1, was " + receipts);
-			}
-		}
-
+	public record BatchReceipt(int attempts) {
 	}
 
 	/**

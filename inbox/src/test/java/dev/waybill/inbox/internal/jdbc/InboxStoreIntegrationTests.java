@@ -142,8 +142,8 @@ class InboxStoreIntegrationTests {
 				new InboxStore.Received(new InboxStore.Key(seen, "orders"), 1),
 				new InboxStore.Received(new InboxStore.Key(done, "orders"), 2),
 				new InboxStore.Received(new InboxStore.Key(given, "orders"), 1))));
-		assertThat(marked).containsOnly(entry(new InboxStore.Key(fresh, "orders"), new InboxStore.BatchReceipt(0, true)),
-				entry(new InboxStore.Key(seen, "orders"), new InboxStore.BatchReceipt(1, false)));
+		assertThat(marked).containsOnly(entry(new InboxStore.Key(fresh, "orders"), new InboxStore.BatchReceipt(0)),
+				entry(new InboxStore.Key(seen, "orders"), new InboxStore.BatchReceipt(1)));
 		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + fresh + "'")).isEqualTo(3);
 		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + seen + "'")).isEqualTo(3);
 		assertThat(value("SELECT count(*) FROM %s WHERE processed_at IS NOT NULL AND message_id IN ('" + fresh + "', '"
@@ -172,30 +172,6 @@ class InboxStoreIntegrationTests {
 		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + given + "'")).isEqualTo(2);
 		assertThatIllegalStateException().isThrownBy(() -> transaction.executeWithoutResult((status) -> store
 			.countReceipts(List.of(new InboxStore.Received(new InboxStore.Key(UUID.randomUUID(), "orders"), 1)))))
-			.withMessageContaining("only 0 were found");
-	}
-
-	@Test
-	void withdrawDeletesRowsReceivedForTheWithdrawnReceiptsAloneAndUncountsAndUnmarksTheOthers() {
-		UUID fresh = UUID.randomUUID();
-		UUID partly = UUID.randomUUID();
-		UUID seen = UUID.randomUUID();
-		transaction.executeWithoutResult((status) -> store.receive(seen, "orders"));
-		transaction.executeWithoutResult((status) -> {
-			store.receive(List.of(new InboxStore.Received(new InboxStore.Key(fresh, "orders"), 1),
-					new InboxStore.Received(new InboxStore.Key(partly, "orders"), 2),
-					new InboxStore.Received(new InboxStore.Key(seen, "orders"), 1)));
-			store.withdraw(List.of(new InboxStore.Withdrawn(new InboxStore.Key(fresh, "orders"), 1, true, false),
-					new InboxStore.Withdrawn(new InboxStore.Key(partly, "orders"), 1, false, false),
-					new InboxStore.Withdrawn(new InboxStore.Key(seen, "orders"), 1, false, true)));
-		});
-		assertThat(value("SELECT count(*) FROM %s WHERE message_id = '" + fresh + "'")).isZero();
-		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + partly + "' AND processed_at IS NOT NULL"))
-			.as("an earlier copy was handled: still processed").isEqualTo(1);
-		assertThat(value("SELECT receive_count FROM %s WHERE message_id = '" + seen + "' AND processed_at IS NULL"))
-			.as("as it was").isEqualTo(1);
-		assertThatIllegalStateException().isThrownBy(() -> transaction.executeWithoutResult((status) -> store.withdraw(
-				List.of(new InboxStore.Withdrawn(new InboxStore.Key(UUID.randomUUID(), "orders"), 1, true, false)))))
 			.withMessageContaining("only 0 were found");
 	}
 
