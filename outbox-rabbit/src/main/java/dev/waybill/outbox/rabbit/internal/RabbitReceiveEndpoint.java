@@ -740,6 +740,12 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 					deliveries.add(new InboxDelivery(held.registration, held.message));
 				}
 				List<DeliveryResult> results = RabbitReceiveEndpoint.this.processor.processBatch(deliveries);
+				if (!this.ordered && remaining.size() > 1 && results.stream().allMatch(DeliveryResult::acknowledge)) {
+					// The channel's one lane settled every earlier delivery: one frame acknowledges the batch.
+					long last = remaining.get(remaining.size() - 1).envelope.getDeliveryTag();
+					settleQuietly(() -> channel.basicAck(last, true));
+					return;
+				}
 				List<Held> again = new ArrayList<>();
 				RuntimeException outage = null;
 				for (int i = 0; i < remaining.size(); i++) {

@@ -16,11 +16,14 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
+import com.rabbitmq.client.MetricsCollector;
+import com.rabbitmq.client.NoOpMetricsCollector;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -33,6 +36,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
+import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitConnectionFactoryCustomizer;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.test.TestPostgres;
@@ -107,6 +111,41 @@ class BatchedInboxIntegrationTests {
 		assertThat(jdbc().queryForObject("SELECT attempts FROM " + this.ledger.name()
 				+ ".inbox_state WHERE message_id = ?::uuid AND faulted_at IS NOT NULL", Integer.class,
 				messageIds.get(failing))).isEqualTo(3);
+	}
+
+	@Test
+	void anUnpartitionedConsumerAcknowledgesEachBatchWithOneFrame() throws Exception {
+		List<UUID> entries = new ArrayList<>();
+		for (int i = 0; i < 24; i++) {
+			UUID entry = UUID.randomUUID();
+			entries.add(entry);
+			publish(entry, "ok", "", i);
+		}
+		AtomicInteger ackFrames = new AtomicInteger();
+		AtomicInteger multipleAcks = new AtomicInteger();
+		MetricsCollector acks = new NoOpMetricsCollector() {
+
+			@Override
+			public void basicAck(Channel channel, long deliveryTag, boolean multiple) {
+				ackFrames.incrementAndGet();
+				if (multiple) {
+					multipleAcks.incrementAndGet();
+				}
+			}
+
+		};
+		ledgerService().withPropertyValues("waybill.inbox.partition-by-ordering-key=false")
+			.withBean(WaybillRabbitConnectionFactoryCustomizer.class, () -> (factory) -> factory.setMetricsCollector(acks))
+			.run((context) -> {
+				await().until(() -> processedRows() == entries.size());
+				await().until(() -> queueIsEmpty());
+			});
+		assertThat(queueIsEmpty()).as("every delivery acknowledged").isTrue();
+		for (UUID entry : entries) {
+			assertThat(entryRows(entry)).isOne();
+		}
+		assertThat(multipleAcks).as("batches acknowledged at once").hasPositiveValue();
+		assertThat(ackFrames.get()).as("fewer frames than deliveries").isLessThan(entries.size());
 	}
 
 	@Test
