@@ -71,6 +71,17 @@ public interface InboxListener {
 	}
 
 	/**
+	 * The delivery's handler ran in a batch that then rolled back, because a later delivery of the
+	 * batch could not be handled in it; its work was undone and the delivery is handled again
+	 * (its handler runs a second time). {@link #finished} follows once, after the second run.
+	 * @param consumer the consumer the message arrived for
+	 * @param message the delivery
+	 * @since 0.4
+	 */
+	default void rolledBack(ConsumerRegistration<?> consumer, InboundMessage message) {
+	}
+
+	/**
 	 * Returns a listener that calls this one, then {@code next}.
 	 * @param next the listener to call second
 	 * @return the combined listener
@@ -103,6 +114,12 @@ public interface InboxListener {
 					@Nullable InboxOutcome outcome, long nanos) {
 				first.finished(consumer, message, outcome, nanos);
 				next.finished(consumer, message, outcome, nanos);
+			}
+
+			@Override
+			public void rolledBack(ConsumerRegistration<?> consumer, InboundMessage message) {
+				first.rolledBack(consumer, message);
+				next.rolledBack(consumer, message);
 			}
 
 		};

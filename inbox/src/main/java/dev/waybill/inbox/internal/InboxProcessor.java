@@ -369,6 +369,9 @@ public final class InboxProcessor {
 			}
 			for (BatchEntry entry : entries) {
 				carried.put(entry.index, entry);
+				if (entry.outcome == InboxOutcome.PROCESSED) {
+					rolledBack(entry);
+				}
 			}
 			return afterRollback(deliveries, first, stop.entry, stop.handlerFailure, results, carried);
 		}
@@ -675,6 +678,15 @@ public final class InboxProcessor {
 		}
 		catch (RuntimeException ex) {
 			logger.warn("InboxListener failed on message " + entry.message.messageId() + " (started): " + ex, ex);
+		}
+	}
+
+	private void rolledBack(BatchEntry entry) {
+		try {
+			this.listener.rolledBack(entry.consumer, entry.message);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("InboxListener failed on message " + entry.message.messageId() + " (rolled back): " + ex, ex);
 		}
 	}
 

@@ -129,6 +129,8 @@ class InboxBatchIntegrationTests {
 		assertThat(count("faulted")).isEqualTo(1);
 		assertThat(this.registry.get(InboxMetrics.HANDLING).tag("queue", this.queue).timers().stream()
 			.mapToLong((timer) -> timer.count()).sum()).as("a timing per message").isEqualTo(8);
+		assertThat(this.registry.get(InboxMetrics.ROLLED_BACK).tag("queue", this.queue).counter().count())
+			.as("a and b ran before fail-c and again after the rollback").isEqualTo(2);
 	}
 
 	@Test

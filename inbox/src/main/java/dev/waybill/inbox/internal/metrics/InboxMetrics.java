@@ -47,6 +47,12 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 	 */
 	public static final String POISON = "waybill.inbox.poison";
 
+	/**
+	 * Handler runs undone because their batch rolled back (a later delivery of it could not be
+	 * handled in it); each of those deliveries is handled again, its handler running once more.
+	 */
+	public static final String ROLLED_BACK = "waybill.inbox.rolled.back";
+
 	/** Deliveries the processor is working on now. */
 	public static final String IN_FLIGHT = "waybill.inbox.in.flight";
 
@@ -64,6 +70,8 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 	private final Map<Key, Counter> counters = new ConcurrentHashMap<>();
 
 	private final Map<Key, Counter> poison = new ConcurrentHashMap<>();
+
+	private final Map<Key, Counter> rolledBack = new ConcurrentHashMap<>();
 
 	private final Map<Key, Timer> timers = new ConcurrentHashMap<>();
 
@@ -105,6 +113,19 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 			this.poison.computeIfAbsent(key, (k) -> Counter.builder(POISON)
 				.tags(TAG_QUEUE, k.queue, TAG_TYPE, k.type)
 				.description("Poison deliveries the inbox moved to the error queue at once")
+				.baseUnit("messages")
+				.register(registry)).increment();
+		}
+	}
+
+	@Override
+	public void rolledBack(ConsumerRegistration<?> consumer, InboundMessage message) {
+		MeterRegistry registry = this.registry;
+		if (registry != null) {
+			Key key = new Key(consumer.queue(), consumer.messageType(), "");
+			this.rolledBack.computeIfAbsent(key, (k) -> Counter.builder(ROLLED_BACK)
+				.tags(TAG_QUEUE, k.queue, TAG_TYPE, k.type)
+				.description("Handler runs undone by the rollback of their batch, run again")
 				.baseUnit("messages")
 				.register(registry)).increment();
 		}
