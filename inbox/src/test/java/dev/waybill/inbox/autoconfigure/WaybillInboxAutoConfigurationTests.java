@@ -61,6 +61,24 @@ class WaybillInboxAutoConfigurationTests {
 	}
 
 	@Test
+	void aWronglyTypedValueStopsTheStartUpBeforeTheSchemaIsMigrated() {
+		String unmigrated = "inbox_unmigrated_" + UUID.randomUUID().toString().substring(0, 8);
+		JdbcTemplate jdbc = new JdbcTemplate(schema.dataSource());
+		try {
+			runner.withPropertyValues("waybill.schema=" + unmigrated, "waybill.inbox.batch.linger=fast")
+				.run((context) -> assertThat(context).hasFailed()
+					.getFailure()
+					.rootCause()
+					.hasMessageContaining("fast"));
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM information_schema.schemata WHERE schema_name = ?",
+					Integer.class, unmigrated)).as("no schema made for a context that cannot start").isZero();
+		}
+		finally {
+			jdbc.execute("DROP SCHEMA IF EXISTS " + unmigrated + " CASCADE");
+		}
+	}
+
+	@Test
 	void registersEveryHandlerBeanUnderItsQueueWithTheConfiguredDefaults() {
 		runner.withUserConfiguration(ChargeCardHandler.class, RefundHandler.class)
 			.withPropertyValues("waybill.inbox.concurrency=2", "waybill.inbox.queue-arguments.x-queue-type=quorum",

@@ -6,6 +6,7 @@ import javax.sql.DataSource;
 
 import io.micrometer.observation.ObservationRegistry;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -13,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
+import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.thread.Threading;
@@ -83,8 +85,24 @@ public final class WaybillAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnClass(name = "liquibase.integration.spring.SpringLiquibase")
 	@ConditionalOnProperty(name = LIQUIBASE_ENABLED_PROPERTY, matchIfMissing = true)
-	OutboxSchemaInitializer waybillSchemaInitializer(DataSource dataSource, OutboxTables tables) {
+	OutboxSchemaInitializer waybillSchemaInitializer(DataSource dataSource, OutboxTables tables,
+			ListableBeanFactory beans) {
+		bindWaybillProperties(beans);
 		return new OutboxSchemaInitializer(dataSource, tables);
+	}
+
+	/**
+	 * Binds and checks every Waybill property group of the context before the schema is migrated,
+	 * so that a misspelt value (a duration such as {@code fast}) or a broken rule stops the
+	 * start-up before it changes the database.
+	 */
+	private static void bindWaybillProperties(ListableBeanFactory beans) {
+		for (String name : beans.getBeanNamesForAnnotation(ConfigurationProperties.class)) {
+			Class<?> type = beans.getType(name, false);
+			if (type != null && type.getPackageName().startsWith("dev.waybill.")) {
+				beans.getBean(name);
+			}
+		}
 	}
 
 	@Bean

@@ -67,8 +67,6 @@ public final class WaybillRetentionAutoConfiguration {
 			.bind(WaybillRetentionProperties.DUPLICATE_DETECTION_WINDOW_PROPERTY, Duration.class)
 			.orElse(WaybillRetentionProperties.DEFAULT_DUPLICATE_DETECTION_WINDOW);
 		RetentionSettings settings = properties.toSettings(window);
-		properties.toArchive(); // checked on every host too
-		properties.toPacing();
 		if (settings.purgePendingAfter() != null && !settings.purgeIncomplete()) {
 			logger.warn("waybill.retention.purge-pending-after (" + settings.purgePendingAfter() + ") has no effect "
 					+ "while waybill.retention.purge-incomplete is false; pending scopes are kept");

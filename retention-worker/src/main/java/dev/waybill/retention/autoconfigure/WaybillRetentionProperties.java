@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
@@ -19,7 +20,7 @@ import dev.waybill.retention.internal.RetentionPacing;
  * @since 0.1
  */
 @ConfigurationProperties(WaybillRetentionProperties.PREFIX)
-public class WaybillRetentionProperties {
+public class WaybillRetentionProperties implements InitializingBean {
 
 	/** The prefix of the retention properties. */
 	public static final String PREFIX = "waybill.retention";
@@ -197,6 +198,17 @@ public class WaybillRetentionProperties {
 	public RetentionArchive toArchive() {
 		positive("archive-after", this.archiveAfter, "90d");
 		return new RetentionArchive(this.archive, this.archiveAfter);
+	}
+
+	/**
+	 * Checks the rules that need no other property group as soon as the properties are bound:
+	 * archive-after and the pacing's rates.
+	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property
+	 */
+	@Override
+	public void afterPropertiesSet() {
+		toArchive();
+		toPacing();
 	}
 
 	public Pacing getPacing() {
