@@ -186,6 +186,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			.newSingleThreadScheduledExecutor(this.threads.named("waybill-consumer-connect"));
 		this.connector = connector;
 		this.running = true;
+		logBatchesCappedByPrefetch();
 		Exception failure;
 		try {
 			failure = connector.submit(this::connect).get();
@@ -600,6 +601,21 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		int code = (signal != null) ? BrokerErrors.channelReplyCode(signal) : 0;
 		// NOT_FOUND: an extra binding's exchange nobody declared
 		return code == AMQP.ACCESS_REFUSED || code == AMQP.PRECONDITION_FAILED || code == AMQP.NOT_FOUND;
+	}
+
+	/** Says where an endpoint's prefetch holds its batches below the configured maximum. */
+	private void logBatchesCappedByPrefetch() {
+		if (this.batchSize <= 1) {
+			return;
+		}
+		this.endpoints.forEach((queue, registrations) -> {
+			int prefetch = registrations.get(0).prefetch();
+			if (prefetch < this.batchSize) {
+				logger.info("Waybill batches at most " + prefetch + " deliveries of queue '" + queue
+						+ "' in a transaction, its prefetch, below the batch max-size of " + this.batchSize
+						+ " (raise the endpoint's prefetch to fill larger batches)");
+			}
+		});
 	}
 
 	/**

@@ -84,6 +84,17 @@ class ReceiveEndpointIntegrationTests {
 	}
 
 	@Test
+	void aPrefetchBelowTheBatchMaxSizeIsLoggedAtStartUp() {
+		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, RabbitReceiveEndpoint.class.getName())) {
+			service(Shop.PlacedHandler.class).withPropertyValues("waybill.inbox.batch.max-size=64")
+				.run((context) -> assertThat(context).hasNotFailed());
+			assertThat(logs.events()).extracting(ILoggingEvent::getFormattedMessage)
+				.anySatisfy((message) -> assertThat(message).contains("at most 32 deliveries of queue '" + Shop.ORDERS_QUEUE)
+					.contains("max-size of 64"));
+		}
+	}
+
+	@Test
 	void twoTypesOnOneQueueGoToTheirTwoHandlersInQueueOrder() {
 		service(Shop.PlacedHandler.class, Shop.ShippedHandler.class).run((context) -> {
 			assertThat(context).hasNotFailed();
