@@ -35,7 +35,6 @@ import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfigurati
 import dev.waybill.outbox.rabbit.endpoints.Shop.Charge;
 import dev.waybill.outbox.rabbit.endpoints.Shop.OrderCancelled;
 import dev.waybill.outbox.rabbit.endpoints.Shop.OrderPlaced;
-import dev.waybill.outbox.rabbit.endpoints.Shop.OrderShipped;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.test.TestSchema;
