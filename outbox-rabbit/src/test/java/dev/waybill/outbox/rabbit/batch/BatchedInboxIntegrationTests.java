@@ -20,7 +20,6 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
-import com.rabbitmq.client.MetricsCollector;
 import com.rabbitmq.client.NoOpMetricsCollector;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
@@ -113,27 +112,33 @@ class BatchedInboxIntegrationTests {
 
 	@Test
 	void anUnpartitionedConsumerAcknowledgesEachBatchWithOneFrame() throws Exception {
+		AckFrames frames = consumeCountingAckFrames(24, (i) -> "", "waybill.inbox.partition-by-ordering-key=false");
+		assertThat(frames.multiple).as("batches acknowledged at once").hasPositiveValue();
+		assertThat(frames.all.get()).as("fewer frames than deliveries").isLessThan(24);
+	}
+
+	@Test
+	void keyLanesSharingAChannelAcknowledgeEveryDeliveryOnceAndNothingComesBack() throws Exception {
+		// Key lanes share the channel and acknowledge each delivery alone: a frame that settled a
+		// delivery another lane still held would fail the channel or settle it unhandled.
+		consumeCountingAckFrames(120, (i) -> "key-" + (i % 12));
+	}
+
+	/**
+	 * Publishes {@code count} deliveries, consumes them with the ledger service and checks that each
+	 * was handled once, acknowledged, and received once (no redelivery).
+	 */
+	private AckFrames consumeCountingAckFrames(int count, java.util.function.IntFunction<String> key,
+			String... properties) throws Exception {
 		List<UUID> entries = new ArrayList<>();
-		for (int i = 0; i < 24; i++) {
+		for (int i = 0; i < count; i++) {
 			UUID entry = UUID.randomUUID();
 			entries.add(entry);
-			publish(entry, "ok", "", i);
+			publish(entry, "ok", key.apply(i), i);
 		}
-		AtomicInteger ackFrames = new AtomicInteger();
-		AtomicInteger multipleAcks = new AtomicInteger();
-		MetricsCollector acks = new NoOpMetricsCollector() {
-
-			@Override
-			public void basicAck(Channel channel, long deliveryTag, boolean multiple) {
-				ackFrames.incrementAndGet();
-				if (multiple) {
-					multipleAcks.incrementAndGet();
-				}
-			}
-
-		};
-		ledgerService().withPropertyValues("waybill.inbox.partition-by-ordering-key=false")
-			.withBean(WaybillRabbitConnectionFactoryCustomizer.class, () -> (factory) -> factory.setMetricsCollector(acks))
+		AckFrames frames = new AckFrames();
+		ledgerService().withPropertyValues(properties)
+			.withBean(WaybillRabbitConnectionFactoryCustomizer.class, () -> (factory) -> factory.setMetricsCollector(frames))
 			.run((context) -> {
 				await().until(() -> processedRows() == entries.size());
 				await().until(() -> queueIsEmpty());
@@ -142,8 +147,37 @@ class BatchedInboxIntegrationTests {
 		for (UUID entry : entries) {
 			assertThat(entryRows(entry)).isOne();
 		}
-		assertThat(multipleAcks).as("batches acknowledged at once").hasPositiveValue();
-		assertThat(ackFrames.get()).as("fewer frames than deliveries").isLessThan(entries.size());
+		assertThat(frames.consumed).as("each delivered once: nothing came back").hasValue(count);
+		return frames;
+	}
+
+	/** Counts the acknowledgement frames and the deliveries of Waybill's connections. */
+	private static final class AckFrames extends NoOpMetricsCollector {
+
+		final AtomicInteger all = new AtomicInteger();
+
+		final AtomicInteger multiple = new AtomicInteger();
+
+		final AtomicInteger consumed = new AtomicInteger();
+
+		@Override
+		public void basicAck(Channel channel, long deliveryTag, boolean multiple) {
+			this.all.incrementAndGet();
+			if (multiple) {
+				this.multiple.incrementAndGet();
+			}
+		}
+
+		@Override
+		public void consumedMessage(Channel channel, long deliveryTag, boolean autoAck) {
+			this.consumed.incrementAndGet();
+		}
+
+		@Override
+		public void consumedMessage(Channel channel, long deliveryTag, String consumerTag) {
+			this.consumed.incrementAndGet();
+		}
+
 	}
 
 	@Test
