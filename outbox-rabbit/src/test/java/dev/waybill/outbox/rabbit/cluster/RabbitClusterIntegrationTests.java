@@ -52,6 +52,7 @@ class RabbitClusterIntegrationTests {
 
 	static final String TYPE = "waybill-test.cluster.entry";
 
+	/** The least the stream publishes; it runs on until both failures are over. */
 	private static final int MESSAGES = 2000;
 
 	/** The instant (ms) each entry took effect, by sequence number. */
@@ -106,11 +107,14 @@ class RabbitClusterIntegrationTests {
 		AtomicInteger published = new AtomicInteger();
 		Map<Integer, Long> publishedAt = new ConcurrentHashMap<>();
 		AtomicBoolean stop = new AtomicBoolean();
-		// about 100 messages a second, so that the stream runs through both failures
+		// about 100 messages a second, running through both failures however long the nodes take to
+		// come back (a fixed count ran out while a slow node restarted: nothing was published after
+		// the failure, so no recovery could be seen)
+		AtomicBoolean failuresOver = new AtomicBoolean();
 		Thread producer = new Thread(() -> {
-			while (!stop.get() && published.get() < MESSAGES) {
+			while (!stop.get() && (!failuresOver.get() || published.get() < MESSAGES)) {
 				transactions.executeWithoutResult((status) -> {
-					for (int i = 0; i < 5 && published.get() < MESSAGES; i++) {
+					for (int i = 0; i < 5; i++) {
 						int seq = published.incrementAndGet();
 						publisher.publish(new Entry(UUID.randomUUID(), seq));
 						publishedAt.put(seq, System.currentTimeMillis());
@@ -148,10 +152,12 @@ class RabbitClusterIntegrationTests {
 			System.out.printf("cluster test: after kill -9 of node %d, messages flow end to end again in %d ms%n",
 					consumerNode, recovery);
 			cluster.startNode(consumerNode);
+			failuresOver.set(true);
 
 			producer.join(Duration.ofSeconds(60).toMillis());
-			assertThat(published.get()).isEqualTo(MESSAGES);
-			awaitHandled(MESSAGES, Duration.ofSeconds(90));
+			assertThat(producer.isAlive()).as("the producer finished").isFalse();
+			assertThat(published.get()).isGreaterThanOrEqualTo(MESSAGES);
+			awaitHandled(published.get(), Duration.ofSeconds(90));
 		}
 		finally {
 			stop.set(true);
@@ -160,12 +166,12 @@ class RabbitClusterIntegrationTests {
 		JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
 		String ledger = this.schema.name() + ".ledger";
 		assertThat(jdbc.queryForObject("SELECT count(*) FROM " + ledger, Integer.class)).as("effects")
-			.isEqualTo(MESSAGES);
+			.isEqualTo(published.get());
 		assertThat(jdbc.queryForObject("SELECT count(DISTINCT seq) FROM " + ledger, Integer.class))
 			.as("distinct effects")
-			.isEqualTo(MESSAGES);
+			.isEqualTo(published.get());
 		assertThat(jdbc.queryForObject("SELECT min(seq) FROM " + ledger, Integer.class)).isEqualTo(1);
-		assertThat(jdbc.queryForObject("SELECT max(seq) FROM " + ledger, Integer.class)).isEqualTo(MESSAGES);
+		assertThat(jdbc.queryForObject("SELECT max(seq) FROM " + ledger, Integer.class)).isEqualTo(published.get());
 	}
 
 	/**
