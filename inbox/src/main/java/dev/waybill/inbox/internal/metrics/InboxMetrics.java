@@ -107,25 +107,24 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 
 	@Override
 	public void poisoned(ConsumerRegistration<?> consumer, InboundMessage message, String reason) {
-		MeterRegistry registry = this.registry;
-		if (registry != null) {
-			Key key = new Key(consumer.queue(), consumer.messageType(), "");
-			this.poison.computeIfAbsent(key, (k) -> Counter.builder(POISON)
-				.tags(TAG_QUEUE, k.queue, TAG_TYPE, k.type)
-				.description("Poison deliveries the inbox moved to the error queue at once")
-				.baseUnit("messages")
-				.register(registry)).increment();
-		}
+		increment(this.poison, POISON, "Poison deliveries the inbox moved to the error queue at once", consumer);
 	}
 
 	@Override
 	public void rolledBack(ConsumerRegistration<?> consumer, InboundMessage message) {
+		increment(this.rolledBack, ROLLED_BACK, "Handler runs undone by the rollback of their batch, run again",
+				consumer);
+	}
+
+	/** Counts one message on a counter tagged by the consumer's queue and type. */
+	private void increment(Map<Key, Counter> counters, String name, String description,
+			ConsumerRegistration<?> consumer) {
 		MeterRegistry registry = this.registry;
 		if (registry != null) {
 			Key key = new Key(consumer.queue(), consumer.messageType(), "");
-			this.rolledBack.computeIfAbsent(key, (k) -> Counter.builder(ROLLED_BACK)
+			counters.computeIfAbsent(key, (k) -> Counter.builder(name)
 				.tags(TAG_QUEUE, k.queue, TAG_TYPE, k.type)
-				.description("Handler runs undone by the rollback of their batch, run again")
+				.description(description)
 				.baseUnit("messages")
 				.register(registry)).increment();
 		}
