@@ -210,11 +210,19 @@ class RabbitRelayIntegrationTests {
 
 		proxy.restore();
 
+		Set<String> expected = new HashSet<>();
+		for (int i = 0; i < 50; i++) {
+			expected.add("during-" + i);
+		}
 		Set<String> bodies = new HashSet<>();
 		Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
 			queue.drain().forEach((d) -> bodies.add(new String(d.getBody(), StandardCharsets.UTF_8)));
-			return bodies.size() == 50;
+			return bodies.containsAll(expected);
 		});
+		// "before" may come again: when the cut lands after the broker routed it but before its
+		// confirm reached the relay, the relay gives it back and publishes it once more (at least once).
+		bodies.remove("before");
+		assertThat(bodies).isEqualTo(expected);
 		awaitNoPending();
 		assertThat(this.store.stats().deadScopes()).isZero();
 		assertThat(circuit).contains(CircuitBreaker.State.OPEN).endsWith(CircuitBreaker.State.CLOSED);
