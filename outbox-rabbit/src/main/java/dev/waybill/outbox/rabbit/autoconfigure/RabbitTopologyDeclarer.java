@@ -10,11 +10,12 @@ import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.spi.TransportException;
 
 /**
- * Declares the transport's {@link RabbitTransport#declaredTopology() topology} at start-up (when the
- * transport is Waybill's RabbitMQ one), before
- * the relay and the consumers start. When the broker cannot be reached it logs a warning and
- * carries on: the transport declares the topology before its first publication, and the receive
- * endpoint on every connection. A broker that refuses a declaration fails start-up.
+ * Connects to RabbitMQ at start-up (when the transport is Waybill's RabbitMQ one) and declares the
+ * transport's {@link RabbitTransport#declaredTopology() topology}, before the relay and the
+ * consumers start. When the broker cannot be reached it logs a warning and carries on: the relay
+ * waits for it, the transport declares the topology before its first publication, and the receive
+ * endpoint on every connection. A broker that refuses the connection (credentials, virtual host)
+ * or a declaration fails start-up.
  */
 final class RabbitTopologyDeclarer implements SmartLifecycle {
 
@@ -32,7 +33,20 @@ final class RabbitTopologyDeclarer implements SmartLifecycle {
 	public void start() {
 		this.running = true;
 		RabbitTransport transport = this.transport;
-		if (transport == null || transport.declaredTopology().isEmpty()) {
+		if (transport == null) {
+			return;
+		}
+		try {
+			// A refused connection (credentials, virtual host) fails start-up here, also in a
+			// service that only publishes: the relay would otherwise wait for it for ever.
+			transport.checkConnection();
+		}
+		catch (TransportException ex) {
+			logger.warn("Waybill could not reach RabbitMQ yet (" + ex.getMessage()
+					+ "); the relay publishes once it is reachable");
+			return;
+		}
+		if (transport.declaredTopology().isEmpty()) {
 			return;
 		}
 		try {

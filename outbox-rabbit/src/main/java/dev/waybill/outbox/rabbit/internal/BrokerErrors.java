@@ -1,6 +1,7 @@
 package dev.waybill.outbox.rabbit.internal;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.AuthenticationFailureException;
 import com.rabbitmq.client.ShutdownSignalException;
 import org.jspecify.annotations.Nullable;
 
@@ -55,6 +56,24 @@ final class BrokerErrors {
 			return close.getReplyCode() == AMQP.ACCESS_REFUSED;
 		}
 		return signal.getReason() instanceof AMQP.Connection.Close close && close.getReplyCode() == AMQP.ACCESS_REFUSED;
+	}
+
+	/**
+	 * Tells whether the broker was reached and refused the connection itself: the credentials
+	 * (ACCESS_REFUSED at login) or the virtual host (NOT_ALLOWED). Retrying cannot help until an
+	 * operator changes the configuration or the broker's users.
+	 * @param failure the failure
+	 * @return whether it is a refused connection
+	 */
+	static boolean connectionRefused(@Nullable Throwable failure) {
+		for (Throwable current = failure; current != null && current.getCause() != current; current = current.getCause()) {
+			if (current instanceof AuthenticationFailureException) {
+				return true;
+			}
+		}
+		ShutdownSignalException signal = signal(failure);
+		return signal != null && signal.getReason() instanceof AMQP.Connection.Close close
+				&& (close.getReplyCode() == AMQP.ACCESS_REFUSED || close.getReplyCode() == AMQP.NOT_ALLOWED);
 	}
 
 	/**

@@ -20,7 +20,6 @@ import java.util.concurrent.TimeoutException;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.AuthenticationFailureException;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
@@ -592,10 +591,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	 * unreachable.
 	 */
 	private static boolean refused(Throwable failure) {
-		for (Throwable current = failure; current != null; current = current.getCause()) {
-			if (current instanceof AuthenticationFailureException) {
-				return true;
-			}
+		if (BrokerErrors.connectionRefused(failure)) {
+			return true;
 		}
 		ShutdownSignalException signal = BrokerErrors.signal(failure);
 		int code = (signal != null) ? BrokerErrors.channelReplyCode(signal) : 0;

@@ -167,6 +167,30 @@ public final class RabbitTransport implements Transport {
 	}
 
 	/**
+	 * Connects now unless connected: the start-up check of an application that publishes. A
+	 * broker that cannot be reached is the relay's to wait for; one that was reached and refused
+	 * the connection (the credentials, the virtual host) cannot be waited for.
+	 * @throws TransportException ({@link Kind#UNAVAILABLE}) when the broker cannot be reached
+	 * @throws IllegalStateException when the broker refused the connection, naming the user, the
+	 * virtual host and the broker's reason
+	 * @since 0.4
+	 */
+	public void checkConnection() throws TransportException {
+		try {
+			probe();
+		}
+		catch (TransportException ex) {
+			if (BrokerErrors.connectionRefused(ex)) {
+				throw new IllegalStateException("RabbitMQ at " + this.address + " refused Waybill's connection as user '"
+						+ this.connectionFactory.getUsername() + "' to virtual host '" + this.connectionFactory.getVirtualHost()
+						+ "' (check waybill.rabbit.* or spring.rabbitmq.*: username, password, virtual-host): "
+						+ ex.getMessage(), ex);
+			}
+			throw ex;
+		}
+	}
+
+	/**
 	 * Closes the connection and every channel; unconfirmed publishes fail as
 	 * {@link Kind#UNAVAILABLE}. Waits at most the connection timeout for the broker.
 	 */

@@ -201,12 +201,15 @@ class WaybillRabbitAutoConfigurationTests {
 		serverContext.init(keys.getKeyManagers(), null, null);
 		try (SSLServerSocket server = (SSLServerSocket) serverContext.getServerSocketFactory()
 			.createServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			// Serves every connection: Waybill's start-up check connects first, then the test's socket.
 			CompletableFuture<Void> served = CompletableFuture.runAsync(() -> {
-				try (SSLSocket socket = (SSLSocket) server.accept()) {
-					socket.startHandshake();
-				}
-				catch (IOException ex) {
-					// the client's handshake failure is what the test reports
+				while (!server.isClosed()) {
+					try (SSLSocket socket = (SSLSocket) server.accept()) {
+						socket.startHandshake();
+					}
+					catch (IOException ex) {
+						// the client's handshake failure is what the test reports; closed: done
+					}
 				}
 			});
 			this.runner
@@ -226,6 +229,7 @@ class WaybillRabbitAutoConfigurationTests {
 						assertThat(socket.getSession().getPeerPrincipal().getName()).isEqualTo("CN=localhost");
 					}
 				});
+			server.close();
 			served.get(10, TimeUnit.SECONDS);
 		}
 	}
@@ -264,16 +268,27 @@ class WaybillRabbitAutoConfigurationTests {
 	}
 
 	@Test
-	void springRabbitmqCredentialsReachTheBroker() {
+	void springRabbitmqCredentialsReachTheBrokerAndItsRefusalFailsStartUpOfAServiceThatOnlyPublishes() {
 		this.runner
 			.withPropertyValues(spring("host=" + this.proxy.host()), spring("port=" + this.proxy.port()),
 					spring("username=waybill-nobody"), spring("password=wrong"))
-			.run((context) -> assertThatExceptionOfType(TransportException.class)
-				.isThrownBy(() -> context.getBean(Transport.class).openChannel())
-				.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(TransportException.Kind.UNAVAILABLE))
-				.withMessageContaining("Could not connect to amqp://waybill-nobody@" + this.proxy.host() + ":"
-						+ this.proxy.port())
-				.withMessageContaining("ACCESS_REFUSED"));
+			.run((context) -> assertThat(context.getStartupFailure()).isNotNull()
+				.hasStackTraceContaining("RabbitMQ at amqp://waybill-nobody@" + this.proxy.host() + ":" + this.proxy.port()
+						+ "/%2F refused Waybill's connection as user 'waybill-nobody' to virtual host '/'")
+				.hasStackTraceContaining("ACCESS_REFUSED"));
+	}
+
+	@Test
+	void aBrokerThatCannotBeReachedAtStartUpIsLeftToTheRelay() {
+		this.proxy.cut();
+		this.runner.withPropertyValues(waybill("host=" + this.proxy.host()), waybill("port=" + this.proxy.port()),
+				waybill("username=" + this.rabbit.username()), waybill("password=" + this.rabbit.password()),
+				waybill("virtual-host=" + this.rabbit.virtualHost()))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				this.proxy.restore();
+				publishesThroughTheProxy(context);
+			});
 	}
 
 	@Test
