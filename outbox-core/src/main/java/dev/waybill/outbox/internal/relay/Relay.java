@@ -100,6 +100,14 @@ public final class Relay implements SmartLifecycle {
 
 	private volatile String lastBrokerFailure = "unknown reason";
 
+	/** How often a lasting broker outage is logged again at WARN. */
+	static final Duration OUTAGE_WARNING_INTERVAL = Duration.ofMinutes(1);
+
+	/** When the current broker outage began ({@link System#nanoTime()}), or 0; guarded by the breaker's callbacks. */
+	private volatile long outageSince;
+
+	private volatile long outageWarnedAt;
+
 	/** The threads of the last start, for health checks that must not wait for the lock. */
 	private volatile List<Thread> startedThreads = List.of();
 
@@ -433,15 +441,40 @@ public final class Relay implements SmartLifecycle {
 		this.lastBrokerFailure = reason;
 	}
 
+	// An outage logs one warning when it starts, one a minute while it lasts (each failed probe
+	// reopens the circuit, every cool-down) and an info line when it ends; the probes log at debug.
 	private void circuitChanged(CircuitBreaker.State state) {
+		long now = System.nanoTime();
 		switch (state) {
-			case OPEN -> logger.warn("Waybill relay " + this.id + ": broker unreachable (" + this.lastBrokerFailure
-					+ "), circuit open; claims pause for " + this.settings.coolDown()
-					+ " between probes and no delivery attempt is counted");
-			case HALF_OPEN -> logger.info("Waybill relay " + this.id + ": probing the broker");
-			case CLOSED -> logger.info("Waybill relay " + this.id + ": broker reachable again, circuit closed");
+			case OPEN -> {
+				if (this.outageSince == 0) {
+					this.outageSince = now;
+					this.outageWarnedAt = now;
+					logger.warn("Waybill relay " + this.id + ": broker unavailable (" + this.lastBrokerFailure
+							+ "), circuit open; claims pause for " + this.settings.coolDown()
+							+ " between probes and no delivery attempt is counted");
+				}
+				else if (now - this.outageWarnedAt >= OUTAGE_WARNING_INTERVAL.toNanos()) {
+					this.outageWarnedAt = now;
+					logger.warn("Waybill relay " + this.id + ": broker still unavailable after " + outage(now) + " ("
+							+ this.lastBrokerFailure + ")");
+				}
+				else {
+					logger.debug("Waybill relay " + this.id + ": probe failed, circuit open again (" + this.lastBrokerFailure + ")");
+				}
+			}
+			case HALF_OPEN -> logger.debug("Waybill relay " + this.id + ": probing the broker");
+			case CLOSED -> {
+				logger.info("Waybill relay " + this.id + ": broker available again"
+						+ ((this.outageSince != 0) ? " after " + outage(now) : "") + ", circuit closed");
+				this.outageSince = 0;
+			}
 		}
 		this.listener.circuitChanged(state);
+	}
+
+	private String outage(long now) {
+		return Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(now - this.outageSince)).toString();
 	}
 
 	private Thread startThread(String name, Runnable task) {

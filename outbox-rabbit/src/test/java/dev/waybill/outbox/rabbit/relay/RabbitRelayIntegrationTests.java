@@ -231,6 +231,12 @@ class RabbitRelayIntegrationTests {
 		assertThat(errors).as("errors logged:\n%s", CapturedLogs.describe(errors)).isEmpty();
 		List<ILoggingEvent> traced = logs.atLeast(Level.WARN).stream().filter((event) -> event.getThrowableProxy() != null).toList();
 		assertThat(traced).as("warnings with a stack trace:\n%s", CapturedLogs.describe(traced)).isEmpty();
+		// one warning when the outage begins, none per failed probe (every 500 ms here), one line when it ends
+		List<String> relayLines = logs.events().stream().filter((event) -> event.getLoggerName().equals(Relay.class.getName()))
+			.filter((event) -> event.getLevel().isGreaterOrEqual(Level.INFO)).map(ILoggingEvent::getFormattedMessage).toList();
+		assertThat(relayLines).filteredOn((line) -> line.contains("broker")).hasSize(2);
+		assertThat(relayLines).filteredOn((line) -> line.contains("broker unavailable (")).hasSize(1);
+		assertThat(relayLines).filteredOn((line) -> line.contains("broker available again after PT")).hasSize(1);
 	}
 
 	@Test

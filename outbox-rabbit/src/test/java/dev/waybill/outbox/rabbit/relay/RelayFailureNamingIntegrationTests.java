@@ -128,7 +128,7 @@ class RelayFailureNamingIntegrationTests {
 		assertThat(relay.circuitState()).isEqualTo(CircuitBreaker.State.CLOSED);
 		assertThat(this.store.stats().deadScopes()).isZero();
 		assertThat(this.settlerLog.list).extracting(ILoggingEvent::getFormattedMessage)
-			.noneMatch((message) -> message.contains("broker unreachable"));
+			.noneMatch((message) -> message.contains("broker unavailable"));
 
 		rabbitmqctl("set_permissions", "-p", this.vhost, this.user, ".*", ".*", ".*");
 
