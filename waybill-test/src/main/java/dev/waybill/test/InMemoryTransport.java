@@ -2,9 +2,11 @@ package dev.waybill.test;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,6 +20,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 
 import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.EndpointBinding;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.UnrecordableDeliveryException;
@@ -33,16 +36,22 @@ import dev.waybill.outbox.spi.TransportException;
  * and database, routed as the RabbitMQ topology Waybill declares would route it. A message published
  * to the exchange of its type goes to the queue of every consumer of that type; a message on the
  * default exchange ({@code ""}, the inbox's redeliveries and faults) goes to the queue its routing
- * key names. Each queue is consumed by as many threads as its consumer's concurrency.
+ * key names; a message sent to another exchange goes to the queue of every consumer with an extra
+ * binding to it ({@code @Consumer(bindings = ...)}, {@code waybill.inbox.endpoints.<queue>.bindings})
+ * whose routing key is empty, {@code #} or the message's own (as a fanout exchange, a catch-all
+ * topic binding or a direct exchange would route it; other topic patterns are not evaluated). A
+ * queue gets one copy however many of its bindings match. Each queue is consumed by as many
+ * threads as its consumer's concurrency.
  * <p>
  * Not faithful, by design or because memory cannot be:
  * <ul>
  * <li>A message published to an exchange no local consumer is bound to (another service's
  * consumers) is confirmed and kept in {@link #unrouted()}; RabbitMQ would return it as
  * unroutable ({@code mandatory}) unless a queue of another service were bound.</li>
- * <li>A message sent to a named destination other than a message type's exchange reaches no
- * handler (bindings of your own are not known) and is kept in {@link #unrouted()}; RabbitMQ would
- * fail it when the exchange does not exist.</li>
+ * <li>A message sent to a named destination that neither is a message type's exchange nor has an
+ * extra binding of a local consumer reaches no handler and is kept in {@link #unrouted()}; RabbitMQ
+ * would fail it when the exchange does not exist. Bindings declared only in the broker (or in
+ * {@code waybill.rabbit.topology}) are not known.</li>
  * <li>Faulted messages are kept in {@link #errorQueue(String)}, not in a broker queue.</li>
  * <li>No permissions, vhosts, queue arguments (quorum queues, TTL, length limits, dead-letter
  * exchanges), frame or body size limits, connection loss or broker redelivery: a confirm is
@@ -204,17 +213,33 @@ public final class InMemoryTransport implements Transport, SmartLifecycle {
 			return CompletableFuture.failedFuture(new TransportException(TransportException.Kind.MESSAGE,
 					"unroutable: no queue '" + message.routingKey() + "' (in-memory transport)", null));
 		}
-		boolean bound = false;
+		Set<String> bound = new LinkedHashSet<>();
 		for (ConsumerRegistration<?> consumer : consumers) {
-			if (consumer.messageType().equals(message.destination())) {
-				queue(consumer.queue()).add(inbound);
-				bound = true;
+			if (consumer.messageType().equals(message.destination()) || boundByExtraBinding(consumer, message)) {
+				bound.add(consumer.queue());
 			}
 		}
-		if (!bound) {
+		bound.forEach((queue) -> queue(queue).add(inbound));
+		if (bound.isEmpty()) {
 			this.unrouted.add(message);
 		}
 		return CompletableFuture.completedFuture(null);
+	}
+
+	private static boolean boundByExtraBinding(ConsumerRegistration<?> consumer, OutboxMessage message) {
+		for (EndpointBinding binding : consumer.bindings()) {
+			if (binding.exchange().equals(message.destination()) && (binding.routingKey().isEmpty()
+					|| binding.routingKey().equals("#") || binding.routingKey().equals(message.routingKey()))) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** How many deliveries wait in a queue (tests of the routing). */
+	int waiting(String queue) {
+		BlockingQueue<InboundMessage> waiting = this.queues.get(queue);
+		return (waiting != null) ? waiting.size() : 0;
 	}
 
 	/** The delivery as the RabbitMQ receive endpoint would read it. */
