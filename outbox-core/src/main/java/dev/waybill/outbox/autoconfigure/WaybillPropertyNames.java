@@ -294,6 +294,10 @@ final class WaybillPropertyNames {
 			int below = map.getKey().getNumberOfElements() + 1;
 			// >=: a value set on an entry itself (waybill.schedules.nightly=x) gets one of its properties
 			if (map.getKey().isAncestorOf(unknown) && unknown.getNumberOfElements() >= below) {
+				String dottedKey = dottedKey(map.getKey(), map.getValue(), unknown);
+				if (dottedKey != null) {
+					return dottedKey;
+				}
 				String inEntry = map.getValue().closest(unknown.subName(below));
 				return (inEntry != null) ? unknown.chop(below) + "." + inEntry : null;
 			}
@@ -321,6 +325,32 @@ final class WaybillPropertyNames {
 			}
 		}
 		return best;
+	}
+
+	/**
+	 * A key with dots written without brackets ({@code waybill.inbox.endpoints.orders.eu.concurrency}):
+	 * the binder reads {@code orders} as the key, but the elements after it name a property of an
+	 * entry once some of them are taken as the key; returns the bracketed form
+	 * ({@code waybill.inbox.endpoints[orders.eu].concurrency}), or {@code null}.
+	 */
+	private static @Nullable String dottedKey(ConfigurationPropertyName map, WaybillPropertyNames entry,
+			ConfigurationPropertyName unknown) {
+		int key = map.getNumberOfElements();
+		if (unknown.getNumberOfElements() > key + 1
+				&& entry.isKnown(ConfigurationPropertyName.of(unknown.getElement(key + 1, Form.DASHED)))) {
+			return null; // the element after the key is an entry's own (retry, bindings): a misspelling below it
+		}
+		for (int end = key + 2; end < unknown.getNumberOfElements(); end++) {
+			ConfigurationPropertyName rest = unknown.subName(end);
+			if (entry.isKnown(rest) && !entry.isGroup(rest)) {
+				List<String> keyElements = new ArrayList<>();
+				for (int i = key; i < end; i++) {
+					keyElements.add(unknown.getElement(i, Form.ORIGINAL));
+				}
+				return map + "[" + String.join(".", keyElements) + "]." + rest;
+			}
+		}
+		return null;
 	}
 
 	private static List<String> elements(ConfigurationPropertyName name, int from) {

@@ -107,6 +107,15 @@ class WaybillSchedulesAutoConfigurationTests {
 	}
 
 	@Test
+	void aScheduleNameWithDotsOutsideBracketsIsShownInBrackets() {
+		runner().withPropertyValues("waybill.schedules.nightly.cron=@daily", "waybill.schedules.nightly.message-type=" + BEAT,
+				"waybill.schedules.reports.eu.missed-ticks=skip")
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("'waybill.schedules.reports.eu.missed-ticks'")
+				.hasMessageContaining("did you mean 'waybill.schedules[reports.eu].missed-ticks'?"));
+	}
+
+	@Test
 	void aMissingCronExpressionFailsTheStartUpNamingTheProperty() {
 		runner().withPropertyValues("waybill.schedules.nightly.message-type=" + BEAT)
 			.run((context) -> assertThat(context).getFailure()
