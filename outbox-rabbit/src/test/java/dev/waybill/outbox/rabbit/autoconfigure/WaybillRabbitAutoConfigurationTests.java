@@ -279,6 +279,18 @@ class WaybillRabbitAutoConfigurationTests {
 	}
 
 	@Test
+	void aVirtualHostTheBrokerRefusesFailsStartUpNamingIt() {
+		this.runner
+			.withPropertyValues(waybill("host=" + this.proxy.host()), waybill("port=" + this.proxy.port()),
+					waybill("username=" + this.rabbit.username()), waybill("password=" + this.rabbit.password()),
+					waybill("virtual-host=waybill-no-such-vhost"))
+			.run((context) -> assertThat(context.getStartupFailure()).isNotNull()
+				.hasStackTraceContaining("refused Waybill's connection as user '" + this.rabbit.username()
+						+ "' to virtual host 'waybill-no-such-vhost'")
+				.hasStackTraceContaining("NOT_ALLOWED"));
+	}
+
+	@Test
 	void aBrokerThatCannotBeReachedAtStartUpIsLeftToTheRelay() {
 		this.proxy.cut();
 		this.runner.withPropertyValues(waybill("host=" + this.proxy.host()), waybill("port=" + this.proxy.port()),
