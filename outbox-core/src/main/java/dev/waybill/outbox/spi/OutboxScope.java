@@ -46,11 +46,14 @@ public record OutboxScope(UUID id, List<OutboxMessage> messages, @Nullable UUID 
 	 * @return the earliest delivery time, or {@literal null} for "as soon as committed"
 	 */
 	public @Nullable Instant notBefore() {
-		return this.messages.stream()
-			.map(OutboxMessage::notBefore)
-			.filter(Objects::nonNull)
-			.max(Instant::compareTo)
-			.orElse(null);
+		Instant latest = null;
+		for (OutboxMessage message : this.messages) {
+			Instant notBefore = message.notBefore();
+			if (notBefore != null && (latest == null || notBefore.isAfter(latest))) {
+				latest = notBefore;
+			}
+		}
+		return latest;
 	}
 
 	/**
@@ -80,6 +83,9 @@ public record OutboxScope(UUID id, List<OutboxMessage> messages, @Nullable UUID 
 	 * @since 0.3
 	 */
 	public List<OutboxScope> perOrderingKey() {
+		if (sharesOneKey()) {
+			return List.of(this);
+		}
 		Map<@Nullable String, List<OutboxMessage>> parts = new LinkedHashMap<>();
 		for (OutboxMessage message : this.messages) {
 			parts.computeIfAbsent(message.orderingKey(), (key) -> new ArrayList<>()).add(message);
@@ -93,6 +99,16 @@ public record OutboxScope(UUID id, List<OutboxMessage> messages, @Nullable UUID 
 			scopes.add(new OutboxScope(partId, part, this.inboundMessageId, this.consumerId));
 		}
 		return scopes;
+	}
+
+	private boolean sharesOneKey() {
+		String key = this.messages.get(0).orderingKey();
+		for (OutboxMessage message : this.messages) {
+			if (!Objects.equals(key, message.orderingKey())) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 }

@@ -26,6 +26,8 @@ import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
@@ -97,7 +99,21 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 
 	@Override
 	public void write(OutboxScope scope) {
-		this.transactional.execute((Connection connection) -> write(connection, scope));
+		// The transaction's connection itself: JdbcTemplate.execute would wrap it in a proxy that
+		// makes every JDBC call on the write path a reflective one.
+		Connection connection = DataSourceUtils.getConnection(this.dataSource);
+		try {
+			write(connection, scope);
+		}
+		catch (SQLException ex) {
+			DataAccessException translated = this.transactional.getExceptionTranslator()
+				.translate("Writing outbox scope " + scope.id(), null, ex);
+			throw (translated != null) ? translated
+					: new UncategorizedSQLException("Writing outbox scope " + scope.id(), null, ex);
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
 	}
 
 	/**
