@@ -128,6 +128,28 @@ class WaybillInboxAutoConfigurationTests {
 	}
 
 	@Test
+	void everyDiscoveredConsumersCountersExistAtZeroBeforeItsFirstEvent() {
+		runner.withConfiguration(AutoConfigurations.of(WaybillInboxMetricsAutoConfiguration.class))
+			.withUserConfiguration(ChargeCardHandler.class, RefundHandler.class)
+			.run((context) -> {
+				SimpleMeterRegistry registry = new SimpleMeterRegistry();
+				context.getBean(InboxMetrics.class).bindTo(registry); // as Spring Boot's metrics support does
+
+				for (String queue : List.of("charge-card-handler", "refunds")) {
+					assertThat(registry.get(InboxMetrics.POISON).tags("queue", queue).counter().count()).isZero();
+					assertThat(registry.get(InboxMetrics.ROLLED_BACK).tags("queue", queue).counter().count()).isZero();
+					assertThat(registry.get(InboxMetrics.IN_FLIGHT).tags("queue", queue).gauge().value()).isZero();
+					assertThat(registry.get(InboxMetrics.DELIVERIES).tags("queue", queue).counters())
+						.extracting((counter) -> counter.getId().getTag("outcome"))
+						.containsExactlyInAnyOrder("processed", "duplicate", "retry_scheduled", "faulted",
+								"already_faulted");
+				}
+				assertThat(registry.get(InboxMetrics.POISON).tags("queue", "refunds").counter().getId().getTag("type"))
+					.isEqualTo("test.refund");
+			});
+	}
+
+	@Test
 	void theProcessorHandlesADiscoveredConsumerInTheApplicationsTransaction() {
 		runner.withUserConfiguration(ChargeCardHandler.class).run((context) -> {
 			ConsumerRegistration<?> consumer = context.getBean(ConsumerRegistry.class)

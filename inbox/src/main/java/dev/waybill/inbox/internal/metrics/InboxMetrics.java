@@ -1,10 +1,12 @@
 package dev.waybill.inbox.internal.metrics;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -22,6 +24,10 @@ import dev.waybill.inbox.InboxOutcome;
  * The inbox's meters, tagged by the consumer's {@code queue} and its message {@code type} (the
  * consumer's declared type, never the inbound header, so a stream of crafted types cannot grow the
  * registry without bound). Counts and times arrive through the {@link InboxListener} callbacks.
+ * <p>
+ * The counters and the in-flight gauge of every consumer it is given are registered at zero when
+ * it is bound, so that a dashboard or an alert finds a series before the first poison message or
+ * failed batch; consumers of subtypes dispatched at run time get theirs from their first event.
  *
  * @since 0.2
  */
@@ -67,6 +73,10 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 
 	static final String UNAVAILABLE = "unavailable";
 
+	private static final String POISON_DESCRIPTION = "Poison deliveries the inbox moved to the error queue at once";
+
+	private static final String ROLLED_BACK_DESCRIPTION = "Handler runs undone by the rollback of their batch, run again";
+
 	private final Map<Key, Counter> counters = new ConcurrentHashMap<>();
 
 	private final Map<Key, Counter> poison = new ConcurrentHashMap<>();
@@ -77,11 +87,38 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 
 	private final Map<Key, AtomicInteger> inFlight = new ConcurrentHashMap<>();
 
+	private final Supplier<List<ConsumerRegistration<?>>> consumers;
+
 	private volatile @Nullable MeterRegistry registry;
+
+	/**
+	 * Creates meters that appear with each consumer's first event.
+	 */
+	public InboxMetrics() {
+		this(List::of);
+	}
+
+	/**
+	 * Creates meters whose counters and gauges exist, at zero, for each of the given consumers from
+	 * the moment they are bound.
+	 * @param consumers the consumers, asked for when the meters are bound to a registry
+	 * @since 0.4
+	 */
+	public InboxMetrics(Supplier<List<ConsumerRegistration<?>>> consumers) {
+		this.consumers = consumers;
+	}
 
 	@Override
 	public void bindTo(MeterRegistry registry) {
 		this.registry = registry;
+		for (ConsumerRegistration<?> consumer : this.consumers.get()) {
+			for (InboxOutcome outcome : InboxOutcome.values()) {
+				deliveries(registry, consumer, outcome);
+			}
+			counter(this.poison, POISON_DESCRIPTION, POISON, registry, consumer);
+			counter(this.rolledBack, ROLLED_BACK_DESCRIPTION, ROLLED_BACK, registry, consumer);
+			inFlight(registry, consumer);
+		}
 	}
 
 	@Override
@@ -96,24 +133,27 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 	public void delivered(ConsumerRegistration<?> consumer, InboundMessage message, InboxOutcome outcome) {
 		MeterRegistry registry = this.registry;
 		if (registry != null) {
-			Key key = new Key(consumer.queue(), consumer.messageType(), tag(outcome));
-			this.counters.computeIfAbsent(key, (k) -> Counter.builder(DELIVERIES)
-				.tags(TAG_QUEUE, k.queue, TAG_TYPE, k.type, TAG_OUTCOME, k.outcome)
-				.description("Deliveries the inbox committed, by outcome")
-				.baseUnit("messages")
-				.register(registry)).increment();
+			deliveries(registry, consumer, outcome).increment();
 		}
+	}
+
+	private Counter deliveries(MeterRegistry registry, ConsumerRegistration<?> consumer, InboxOutcome outcome) {
+		Key key = new Key(consumer.queue(), consumer.messageType(), tag(outcome));
+		return this.counters.computeIfAbsent(key, (k) -> Counter.builder(DELIVERIES)
+			.tags(TAG_QUEUE, k.queue, TAG_TYPE, k.type, TAG_OUTCOME, k.outcome)
+			.description("Deliveries the inbox committed, by outcome")
+			.baseUnit("messages")
+			.register(registry));
 	}
 
 	@Override
 	public void poisoned(ConsumerRegistration<?> consumer, InboundMessage message, String reason) {
-		increment(this.poison, POISON, "Poison deliveries the inbox moved to the error queue at once", consumer);
+		increment(this.poison, POISON, POISON_DESCRIPTION, consumer);
 	}
 
 	@Override
 	public void rolledBack(ConsumerRegistration<?> consumer, InboundMessage message) {
-		increment(this.rolledBack, ROLLED_BACK, "Handler runs undone by the rollback of their batch, run again",
-				consumer);
+		increment(this.rolledBack, ROLLED_BACK, ROLLED_BACK_DESCRIPTION, consumer);
 	}
 
 	/** Counts one message on a counter tagged by the consumer's queue and type. */
@@ -121,13 +161,18 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 			ConsumerRegistration<?> consumer) {
 		MeterRegistry registry = this.registry;
 		if (registry != null) {
-			Key key = new Key(consumer.queue(), consumer.messageType(), "");
-			counters.computeIfAbsent(key, (k) -> Counter.builder(name)
-				.tags(TAG_QUEUE, k.queue, TAG_TYPE, k.type)
-				.description(description)
-				.baseUnit("messages")
-				.register(registry)).increment();
+			counter(counters, description, name, registry, consumer).increment();
 		}
+	}
+
+	private static Counter counter(Map<Key, Counter> counters, String description, String name,
+			MeterRegistry registry, ConsumerRegistration<?> consumer) {
+		Key key = new Key(consumer.queue(), consumer.messageType(), "");
+		return counters.computeIfAbsent(key, (k) -> Counter.builder(name)
+			.tags(TAG_QUEUE, k.queue, TAG_TYPE, k.type)
+			.description(description)
+			.baseUnit("messages")
+			.register(registry));
 	}
 
 	@Override
