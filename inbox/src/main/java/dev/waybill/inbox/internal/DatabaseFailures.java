@@ -4,8 +4,11 @@ import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
+import java.util.ArrayDeque;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
@@ -39,6 +42,9 @@ final class DatabaseFailures {
 	/** Cause chains are short; this guards against a pathological one. */
 	private static final int MAX_DEPTH = 64;
 
+	/** The transaction is read-only: here, the database took no writes. */
+	private static final String READ_ONLY_SQL_TRANSACTION = "25006";
+
 	private DatabaseFailures() {
 	}
 
@@ -69,6 +75,48 @@ final class DatabaseFailures {
 			return true;
 		}
 		return failure != null && connectionFailure(failure, Collections.newSetFromMap(new IdentityHashMap<>()), false);
+	}
+
+	/**
+	 * Tells whether a failure of Waybill's own statements (the inbox row, the outbox rows), run in a
+	 * transaction Waybill began read-write, means the database was unavailable: as
+	 * {@link #unavailable}, or the database refused to write at all (SQLState 25006,
+	 * {@code read_only_sql_transaction}). A read-write transaction is made read-only only by the
+	 * database: a hot standby (the connection still points at a primary that was demoted), or
+	 * {@code default_transaction_read_only} set by an operator, or by a managed service whose storage
+	 * is nearly full. Waiting is the cure, so no message is charged for it. A handler's own statements
+	 * are not judged by this: a handler that writes in a read-only transaction of its own fails as
+	 * any handler does, and recording that failure then tells whether the database was read-only.
+	 * @param failure what Waybill's statement threw
+	 * @param connection the state of the transaction's connection after the failure
+	 * @return {@literal true} to retry without counting an attempt
+	 */
+	static boolean unavailableToRecord(@Nullable Throwable failure, ConnectionState connection) {
+		return unavailable(failure, connection) || (failure != null && readOnly(failure));
+	}
+
+	/** Whether a failure in the chain (causes and next exceptions) has SQLState 25006. */
+	private static boolean readOnly(Throwable failure) {
+		Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+		Deque<Throwable> chain = new ArrayDeque<>(List.of(failure));
+		while (!chain.isEmpty() && seen.size() < MAX_DEPTH) {
+			Throwable cause = chain.pop();
+			if (!seen.add(cause)) {
+				continue;
+			}
+			if (cause instanceof SQLException sql) {
+				if (READ_ONLY_SQL_TRANSACTION.equals(sql.getSQLState())) {
+					return true;
+				}
+				if (sql.getNextException() != null) {
+					chain.push(sql.getNextException());
+				}
+			}
+			if (cause.getCause() != null) {
+				chain.push(cause.getCause());
+			}
+		}
+		return false;
 	}
 
 	private static boolean connectionFailure(Throwable failure, Set<Throwable> seen, boolean inTransactionEnd) {

@@ -92,8 +92,10 @@ import dev.waybill.inbox.EndpointRetry;
  * Failures are classified once ({@code DatabaseFailures}): when the handler, the commit or the
  * rollback fails because the database connection was lost (by the whole cause chain, and by asking
  * the transaction's connection whether it is still valid), nothing is recorded and no attempt is
- * counted; the call throws and the delivery is retried. When Waybill's own statements fail for
- * another reason (the database refuses the inbox row or the fault), they are tried three times;
+ * counted; the call throws and the delivery is retried. So too when Waybill's own statements are
+ * refused because the database takes no writes at all (a read-only standby, or
+ * {@code default_transaction_read_only}). When they fail for another reason (the database refuses
+ * the inbox row or the fault), they are tried three times;
  * then the message goes to the error queue through the outbox alone with the reason in
  * {@link InboxHeaders#FAULT_REASON}, or, when the database refuses that too,
  * {@link UnrecordableDeliveryException} hands it to the transport. Nothing is requeued forever
@@ -578,7 +580,7 @@ public final class InboxProcessor {
 			return statement.get();
 		}
 		catch (RuntimeException ex) {
-			if (DatabaseFailures.unavailable(ex, connection.check())) {
+			if (DatabaseFailures.unavailableToRecord(ex, connection.check())) {
 				throw new BatchUnavailable(ex);
 			}
 			throw ex;
@@ -628,7 +630,7 @@ public final class InboxProcessor {
 	}
 
 	private static BatchStop recordingFailed(RuntimeException failure, TransactionConnection connection) {
-		if (DatabaseFailures.unavailable(failure, connection.check())) {
+		if (DatabaseFailures.unavailableToRecord(failure, connection.check())) {
 			throw new BatchUnavailable(failure);
 		}
 		return new BatchStop(null, null);
@@ -800,7 +802,7 @@ public final class InboxProcessor {
 				}
 				catch (RecordingFailure ex) {
 					// Waybill's own statements failed; the handler's work, if it ran, rolled back.
-					if (DatabaseFailures.unavailable(ex, connection.state())) {
+					if (DatabaseFailures.unavailableToRecord(ex, connection.state())) {
 						throw unavailable(consumer, id, ex.getCause());
 					}
 					recordingTries = nextRecordingTry(consumer, id, recordingTries, ex.getCause());
@@ -1081,7 +1083,7 @@ public final class InboxProcessor {
 			}
 			catch (RuntimeException ex) {
 				Throwable failure = (ex instanceof RecordingFailure) ? ex.getCause() : ex;
-				if (DatabaseFailures.unavailable(ex, connection.state())) {
+				if (DatabaseFailures.unavailableToRecord(ex, connection.state())) {
 					throw unavailable(consumer, id, failure);
 				}
 				tries = nextRecordingTry(consumer, id, tries, failure);

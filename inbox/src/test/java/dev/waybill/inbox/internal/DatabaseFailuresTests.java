@@ -74,4 +74,20 @@ class DatabaseFailuresTests {
 		assertThat(DatabaseFailures.unavailable(null, ConnectionState.UNKNOWN)).isFalse();
 	}
 
+	@Test
+	void aReadOnlyTransactionIsAnOutageForWaybillsOwnStatementsOnly() {
+		SQLException readOnly = new SQLException("cannot execute INSERT in a read-only transaction", "25006");
+		Exception translated = new UncategorizedSQLException("insert", "INSERT ...", readOnly);
+		SQLException batch = new SQLException("batch failed", "XX000");
+		batch.setNextException(readOnly);
+
+		assertThat(DatabaseFailures.unavailableToRecord(translated, ConnectionState.VALID)).isTrue();
+		assertThat(DatabaseFailures.unavailableToRecord(batch, ConnectionState.VALID)).as("next exception").isTrue();
+		assertThat(DatabaseFailures.unavailable(translated, ConnectionState.VALID)).as("a handler's").isFalse();
+		assertThat(DatabaseFailures.unavailableToRecord(new SQLException("duplicate key", "23505"), ConnectionState.VALID))
+			.isFalse();
+		assertThat(DatabaseFailures.unavailableToRecord(new SQLException("lost", "08006"), ConnectionState.VALID))
+			.as("and every outage").isTrue();
+	}
+
 }

@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -23,6 +24,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+
+import javax.sql.DataSource;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -679,6 +682,79 @@ class InboxProcessorIntegrationTests {
 		assertThatExceptionOfType(UnrecordableDeliveryException.class)
 			.isThrownBy(() -> processor(0).process(consumer, message));
 		assertThat(calls).hasValue(1);
+	}
+
+	@Test
+	void aDatabaseThatTakesNoWritesIsAnOutageThatCostsNoAttemptAndSendsNothingToTheErrorQueue() {
+		// As a demoted primary, or default_transaction_read_only set by an operator or a managed
+		// service whose storage is full: every session's transactions are read-only.
+		AtomicBoolean readOnly = new AtomicBoolean(true);
+		TestInbox onIt = new TestInbox(schema, readOnlyWhile(readOnly));
+		String queue = queue();
+		AtomicInteger calls = new AtomicInteger();
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+			calls.incrementAndGet();
+			onIt.jdbc().update("INSERT INTO " + schema.name() + ".charges (order_id, message_id) VALUES (?, ?)",
+					message.order(), context.messageId());
+		});
+		InboundMessage alone = TestInbox.inbound(new ChargeCard("o-read-only", 2100));
+		List<InboxDelivery> batch = List.of(new InboxDelivery(consumer, TestInbox.inbound(new ChargeCard("o-ro-1", 1))),
+				new InboxDelivery(consumer, TestInbox.inbound(new ChargeCard("o-ro-2", 2))));
+		InboxProcessor processor = onIt.processor(INTERVAL, 1, 0); // one attempt: a recorded one would fault
+
+		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> processor.process(consumer, alone))
+			.isNotInstanceOf(UnrecordableDeliveryException.class)
+			.withMessageContaining("read-only transaction");
+		assertThat(processor.processBatch(batch)).allSatisfy((result) -> {
+			assertThat(result.acknowledge()).as("returned to the queue").isFalse();
+			assertThat(result.unrecordable()).as("not for the error queue").isFalse();
+		});
+		assertThat(calls).hasValue(0);
+		assertThat(inbox.outboxMessages(queue + "_error")).isEmpty();
+
+		readOnly.set(false);
+		assertThat(processor.process(consumer, alone)).isEqualTo(InboxOutcome.PROCESSED);
+		assertThat(processor.processBatch(batch)).extracting(DeliveryResult::outcome)
+			.containsExactly(InboxOutcome.PROCESSED, InboxOutcome.PROCESSED);
+		assertThat(calls).hasValue(3);
+		assertThat(inbox.inboxRow(UUID.fromString(alone.messageId()), queue)).containsEntry("attempts", 0);
+		assertThat(inbox.outboxMessages(queue + "_error")).isEmpty();
+	}
+
+	@Test
+	void aHandlerWritingInAReadOnlyTransactionOfItsOwnFailsLikeAnyHandler() {
+		AtomicBoolean readOnly = new AtomicBoolean(true);
+		JdbcTemplate readOnlyJdbc = new JdbcTemplate(readOnlyWhile(readOnly));
+		String queue = queue();
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class,
+				(message, context) -> readOnlyJdbc.update("INSERT INTO " + schema.name()
+						+ ".charges (order_id, message_id) VALUES (?, ?)", message.order(), context.messageId()));
+		InboundMessage message = TestInbox.inbound(new ChargeCard("o-own-read-only", 2200));
+
+		assertThat(processor(0).process(consumer, message)).isEqualTo(InboxOutcome.RETRY_SCHEDULED);
+		assertThat(inbox.inboxRow(UUID.fromString(message.messageId()), queue)).containsEntry("attempts", 1);
+	}
+
+	/**
+	 * A DataSource of the test database whose new sessions are read-only while {@code readOnly}
+	 * holds, as PostgreSQL makes them with {@code default_transaction_read_only} on.
+	 */
+	private static DataSource readOnlyWhile(AtomicBoolean readOnly) {
+		TestPostgres postgres = TestPostgres.get();
+		DriverManagerDataSource writable = new DriverManagerDataSource(postgres.url(), postgres.user(), postgres.password());
+		DriverManagerDataSource readOnlySessions = new DriverManagerDataSource(postgres.url(), postgres.user(),
+				postgres.password());
+		Properties options = new Properties();
+		options.setProperty("options", "-c default_transaction_read_only=on");
+		readOnlySessions.setConnectionProperties(options);
+		return new DelegatingDataSource(writable) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				return readOnly.get() ? readOnlySessions.getConnection() : writable.getConnection();
+			}
+
+		};
 	}
 
 	private static void assertNoAttemptThenProcessedOnce(ConsumerRegistration<ChargeCard> consumer,

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import javax.sql.DataSource;
+
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -54,13 +56,21 @@ public final class TestInbox {
 	private final InboxStore store;
 
 	public TestInbox(TestSchema schema) {
+		this(schema, schema.dataSource());
+	}
+
+	/**
+	 * Creates an inbox on the tables of {@code schema} whose transactions, inbox and outbox use
+	 * {@code dataSource}, a DataSource of the same database.
+	 */
+	public TestInbox(TestSchema schema, DataSource dataSource) {
 		this.schema = schema;
-		this.jdbc = new JdbcTemplate(schema.dataSource());
-		this.transactionManager = new DataSourceTransactionManager(schema.dataSource());
-		this.outbox = new JdbcOutboxStore(schema.dataSource(), schema.tables());
+		this.jdbc = new JdbcTemplate(dataSource);
+		this.transactionManager = new DataSourceTransactionManager(dataSource);
+		this.outbox = new JdbcOutboxStore(dataSource, schema.tables());
 		this.publisher = new DefaultOutboxPublisher(this.outbox, new JacksonMessageSerializer(), this.wakeUp, 1 << 20,
 				Clock.systemUTC(), "test-host");
-		this.store = new InboxStore(schema.dataSource(), schema.tables());
+		this.store = new InboxStore(dataSource, schema.tables());
 	}
 
 	/**
