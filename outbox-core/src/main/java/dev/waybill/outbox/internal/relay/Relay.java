@@ -83,6 +83,8 @@ public final class Relay implements SmartLifecycle {
 
 	private final String id;
 
+	private final ClaimFailureLog claimFailures;
+
 	private final AtomicLong claims = new AtomicLong();
 
 	private final List<Thread> threads = new ArrayList<>();
@@ -135,6 +137,7 @@ public final class Relay implements SmartLifecycle {
 		this.id = HostNames.local() + ":" + ProcessHandle.current().pid() + ":" + UUID.randomUUID().toString().substring(0, 8);
 		this.breaker = new CircuitBreaker(settings.failureThreshold(), settings.coolDown(), Clock.systemUTC(), this::circuitChanged);
 		this.leases = new Leases(store, settings.leaseDuration());
+		this.claimFailures = new ClaimFailureLog(this.id, settings.pollInterval());
 		this.settler = newSettler();
 	}
 
@@ -315,6 +318,10 @@ public final class Relay implements SmartLifecycle {
 
 	CircuitBreaker breaker() {
 		return this.breaker;
+	}
+
+	ClaimFailureLog claimFailures() {
+		return this.claimFailures;
 	}
 
 	Settler settler() {

@@ -62,7 +62,7 @@ final class RelayWorker {
 					break;
 				}
 				catch (RuntimeException ex) {
-					logger.warn("Waybill relay worker failed, retrying after the poll interval: " + ex, ex);
+					this.relay.claimFailures().failed(ex);
 					pauseQuietly();
 				}
 			}
@@ -118,6 +118,7 @@ final class RelayWorker {
 				this.uncommitted.release();
 			}
 		}
+		this.relay.claimFailures().succeeded();
 		this.relay.leases().hold(batch);
 		if (batch.isEmpty()) {
 			this.inFlight.release();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -29,6 +30,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
+import com.zaxxer.hikari.HikariDataSource;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -237,6 +239,65 @@ class RabbitRelayIntegrationTests {
 		assertThat(relayLines).filteredOn((line) -> line.contains("broker")).hasSize(2);
 		assertThat(relayLines).filteredOn((line) -> line.contains("broker unavailable (")).hasSize(1);
 		assertThat(relayLines).filteredOn((line) -> line.contains("broker available again after PT")).hasSize(1);
+	}
+
+	@Test
+	void aDatabaseOutageOfTheRelayLosesNothingAndIsLoggedOnceNotPerWorkerAndPoll() throws Exception {
+		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
+		URI database = URI.create(TestPostgres.get().url().substring("jdbc:".length()));
+		TcpProxy proxy = TcpProxy.start(database.getHost(), database.getPort());
+		this.resources.add(proxy);
+		HikariDataSource pool = new HikariDataSource();
+		pool.setJdbcUrl("jdbc:postgresql://" + proxy.host() + ":" + proxy.port() + database.getRawPath()
+				+ ((database.getRawQuery() != null) ? "?" + database.getRawQuery() : ""));
+		pool.setUsername(TestPostgres.get().user());
+		pool.setPassword(TestPostgres.get().password());
+		pool.setConnectionTimeout(1000);
+		this.resources.add(pool);
+		// Polls every 200 ms: before, each of the 2 workers logged a warning with a stack trace per poll.
+		RelaySettings settings = new RelaySettings(2, 20, Duration.ofSeconds(15), Duration.ofMillis(200),
+				Duration.ofSeconds(2), RetryPolicy.defaults(), 2, Duration.ofMillis(500));
+		CapturedLogs logs = CapturedLogs.capture(Level.INFO, "dev.waybill.outbox");
+		this.resources.add(logs);
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		Relay relay = new Relay(new JdbcOutboxStore(pool, this.schema.tables()), transport(), wakeUp, settings,
+				RelayListener.NONE, new OutboxBacklog());
+		this.resources.add(relay::stop);
+		relay.start();
+		this.store.write(TestMessages.scope(queue.exchange(), "before"));
+		wakeUp.signal();
+		queue.next();
+
+		proxy.cut();
+		Set<String> expected = new HashSet<>();
+		for (int i = 0; i < 20; i++) {
+			this.store.write(TestMessages.scope(queue.exchange(), "during-" + i));
+			expected.add("during-" + i);
+		}
+		wakeUp.signal();
+		// Down for 15 polls of each worker.
+		Awaitility.await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).until(() -> true);
+		proxy.restore();
+
+		Set<String> bodies = new HashSet<>();
+		await().until(() -> {
+			queue.drain().forEach((d) -> bodies.add(new String(d.getBody(), StandardCharsets.UTF_8)));
+			return bodies.containsAll(expected);
+		});
+		awaitNoPending();
+		assertThat(this.store.stats().deadScopes()).isZero();
+		assertThat(jdbc().queryForObject("SELECT max(attempts) FROM " + this.schema.tables().qualifiedOutboxState(),
+				Integer.class)).as("no attempt counted for the outage").isOne();
+		List<String> relayLines = logs.events().stream()
+			.filter((event) -> event.getLevel().isGreaterOrEqual(Level.INFO))
+			.filter((event) -> event.getLoggerName().startsWith(Relay.class.getPackageName()))
+			.map(ILoggingEvent::getFormattedMessage)
+			.toList();
+		assertThat(relayLines).filteredOn((line) -> line.contains("database unavailable (")).hasSize(1);
+		assertThat(relayLines).filteredOn((line) -> line.contains("claim")).as(String.join("\n", relayLines)).hasSize(2);
+		assertThat(relayLines).filteredOn((line) -> line.contains("claiming again after PT")).hasSize(1);
+		List<ILoggingEvent> traced = logs.atLeast(Level.WARN).stream().filter((event) -> event.getThrowableProxy() != null).toList();
+		assertThat(traced).as("warnings with a stack trace:\n%s", CapturedLogs.describe(traced)).isEmpty();
 	}
 
 	@Test
