@@ -14,6 +14,7 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.TransientDataAccessResourceException;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.TransactionSystemException;
 
@@ -30,8 +31,9 @@ import org.springframework.transaction.TransactionSystemException;
  * <li>a connection failure anywhere in the chain: no transaction or connection to be had, a
  * connection exception ({@link SQLTransientConnectionException},
  * {@link SQLNonTransientConnectionException}, {@link SQLRecoverableException}, Spring's
- * resource failures), SQLState class 08 (connection exception), 53 (insufficient resources), 57P
- * (administrator shutdown or backend termination, crash, database not accepting connections);</li>
+ * resource failures unless a more precise SQLState below them says otherwise), SQLState class 08
+ * (connection exception), 53 (insufficient resources), 58 (system error), 57P (administrator
+ * shutdown or backend termination, crash, database not accepting connections);</li>
  * <li>a failed commit or rollback ({@link TransactionSystemException}) caused by an
  * {@link SQLException} without SQLState: the driver or pool could not talk to the server at all,
  * e.g. HikariCP's {@code Connection is closed} after it evicted a broken connection.</li>
@@ -123,10 +125,13 @@ final class DatabaseFailures {
 		boolean transactionEnd = inTransactionEnd;
 		Throwable cause = failure;
 		for (int depth = 0; cause != null && depth < MAX_DEPTH && seen.add(cause); depth++) {
-			if (cause instanceof CannotCreateTransactionException || cause instanceof DataAccessResourceFailureException
-					|| cause instanceof TransientDataAccessResourceException
+			if (cause instanceof CannotCreateTransactionException || cause instanceof CannotGetJdbcConnectionException
 					|| cause instanceof SQLTransientConnectionException
 					|| cause instanceof SQLNonTransientConnectionException || cause instanceof SQLRecoverableException) {
+				return true;
+			}
+			if ((cause instanceof DataAccessResourceFailureException
+					|| cause instanceof TransientDataAccessResourceException) && !refusedWithState(cause)) {
 				return true;
 			}
 			if (cause instanceof TransactionSystemException end) {
@@ -152,12 +157,29 @@ final class DatabaseFailures {
 	}
 
 	/**
-	 * Connection exception (08), insufficient resources (53), operator intervention other than a
+	 * Whether the first SQLState in the cause chain of one of Spring's resource failures names
+	 * something else than a lost connection: Spring translates by SQLState class alone, and class 54
+	 * (program limit exceeded: an index row too large, a statement too complex) is the statement's
+	 * fault, not the database's, so it must cost the message an attempt rather than loop.
+	 */
+	private static boolean refusedWithState(Throwable resourceFailure) {
+		for (Throwable cause = resourceFailure.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+			if (cause instanceof SQLException sql && sql.getSQLState() != null) {
+				return !connectionState(sql.getSQLState());
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Connection exception (08), insufficient resources (53), system error (58: the server could not
+	 * read or write its files), operator intervention other than a
 	 * cancelled statement (57P01 admin shutdown / backend terminated, 57P02 crash shutdown, 57P03
 	 * cannot connect now).
 	 */
 	private static boolean connectionState(@Nullable String state) {
-		return state != null && (state.startsWith("08") || state.startsWith("53") || state.startsWith("57P"));
+		return state != null && (state.startsWith("08") || state.startsWith("53") || state.startsWith("57P")
+				|| state.startsWith("58"));
 	}
 
 }

@@ -7,7 +7,9 @@ import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.PSQLState;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.transaction.TransactionSystemException;
 
@@ -88,6 +90,24 @@ class DatabaseFailuresTests {
 			.isFalse();
 		assertThat(DatabaseFailures.unavailableToRecord(new SQLException("lost", "08006"), ConnectionState.VALID))
 			.as("and every outage").isTrue();
+	}
+
+	@Test
+	void springsResourceFailureIsAnOutageOnlyWhenNoPreciseStateSaysOtherwise() {
+		// Spring translates SQLState class 54 (program limit exceeded) as a resource failure
+		assertThat(DatabaseFailures.unavailable(new DataAccessResourceFailureException("insert",
+				new SQLException("index row requires 10016 bytes, maximum size is 8191", "54000")), ConnectionState.VALID))
+			.isFalse();
+		assertThat(DatabaseFailures.unavailable(new DataAccessResourceFailureException("insert",
+				new SQLException("An I/O error occurred while sending to the backend.", "08006")), ConnectionState.UNKNOWN))
+			.isTrue();
+		assertThat(DatabaseFailures.unavailable(new DataAccessResourceFailureException("no state"), ConnectionState.UNKNOWN))
+			.isTrue();
+		assertThat(DatabaseFailures.unavailable(new CannotGetJdbcConnectionException("Failed to obtain JDBC Connection",
+				new SQLException("password authentication failed", "28P01")), ConnectionState.UNKNOWN))
+			.as("no connection to be had").isTrue();
+		assertThat(DatabaseFailures.unavailable(new SQLException("could not write to file", "58030"), ConnectionState.VALID))
+			.as("a system error").isTrue();
 	}
 
 }

@@ -685,6 +685,28 @@ class InboxProcessorIntegrationTests {
 	}
 
 	@Test
+	void aHandlerFailingOnADatabaseLimitCostsAnAttemptInsteadOfLoopingAsAnOutage() {
+		jdbc.execute("CREATE TABLE IF NOT EXISTS " + schema.name() + ".accounts (customer text PRIMARY KEY)");
+		String queue = queue();
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class,
+				(message, context) -> jdbc.update("INSERT INTO " + schema.name() + ".accounts (customer) VALUES (?)",
+						message.order()));
+		// Too long for a B-tree entry: PostgreSQL refuses it with SQLState 54000, which Spring
+		// translates as a DataAccessResourceFailureException.
+		StringBuilder customer = new StringBuilder();
+		java.util.Random random = new java.util.Random(54);
+		for (int i = 0; i < 10_000; i++) {
+			customer.append((char) ('a' + random.nextInt(26)));
+		}
+		InboundMessage message = TestInbox.inbound(new ChargeCard(customer.toString(), 2300));
+
+		assertThat(processor(0).process(consumer, message)).isEqualTo(InboxOutcome.RETRY_SCHEDULED);
+		Map<String, Object> row = inbox.inboxRow(UUID.fromString(message.messageId()), queue);
+		assertThat(row).containsEntry("attempts", 1);
+		assertThat((String) row.get("last_error")).contains("index row");
+	}
+
+	@Test
 	void aDatabaseThatTakesNoWritesIsAnOutageThatCostsNoAttemptAndSendsNothingToTheErrorQueue() {
 		// As a demoted primary, or default_transaction_read_only set by an operator or a managed
 		// service whose storage is full: every session's transactions are read-only.
