@@ -146,7 +146,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		this.processor = Objects.requireNonNull(processor, "processor must not be null");
 		this.registry = ConsumerRegistry.of(consumers);
 		this.endpoints = this.registry.endpoints();
-		this.connectionFactory = consumingConnectionFactory(transport.connectionFactory());
+		this.connectionFactory = consumingConnectionFactory(transport.connectionFactory(), transport.maxBodySize());
 	}
 
 	/**
@@ -619,9 +619,17 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	 * The transport's connection settings, without the client's automatic recovery: the endpoint
 	 * recovers itself, declaring its topology again (the client would replay declarations on the
 	 * short-lived channels they were made on, which are closed by then, and report each as an error).
+	 * It receives bodies as large as the transport may publish (the broker's limit,
+	 * {@code waybill.rabbit.max-body-size}): over the client's own limit, 64 MiB by default, the
+	 * client drops the connection, and the broker delivers the message again on every new one.
 	 */
-	private static ConnectionFactory consumingConnectionFactory(ConnectionFactory transportFactory) {
+	/** amqp-client's limit on inbound bodies unless told otherwise (64 MiB). */
+	private static final long CLIENT_DEFAULT_MAX_INBOUND_BODY = 64L * 1024 * 1024;
+
+	private static ConnectionFactory consumingConnectionFactory(ConnectionFactory transportFactory, long maxBodySize) {
 		ConnectionFactory factory = transportFactory.clone();
+		factory.setMaxInboundMessageBodySize((int) Math.min(Integer.MAX_VALUE,
+				Math.max(maxBodySize, CLIENT_DEFAULT_MAX_INBOUND_BODY)));
 		factory.setAutomaticRecoveryEnabled(false);
 		factory.setTopologyRecoveryEnabled(false);
 		factory.setExceptionHandler(new ClientExceptionHandler());

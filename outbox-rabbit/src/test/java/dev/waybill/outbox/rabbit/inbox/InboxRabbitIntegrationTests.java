@@ -202,6 +202,25 @@ class InboxRabbitIntegrationTests {
 	}
 
 	@Test
+	void aBodyLargerThanTheClientsDefaultLimitButWithinTheBrokersIsReceived() {
+		billingService().run((context) -> {
+			// amqp-client refuses inbound bodies over 64 MiB by default and drops the connection:
+			// the broker then delivered the message again on every reconnection, for ever.
+			UUID large = UUID.randomUUID();
+			byte[] json = json(large, "ok");
+			byte[] body = new byte[65 * 1024 * 1024];
+			java.util.Arrays.fill(body, (byte) ' ');
+			System.arraycopy(json, 0, body, 0, json.length);
+			publishRaw(UUID.randomUUID().toString(), Billing.ORDER_TYPE, body);
+			UUID after = UUID.randomUUID();
+			publishRaw(UUID.randomUUID().toString(), Billing.ORDER_TYPE, json(after, "ok"));
+
+			await().until(() -> payments(large) == 1 && payments(after) == 1);
+			assertThat(this.channel.basicGet(ERROR_QUEUE, true)).isNull();
+		});
+	}
+
+	@Test
 	void aDeliveryTheDatabaseRefusesToRecordReachesTheErrorQueueWithItsReasonInsteadOfLooping() throws Exception {
 		billingService().run((context) -> {
 			UUID order = UUID.randomUUID();
