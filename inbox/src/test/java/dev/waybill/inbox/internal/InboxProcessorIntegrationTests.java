@@ -685,6 +685,38 @@ class InboxProcessorIntegrationTests {
 	}
 
 	@Test
+	void faultHeadersASenderPutOnTheMessageDoNotReachTheErrorQueue() {
+		String queue = queue();
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+			throw new IllegalStateException("card declined");
+		});
+		Map<String, Object> spoofed = new java.util.LinkedHashMap<>();
+		for (String header : List.of(InboxHeaders.FAULT_REASON, InboxHeaders.FAULT_EXCEPTION_TYPE,
+				InboxHeaders.FAULT_MESSAGE, InboxHeaders.FAULT_STACK_TRACE, InboxHeaders.FAULT_ATTEMPTS,
+				InboxHeaders.ORIGINAL_MESSAGE_ID, InboxHeaders.ORIGINAL_EXCHANGE, InboxHeaders.ORIGINAL_ROUTING_KEY,
+				InboxHeaders.REDELIVERY_COUNT)) {
+			spoofed.put(header, "SPOOF");
+		}
+		spoofed.put("tenant", "acme");
+		InboundMessage sent = TestInbox.inbound(new ChargeCard("o-spoof", 2400));
+		InboundMessage message = new InboundMessage(sent.messageId(), sent.messageType(), sent.contentType(), spoofed,
+				sent.body(), null, null, "orders", "eu.card");
+
+		assertThat(inbox.processor(INTERVAL, 1, 0).process(consumer, message)).isEqualTo(InboxOutcome.FAULTED);
+
+		Map<String, Object> headers = headers(single(inbox.outboxMessages(queue + "_error")));
+		assertThat(headers).doesNotContainKeys(InboxHeaders.FAULT_REASON, InboxHeaders.ORIGINAL_MESSAGE_ID,
+				InboxHeaders.REDELIVERY_COUNT);
+		assertThat(headers).containsEntry(InboxHeaders.FAULT_EXCEPTION_TYPE, IllegalStateException.class.getName())
+			.containsEntry(InboxHeaders.FAULT_MESSAGE, "card declined")
+			.containsEntry(InboxHeaders.FAULT_ATTEMPTS, 1)
+			.containsEntry(InboxHeaders.ORIGINAL_EXCHANGE, "orders")
+			.containsEntry(InboxHeaders.ORIGINAL_ROUTING_KEY, "eu.card")
+			.containsEntry("tenant", "acme");
+		assertThat((String) headers.get(InboxHeaders.FAULT_STACK_TRACE)).startsWith("java.lang.IllegalStateException");
+	}
+
+	@Test
 	void aHandlerFailingOnADatabaseLimitCostsAnAttemptInsteadOfLoopingAsAnOutage() {
 		jdbc.execute("CREATE TABLE IF NOT EXISTS " + schema.name() + ".accounts (customer text PRIMARY KEY)");
 		String queue = queue();
