@@ -48,6 +48,22 @@ public final class InboxHeaders {
 	 */
 	public static final String ORIGINAL_MESSAGE_ID = "waybill-original-message-id";
 
+	/**
+	 * On a message whose AMQP headers the RabbitMQ Java client cannot read (tables nested deeper
+	 * than it allows, a field type it does not know, a length beyond the table): those headers,
+	 * undecoded, as a byte array in place of all of them. Set by the receive endpoint, which would
+	 * otherwise lose its connection to such a message again and again; the inbox sends the message
+	 * to the error queue at once, these bytes with it.
+	 * @since 0.4
+	 */
+	public static final String UNREADABLE_HEADERS = "waybill-unreadable-headers";
+
+	/**
+	 * With {@link #UNREADABLE_HEADERS}: why the headers could not be read.
+	 * @since 0.4
+	 */
+	public static final String UNREADABLE_HEADERS_REASON = "waybill-unreadable-headers-reason";
+
 	private InboxHeaders() {
 	}
 

@@ -551,11 +551,24 @@ public final class InboxProcessor {
 		return received;
 	}
 
+	/**
+	 * Why the delivery's headers could not be read, when the receive endpoint set them aside (see
+	 * {@link InboxHeaders#UNREADABLE_HEADERS}), else {@literal null}.
+	 */
+	private static @Nullable String unreadableHeaders(InboundMessage message) {
+		if (!message.headers().containsKey(InboxHeaders.UNREADABLE_HEADERS)) {
+			return null;
+		}
+		Object reason = message.headers().get(InboxHeaders.UNREADABLE_HEADERS_REASON);
+		return (reason != null) ? reason.toString() : "its headers cannot be read";
+	}
+
 	/** The payload of a delivery of a batch, or {@literal null} when it is poison. */
 	private @Nullable Object readInBatch(InboxDelivery delivery) {
 		ConsumerRegistration<?> consumer = delivery.consumer();
 		InboundMessage message = delivery.message();
-		if (canonicalUuid(message.messageId()) == null || !consumer.messageType().equals(message.messageType())) {
+		if (canonicalUuid(message.messageId()) == null || !consumer.messageType().equals(message.messageType())
+				|| unreadableHeaders(message) != null) {
 			return null;
 		}
 		try {
@@ -768,6 +781,11 @@ public final class InboxProcessor {
 					: "no handler for type '" + shown(type) + "' on queue '" + consumer.queue() + "'; it handles '"
 							+ consumer.messageType() + "'";
 			return fail(consumer, message, id, DeliveryFault.poison(reason, null));
+		}
+		String unreadable = unreadableHeaders(message);
+		if (unreadable != null) {
+			return fail(consumer, message, id, DeliveryFault.poison(unreadable + " (kept, undecoded, in header '"
+					+ InboxHeaders.UNREADABLE_HEADERS + "')", null));
 		}
 		T payload;
 		try {

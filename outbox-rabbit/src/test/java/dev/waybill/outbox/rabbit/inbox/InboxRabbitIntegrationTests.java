@@ -221,6 +221,41 @@ class InboxRabbitIntegrationTests {
 	}
 
 	@Test
+	void aMessageWithHeadersTheClientCannotReadGoesToTheErrorQueueWithThemInsteadOfDroppingTheConnection() {
+		billingService().run((context) -> {
+			// RabbitMQ accepts tables nested 40 deep; amqp-client refuses more than 32 and drops the
+			// connection, and the broker delivered the message again on every new one, for ever.
+			Object deep = "bottom";
+			for (int i = 0; i < 40; i++) {
+				deep = Map.of("a", deep);
+			}
+			UUID order = UUID.randomUUID();
+			String messageId = UUID.randomUUID().toString();
+			this.channel.exchangeDeclare(Billing.ORDER_TYPE, "fanout", true);
+			this.channel.basicPublish(Billing.ORDER_TYPE, "", new AMQP.BasicProperties.Builder().messageId(messageId)
+				.type(Billing.ORDER_TYPE)
+				.contentType("application/json")
+				.deliveryMode(2)
+				.headers(Map.of("deep", deep))
+				.build(), json(order, "ok"));
+			UUID after = UUID.randomUUID();
+			publishRaw(UUID.randomUUID().toString(), Billing.ORDER_TYPE, json(after, "ok"));
+
+			GetResponse fault = awaitError();
+			await().until(() -> payments(after) == 1);
+
+			assertThat(fault.getProps().getMessageId()).isEqualTo(messageId);
+			assertThat(fault.getBody()).isEqualTo(json(order, "ok"));
+			Map<String, Object> headers = fault.getProps().getHeaders();
+			assertThat(headers.get("waybill-fault-reason").toString())
+				.contains("cannot be read by the RabbitMQ Java client", "nested deeper than 32 levels",
+						"waybill-unreadable-headers");
+			assertThat(headers.get("waybill-unreadable-headers")).isInstanceOf(byte[].class);
+			assertThat(payments(order)).isZero();
+		});
+	}
+
+	@Test
 	void aDeliveryTheDatabaseRefusesToRecordReachesTheErrorQueueWithItsReasonInsteadOfLooping() throws Exception {
 		billingService().run((context) -> {
 			UUID order = UUID.randomUUID();
