@@ -293,6 +293,9 @@ final class RabbitTransportChannel implements TransportChannel {
 
 		volatile boolean retired;
 
+		/** The highest sequence number the broker acked or nacked on this channel. */
+		private volatile long highestAnswered;
+
 		private final AtomicBoolean aborted = new AtomicBoolean();
 
 		Lane(Channel channel) {
@@ -306,17 +309,43 @@ final class RabbitTransportChannel implements TransportChannel {
 		/**
 		 * Deadlines grow with sequence numbers, so the scan stops at the first that is not overdue.
 		 */
+		/**
+		 * Fails the publishes whose confirm is overdue. When the broker confirmed a later publish
+		 * of this channel meanwhile, it is answering, and the silence is about this message (its
+		 * queue cannot take it now): a failed attempt. When it confirmed nothing since, it is not
+		 * answering at all (stopped, cut off without the connection noticing yet, or blocking
+		 * publishers on a memory or disk alarm): the broker is unavailable, which costs no attempt,
+		 * and the channel is closed so that the relay opens another and, failing, opens its circuit.
+		 */
 		void expireOverdue(long now) {
+			long timeout = RabbitTransportChannel.this.transport.confirmTimeout().toMillis();
 			for (Map.Entry<Long, PendingPublish> entry : this.pending.entrySet()) {
 				PendingPublish publish = entry.getValue();
 				if (now - publish.deadline < 0) {
 					return;
 				}
-				String reason = (publish.returned != null) ? publish.returned
-						: "No publisher confirm for message " + publish.messageId + " within "
-								+ RabbitTransportChannel.this.transport.confirmTimeout().toMillis() + "ms";
-				settle(entry.getKey(), publish, new TransportException(Kind.MESSAGE, reason));
+				if (publish.returned != null) {
+					settle(entry.getKey(), publish, new TransportException(Kind.MESSAGE, publish.returned));
+				}
+				else if (this.highestAnswered > entry.getKey()) {
+					settle(entry.getKey(), publish, new TransportException(Kind.MESSAGE, "No publisher confirm for message "
+							+ publish.messageId + " within " + timeout + "ms, though later messages were confirmed"));
+				}
+				else if (this.retired) {
+					settle(entry.getKey(), publish, new TransportException(Kind.UNAVAILABLE, silent(timeout)));
+				}
+				else {
+					RabbitTransportChannel.this.shutDown(silent(timeout), null, this);
+					abort();
+					return;
+				}
 			}
+		}
+
+		private String silent(long timeout) {
+			return "RabbitMQ confirmed nothing on channel " + this.channel.getChannelNumber() + " within " + timeout
+					+ "ms: the broker is not answering (stopped, unreachable, or blocking publishers on a memory or "
+					+ "disk alarm)";
 		}
 
 		private void returned(Return returned) {
@@ -329,6 +358,9 @@ final class RabbitTransportChannel implements TransportChannel {
 		}
 
 		private void confirmed(long seqNo, boolean multiple, boolean ack) {
+			if (seqNo > this.highestAnswered) {
+				this.highestAnswered = seqNo; // confirms arrive on the connection's one thread
+			}
 			if (multiple) {
 				for (Map.Entry<Long, PendingPublish> entry : this.pending.headMap(seqNo, true).entrySet()) {
 					confirmed(entry.getKey(), entry.getValue(), ack);

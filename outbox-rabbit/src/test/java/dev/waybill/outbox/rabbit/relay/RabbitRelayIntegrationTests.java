@@ -185,12 +185,7 @@ class RabbitRelayIntegrationTests {
 		RelaySettings settings = new RelaySettings(2, 20, Duration.ofSeconds(15), Duration.ofMillis(200),
 				Duration.ofSeconds(2), retry, 2, Duration.ofMillis(500));
 		List<CircuitBreaker.State> circuit = new CopyOnWriteArrayList<>();
-		RelayListener recordCircuit = new RelayListener() {
-			@Override
-			public void circuitChanged(CircuitBreaker.State state) {
-				circuit.add(state);
-			}
-		};
+		RelayListener recordCircuit = recording(circuit);
 		RelayWakeUp wakeUp = new RelayWakeUp();
 		CapturedLogs logs = CapturedLogs.capture(Level.INFO, "com.rabbitmq.client", "dev.waybill.outbox");
 		this.resources.add(logs);
@@ -269,12 +264,7 @@ class RabbitRelayIntegrationTests {
 		queue.next();
 
 		proxy.cut();
-		Set<String> expected = new HashSet<>();
-		for (int i = 0; i < 20; i++) {
-			this.store.write(TestMessages.scope(queue.exchange(), "during-" + i));
-			expected.add("during-" + i);
-		}
-		wakeUp.signal();
+		Set<String> expected = writeDuring(queue, wakeUp, 20);
 		// Down for 15 polls of each worker.
 		Awaitility.await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).until(() -> true);
 		proxy.restore();
@@ -513,6 +503,26 @@ class RabbitRelayIntegrationTests {
 			.executeWithoutResult((status) -> work.accept(publisher));
 	}
 
+	private static RelayListener recording(List<CircuitBreaker.State> circuit) {
+		return new RelayListener() {
+			@Override
+			public void circuitChanged(CircuitBreaker.State state) {
+				circuit.add(state);
+			}
+		};
+	}
+
+	/** Writes scopes "during-0" to "during-{count-1}", wakes the relay and returns their bodies. */
+	private Set<String> writeDuring(BoundQueue queue, RelayWakeUp wakeUp, int count) {
+		Set<String> bodies = new HashSet<>();
+		for (int i = 0; i < count; i++) {
+			this.store.write(TestMessages.scope(queue.exchange(), "during-" + i));
+			bodies.add("during-" + i);
+		}
+		wakeUp.signal();
+		return bodies;
+	}
+
 	private int maxAttemptsOfPending() {
 		Integer max = jdbc().queryForObject("SELECT max(attempts) FROM " + this.schema.tables().qualifiedOutboxState()
 				+ " WHERE status = 'pending'", Integer.class);
@@ -521,6 +531,49 @@ class RabbitRelayIntegrationTests {
 
 	private void awaitNoPending() {
 		await().until(() -> this.store.stats().pendingScopes() == 0);
+	}
+
+	@Test
+	void aBrokerThatStopsAnsweringWithoutClosingTheConnectionCostsNoAttemptsAndOpensTheCircuit() throws Exception {
+		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
+		TcpProxy proxy = TestRabbit.get().proxy();
+		RabbitTransport transport = TestRabbit.get().transport(proxy)
+			.confirmTimeout(Duration.ofMillis(500))
+			.connectionTimeout(Duration.ofSeconds(1))
+			.build();
+		this.resources.add(transport);
+		this.resources.add(proxy); // closed first, so that blocked writes fail and the transport can close
+		// Two attempts: before, each confirm timeout of a silent broker cost one, and the scopes died.
+		RetryPolicy retry = new RetryPolicy(RetryPolicy.Strategy.FIXED, Duration.ofMillis(100), 1, Duration.ofMillis(100), 2, 0);
+		RelaySettings settings = new RelaySettings(1, 20, Duration.ofSeconds(15), Duration.ofMillis(200),
+				Duration.ofMillis(500), retry, 2, Duration.ofMillis(500));
+		List<CircuitBreaker.State> circuit = new CopyOnWriteArrayList<>();
+		RelayListener recordCircuit = recording(circuit);
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		Relay relay = new Relay(this.store, transport, wakeUp, settings, recordCircuit, new OutboxBacklog());
+		relay.start();
+		this.resources.add(relay::stop);
+		this.store.write(TestMessages.scope(queue.exchange(), "before"));
+		wakeUp.signal();
+		queue.next();
+
+		// As a broker that is frozen, or blocks publishers on a resource alarm: the connection stays up.
+		proxy.pause();
+		Set<String> expected = writeDuring(queue, wakeUp, 10);
+		await().until(() -> circuit.contains(CircuitBreaker.State.OPEN));
+		// many confirm timeouts long
+		Awaitility.await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).until(() -> true);
+		assertThat(this.store.stats().deadScopes()).isZero();
+		assertThat(maxAttemptsOfPending()).as("no attempt is counted while the broker does not answer").isZero();
+
+		proxy.restore();
+		Set<String> bodies = new HashSet<>();
+		Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
+			queue.drain().forEach((d) -> bodies.add(new String(d.getBody(), StandardCharsets.UTF_8)));
+			return bodies.containsAll(expected);
+		});
+		awaitNoPending();
+		assertThat(this.store.stats().deadScopes()).isZero();
 	}
 
 	@Test
