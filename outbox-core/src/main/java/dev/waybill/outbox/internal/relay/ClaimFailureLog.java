@@ -65,9 +65,14 @@ final class ClaimFailureLog {
 		}
 	}
 
-	void succeeded() {
+	/**
+	 * A claim succeeded.
+	 * @param startedAt when it began ({@link System#nanoTime()}): a claim another worker began
+	 * before the failures did ends no outage
+	 */
+	void succeeded(long startedAt) {
 		long since = this.failingSince.get();
-		if (since != 0 && this.failingSince.compareAndSet(since, 0)) {
+		if (since != 0 && startedAt - since > 0 && this.failingSince.compareAndSet(since, 0)) {
 			logger.info("Waybill relay " + this.relayId + ": claiming again after " + since(System.nanoTime(), since) + " ("
 					+ this.failures.getAndSet(0) + " failed tries)");
 		}

@@ -103,6 +103,7 @@ final class RelayWorker {
 			return;
 		}
 		String owner = this.relay.nextLeaseOwner(this.index);
+		long claimStarted = System.nanoTime();
 		List<ClaimedScope> batch;
 		this.claimCommitted = null;
 		try {
@@ -118,7 +119,7 @@ final class RelayWorker {
 				this.uncommitted.release();
 			}
 		}
-		this.relay.claimFailures().succeeded();
+		this.relay.claimFailures().succeeded(claimStarted);
 		this.relay.leases().hold(batch);
 		if (batch.isEmpty()) {
 			this.inFlight.release();

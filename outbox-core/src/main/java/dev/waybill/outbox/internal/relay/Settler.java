@@ -340,8 +340,12 @@ final class Settler {
 		};
 	}
 
+	/** The exchanges, or for the default exchange (which routes by queue name) the queues. */
 	private static String destinations(ClaimedScope scope) {
-		return scope.messages().stream().map((message) -> "'" + message.destination() + "'").distinct()
+		return scope.messages().stream()
+			.map((message) -> message.destination().isEmpty() ? "queue '" + message.routingKey() + "'"
+					: "'" + message.destination() + "'")
+			.distinct()
 			.collect(java.util.stream.Collectors.joining(", "));
 	}
 

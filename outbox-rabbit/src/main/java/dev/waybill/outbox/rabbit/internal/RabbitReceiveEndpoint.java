@@ -29,6 +29,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.core.NestedExceptionUtils;
+import org.springframework.transaction.TransactionSystemException;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.internal.ConsumerRegistry;
@@ -625,6 +627,22 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	 * connections hand on a message whose headers the client cannot read with those headers set
 	 * aside ({@link ReadableHeadersConnectionFactory}), for the same reason.
 	 */
+	/**
+	 * A database failure as an operator needs it: a failed rollback's own message ("JDBC rollback
+	 * failed") says less than the error that made it roll back, and a wrapper's less than its cause.
+	 */
+	static String reason(@Nullable Throwable failure) {
+		if (failure == null) {
+			return "?";
+		}
+		Throwable shown = (failure instanceof TransactionSystemException end && end.getApplicationException() != null)
+				? end.getApplicationException() : failure;
+		String text = String.valueOf(shown.getMessage());
+		Throwable root = NestedExceptionUtils.getRootCause(shown);
+		return (root != null && root.getMessage() != null && !text.contains(root.getMessage()))
+				? text + " (" + root.getMessage() + ")" : text;
+	}
+
 	/** amqp-client's limit on inbound bodies unless told otherwise (64 MiB). */
 	private static final long CLIENT_DEFAULT_MAX_INBOUND_BODY = 64L * 1024 * 1024;
 
@@ -728,7 +746,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			}
 			catch (RuntimeException ex) {
 				logger.warn("Waybill could not record delivery " + properties.getMessageId() + " on "
-						+ this.queue + ", returning it to the queue: " + ex.getMessage());
+						+ this.queue + ", returning it to the queue: " + reason(ex));
 				pause();
 				getChannel().basicNack(envelope.getDeliveryTag(), false, true);
 				return;
@@ -793,7 +811,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 					logger.warn("Waybill could not record " + again.size() + " deliveries on " + this.queue
 							+ (this.ordered ? ", trying again in place to keep their keys' order: "
 									: ", returning them to the queue: ")
-							+ ((outage != null) ? outage.getMessage() : "?"));
+							+ reason(outage));
 					warned = true;
 				}
 				pause();

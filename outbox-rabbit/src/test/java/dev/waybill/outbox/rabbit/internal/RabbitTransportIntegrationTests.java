@@ -341,20 +341,83 @@ class RabbitTransportIntegrationTests {
 	}
 
 	@Test
-	void noConfirmWithinTheTimeoutFailsAsMessageAndALateConfirmIsIgnored() {
+	void aBrokerThatConfirmsNothingWithinTheTimeoutIsUnavailableAndItsChannelIsClosed() {
 		Proxied proxied = proxied((builder) -> builder.confirmTimeout(Duration.ofMillis(300)).maxOutstandingConfirms(3));
 		RabbitTransportChannel channel = proxied.channel();
 
-		proxied.proxy().pause();
+		proxied.proxy().pause(); // as a frozen broker, or one blocking publishers on an alarm
 		TransportException failure = failure(send(channel, proxied.queue(), "late"));
 
-		assertThat(failure.kind()).isEqualTo(Kind.MESSAGE);
-		assertThat(failure).hasMessageContaining("No publisher confirm").hasMessageContaining("within 300ms");
+		assertThat(failure.kind()).isEqualTo(Kind.UNAVAILABLE);
+		assertThat(failure).hasMessageContaining("confirmed nothing").hasMessageContaining("within 300ms");
 		assertThat(channel.availableWindow()).isEqualTo(3);
+		assertThat(channel.isOpen()).as("closed, so that the relay opens another or its circuit").isFalse();
 		proxied.proxy().restore();
-		assertThat(proxied.queue().next(2).get(1).getBody()).isEqualTo(bytes("late")); // its confirm came late
-		assertThat(send(channel, proxied.queue(), "after")).succeedsWithin(WAIT);
-		assertThat(channel.availableWindow()).isEqualTo(3); // the late confirm released nothing twice
+		TransportChannel next = channel(proxied.transport());
+		assertThat(send(next, proxied.queue(), "after")).succeedsWithin(WAIT);
+	}
+
+	@Test
+	void anOverdueConfirmWhileLaterMessagesWereConfirmedIsTheMessagesFailure() throws Exception {
+		RabbitTransport transport = resource(this.rabbit.transport().confirmTimeout(Duration.ofMillis(300)).build());
+		StubChannel stub = new StubChannel();
+		RabbitTransportChannel channel = new RabbitTransportChannel(stub.channel(), transport);
+		CompletableFuture<Void> stuck = channel.publish(message("", "test.message", "some-queue", "stuck"));
+		CompletableFuture<Void> later = channel.publish(message("", "test.message", "other-queue", "later"));
+
+		stub.ack(2); // the broker answers, for the later message only (its queue could not take the first)
+		channel.expireOverdue(System.nanoTime() + Duration.ofMinutes(1).toNanos());
+
+		assertThat(later).isCompleted();
+		TransportException failure = failure(stuck);
+		assertThat(failure.kind()).isEqualTo(Kind.MESSAGE);
+		assertThat(failure).hasMessageContaining("No publisher confirm").hasMessageContaining("later messages were confirmed");
+		assertThat(channel.isOpen()).isTrue();
+
+		CompletableFuture<Void> unanswered = channel.publish(message("", "test.message", "some-queue", "unanswered"));
+		channel.expireOverdue(System.nanoTime() + Duration.ofMinutes(1).toNanos());
+		assertThat(failure(unanswered).kind()).as("nothing confirmed after it").isEqualTo(Kind.UNAVAILABLE);
+		assertThat(channel.isOpen()).isFalse();
+	}
+
+	/** An AMQP channel that publishes nowhere and confirms what the test says. */
+	private static final class StubChannel {
+
+		private final java.util.concurrent.atomic.AtomicLong nextSeqNo = new java.util.concurrent.atomic.AtomicLong(1);
+
+		private volatile com.rabbitmq.client.ConfirmCallback acks;
+
+		private volatile boolean open = true;
+
+		com.rabbitmq.client.Channel channel() {
+			return (com.rabbitmq.client.Channel) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+					new Class<?>[] { com.rabbitmq.client.Channel.class }, (proxy, method, args) -> switch (method.getName()) {
+						case "getNextPublishSeqNo" -> this.nextSeqNo.get();
+						case "basicPublish" -> {
+							this.nextSeqNo.incrementAndGet();
+							yield null;
+						}
+						case "addConfirmListener" -> {
+							this.acks = (com.rabbitmq.client.ConfirmCallback) args[0];
+							yield null;
+						}
+						case "getChannelNumber" -> 1;
+						case "isOpen" -> this.open;
+						case "abort", "close" -> {
+							this.open = false;
+							yield null;
+						}
+						case "hashCode" -> System.identityHashCode(proxy);
+						case "equals" -> proxy == args[0];
+						case "toString" -> "StubChannel";
+						default -> null;
+					});
+		}
+
+		void ack(long seqNo) throws java.io.IOException {
+			this.acks.handle(seqNo, false);
+		}
+
 	}
 
 	@Test

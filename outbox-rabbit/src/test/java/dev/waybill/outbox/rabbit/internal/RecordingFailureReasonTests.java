@@ -1,0 +1,36 @@
+package dev.waybill.outbox.rabbit.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.SQLException;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.transaction.TransactionSystemException;
+
+/**
+ * What the receive endpoint says of a delivery it could not record.
+ */
+class RecordingFailureReasonTests {
+
+	@Test
+	void aFailedRollbackIsToldByTheErrorThatMadeItRollBack() {
+		TransactionSystemException rollback = new TransactionSystemException("JDBC rollback failed",
+				new SQLException("This connection has been closed.", "08003"));
+		rollback.initApplicationException(new DataAccessResourceFailureException("PreparedStatementCallback; insert",
+				new SQLException("An I/O error occurred while sending to the backend.", "08006")));
+
+		assertThat(RabbitReceiveEndpoint.reason(rollback)).isEqualTo(
+				"PreparedStatementCallback; insert (An I/O error occurred while sending to the backend.)");
+	}
+
+	@Test
+	void aFailureShowsItsRootCauseWhenItsOwnMessageDoesNotSayIt() {
+		assertThat(RabbitReceiveEndpoint.reason(new IllegalStateException("wrapped", new SQLException("root")))).isEqualTo(
+				"wrapped (root)");
+		assertThat(RabbitReceiveEndpoint.reason(new IllegalStateException("root already said: root",
+				new SQLException("root")))).isEqualTo("root already said: root");
+		assertThat(RabbitReceiveEndpoint.reason(null)).isEqualTo("?");
+	}
+
+}
