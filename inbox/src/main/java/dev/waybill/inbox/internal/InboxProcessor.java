@@ -10,9 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -156,6 +158,9 @@ public final class InboxProcessor {
 	private volatile long batchesPausedUntil = System.nanoTime();
 
 	private volatile InboxObservation observation = InboxObservation.NONE;
+
+	/** The types each queue's consumers handle, quoted, for fault reasons: see {@link #describeQueues}. */
+	private final Map<String, String> queueTypes = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates a processor.
@@ -551,6 +556,11 @@ public final class InboxProcessor {
 		return received;
 	}
 
+	private String handledTypes(ConsumerRegistration<?> consumer) {
+		String types = this.queueTypes.get(consumer.queue());
+		return (types != null) ? types : "'" + consumer.messageType() + "'";
+	}
+
 	/**
 	 * Why the delivery's headers could not be read, when the receive endpoint set them aside (see
 	 * {@link InboxHeaders#UNREADABLE_HEADERS}), else {@literal null}.
@@ -776,10 +786,10 @@ public final class InboxProcessor {
 		if (!consumer.messageType().equals(message.messageType())) {
 			String type = message.messageType();
 			String reason = (type == null || type.isEmpty())
-					? "the message has no type (AMQP property 'type'); queue '" + consumer.queue() + "' handles '"
-							+ consumer.messageType() + "'"
-					: "no handler for type '" + shown(type) + "' on queue '" + consumer.queue() + "'; it handles '"
-							+ consumer.messageType() + "'";
+					? "the message has no type (AMQP property 'type'); queue '" + consumer.queue() + "' handles "
+							+ handledTypes(consumer)
+					: "no handler for type '" + shown(type) + "' on queue '" + consumer.queue() + "'; it handles "
+							+ handledTypes(consumer);
 			return fail(consumer, message, id, DeliveryFault.poison(reason, null));
 		}
 		String unreadable = unreadableHeaders(message);
@@ -1176,6 +1186,20 @@ public final class InboxProcessor {
 	 */
 	public void setPublishFaults(boolean publishFaults) {
 		this.publishFaults = publishFaults;
+	}
+
+	/**
+	 * Tells the processor which message types the consumers of each queue handle, so that a fault
+	 * for a type none of them handles names them all (without it, the fault names the type of the
+	 * consumer the delivery fell back to). The receive endpoint calls it with its consumers.
+	 * @param consumers the consumers by queue
+	 * @since 0.4
+	 */
+	public void describeQueues(ConsumerRegistry consumers) {
+		consumers.endpoints().forEach((queue, registrations) -> this.queueTypes.put(queue, registrations.stream()
+			.map((registration) -> "'" + registration.messageType() + "'")
+			.distinct()
+			.collect(Collectors.joining(", "))));
 	}
 
 	@SuppressWarnings("unchecked") // the serializer read the body into the consumer's payload type

@@ -685,6 +685,25 @@ class InboxProcessorIntegrationTests {
 	}
 
 	@Test
+	void aTypeNoConsumerOfTheQueueHandlesIsFaultedNamingEveryTypeTheQueueTakes() {
+		String queue = queue();
+		ConsumerRegistration<ChargeCard> charges = neverCalled(queue);
+		ConsumerRegistration<Refund> refunds = ConsumerRegistration.of(queue, Refund.class, (message, context) -> {
+			throw new AssertionError("the handler of a poison message ran");
+		});
+		InboxProcessor processor = processor(0);
+		processor.describeQueues(ConsumerRegistry.of(List.of(charges, refunds)));
+		InboundMessage sent = TestInbox.inbound(new ChargeCard("o-typo", 1));
+		InboundMessage message = TestInbox.altered(sent, sent.messageId(), "test.chrage-card", "{}");
+
+		assertThat(processor.process(charges, message)).isEqualTo(InboxOutcome.FAULTED);
+
+		assertThat((String) headers(single(inbox.outboxMessages(queue + "_error"))).get(InboxHeaders.FAULT_REASON))
+			.isEqualTo("no handler for type 'test.chrage-card' on queue '" + queue + "'; it handles '"
+					+ charges.messageType() + "', '" + refunds.messageType() + "'");
+	}
+
+	@Test
 	void faultHeadersASenderPutOnTheMessageDoNotReachTheErrorQueue() {
 		String queue = queue();
 		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
@@ -962,6 +981,10 @@ class InboxProcessorIntegrationTests {
 
 	@MessageType("test.charge-card")
 	record ChargeCard(String order, int cents) {
+	}
+
+	@MessageType("test.refund")
+	record Refund(String order) {
 	}
 
 	@MessageType("test.card-charged")

@@ -147,6 +147,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		this.transport = Objects.requireNonNull(transport, "transport must not be null");
 		this.processor = Objects.requireNonNull(processor, "processor must not be null");
 		this.registry = ConsumerRegistry.of(consumers);
+		processor.describeQueues(this.registry);
 		this.endpoints = this.registry.endpoints();
 		this.connectionFactory = consumingConnectionFactory(transport.connectionFactory(), transport.maxBodySize());
 	}
