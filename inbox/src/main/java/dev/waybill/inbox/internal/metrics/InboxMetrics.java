@@ -3,6 +3,7 @@ package dev.waybill.inbox.internal.metrics;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -105,7 +106,7 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 	 * @since 0.4
 	 */
 	public InboxMetrics(Supplier<List<ConsumerRegistration<?>>> consumers) {
-		this.consumers = consumers;
+		this.consumers = Objects.requireNonNull(consumers, "consumers must not be null");
 	}
 
 	@Override

@@ -619,16 +619,6 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	}
 
 	/**
-	 * The transport's connection settings, without the client's automatic recovery: the endpoint
-	 * recovers itself, declaring its topology again (the client would replay declarations on the
-	 * short-lived channels they were made on, which are closed by then, and report each as an error).
-	 * It receives bodies as large as the transport may publish (the broker's limit,
-	 * {@code waybill.rabbit.max-body-size}): over the client's own limit, 64 MiB by default, the
-	 * client drops the connection, and the broker delivers the message again on every new one. Its
-	 * connections hand on a message whose headers the client cannot read with those headers set
-	 * aside ({@link ReadableHeadersConnectionFactory}), for the same reason.
-	 */
-	/**
 	 * A database failure as an operator needs it: a failed rollback's own message ("JDBC rollback
 	 * failed") says less than the error that made it roll back, and a wrapper's less than its cause.
 	 */
@@ -647,6 +637,16 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	/** amqp-client's limit on inbound bodies unless told otherwise (64 MiB). */
 	private static final long CLIENT_DEFAULT_MAX_INBOUND_BODY = 64L * 1024 * 1024;
 
+	/**
+	 * The transport's connection settings, without the client's automatic recovery: the endpoint
+	 * recovers itself, declaring its topology again (the client would replay declarations on the
+	 * short-lived channels they were made on, which are closed by then, and report each as an error).
+	 * It receives bodies as large as the transport may publish (the broker's limit,
+	 * {@code waybill.rabbit.max-body-size}): over the client's own limit, 64 MiB by default, the
+	 * client drops the connection, and the broker delivers the message again on every new one. Its
+	 * connections hand on a message whose headers the client cannot read with those headers set
+	 * aside ({@link ReadableHeadersConnectionFactory}), for the same reason.
+	 */
 	private static ConnectionFactory consumingConnectionFactory(ConnectionFactory transportFactory, long maxBodySize) {
 		ConnectionFactory factory = ReadableHeadersConnectionFactory.copyOf(transportFactory);
 		factory.setMaxInboundMessageBodySize((int) Math.min(Integer.MAX_VALUE,

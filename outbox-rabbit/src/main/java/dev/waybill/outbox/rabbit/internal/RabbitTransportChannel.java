@@ -307,10 +307,8 @@ final class RabbitTransportChannel implements TransportChannel {
 		}
 
 		/**
-		 * Deadlines grow with sequence numbers, so the scan stops at the first that is not overdue.
-		 */
-		/**
-		 * Fails the publishes whose confirm is overdue. When the broker confirmed a later publish
+		 * Fails the publishes whose confirm is overdue (deadlines grow with sequence numbers, so the
+		 * scan stops at the first that is not). When the broker confirmed a later publish
 		 * of this channel meanwhile, it is answering, and the silence is about this message (its
 		 * queue cannot take it now): a failed attempt. When it confirmed nothing since, it is not
 		 * answering at all (stopped, cut off without the connection noticing yet, or blocking
