@@ -1,8 +1,6 @@
 package dev.waybill.inbox.internal;
 
 import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -70,34 +68,8 @@ final class Forwarding {
 				notBefore);
 	}
 
-	/**
-	 * Returns the inbound headers, values and types unchanged (the outbox stores them losslessly),
-	 * except Waybill's own: where the message was first published, unless an earlier forward of
-	 * Waybill's recorded that already, and no fault headers, original id or (unless forwarded
-	 * before) redelivery count a sender put there: a sender cannot dress up what Waybill says of a
-	 * fault. An earlier forward is a redelivery: it comes through the default exchange, routed by
-	 * the consumer's queue name; a message that came any other way was published where it arrived,
-	 * whatever its headers claim.
-	 */
 	private static Map<String, Object> forwardedHeaders(ConsumerRegistration<?> consumer, InboundMessage message) {
-		Map<String, Object> headers = new LinkedHashMap<>(message.headers());
-		for (String own : List.of(InboxHeaders.FAULT_REASON, InboxHeaders.FAULT_EXCEPTION_TYPE,
-				InboxHeaders.FAULT_MESSAGE, InboxHeaders.FAULT_STACK_TRACE, InboxHeaders.FAULT_ATTEMPTS,
-				InboxHeaders.ORIGINAL_MESSAGE_ID)) {
-			headers.remove(own);
-		}
-		boolean forwardedBefore = DEFAULT_EXCHANGE.equals(message.exchange())
-				&& consumer.queue().equals(message.routingKey());
-		if (forwardedBefore) {
-			headers.putIfAbsent(InboxHeaders.ORIGINAL_EXCHANGE, message.exchange());
-			headers.putIfAbsent(InboxHeaders.ORIGINAL_ROUTING_KEY, message.routingKey());
-		}
-		else {
-			headers.remove(InboxHeaders.REDELIVERY_COUNT);
-			headers.put(InboxHeaders.ORIGINAL_EXCHANGE, message.exchange());
-			headers.put(InboxHeaders.ORIGINAL_ROUTING_KEY, message.routingKey());
-		}
-		return headers;
+		return ForwardedHeaders.of(consumer, message.headers(), message.exchange(), message.routingKey());
 	}
 
 	static String stackTrace(Throwable exception) {

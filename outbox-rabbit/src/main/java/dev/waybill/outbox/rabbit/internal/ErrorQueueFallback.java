@@ -1,7 +1,6 @@
 package dev.waybill.outbox.rabbit.internal;
 
 import java.io.IOException;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -13,13 +12,14 @@ import com.rabbitmq.client.Envelope;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboxHeaders;
+import dev.waybill.inbox.internal.ForwardedHeaders;
 import dev.waybill.inbox.internal.UnrecordableDeliveryException;
 
 /**
  * The receive endpoint's last resort for a delivery the inbox could not record at all
  * ({@link UnrecordableDeliveryException}): publishes it unchanged (body, properties and headers with
- * their AMQP types) to the consumer's error queue, with the reason in
- * {@link InboxHeaders#FAULT_REASON}, and waits for the broker's confirm, so that the delivery can be
+ * their AMQP types, Waybill's own headers as {@link ForwardedHeaders} sets them) to the consumer's
+ * error queue, with the reason in {@link InboxHeaders#FAULT_REASON}, and waits for the broker's confirm, so that the delivery can be
  * acknowledged instead of requeued forever.
  */
 final class ErrorQueueFallback {
@@ -36,13 +36,10 @@ final class ErrorQueueFallback {
 	static void publish(Connection connection, ConsumerRegistration<?> consumer, Envelope envelope,
 			AMQP.BasicProperties properties, byte[] body, UnrecordableDeliveryException failure)
 			throws IOException, TimeoutException {
-		Map<String, Object> headers = new LinkedHashMap<>();
-		if (properties.getHeaders() != null) {
-			headers.putAll(properties.getHeaders());
-		}
+		Map<String, Object> headers = ForwardedHeaders.of(consumer,
+				(properties.getHeaders() != null) ? properties.getHeaders() : Map.of(), envelope.getExchange(),
+				envelope.getRoutingKey());
 		headers.put(InboxHeaders.FAULT_REASON, failure.reason());
-		headers.putIfAbsent(InboxHeaders.ORIGINAL_EXCHANGE, envelope.getExchange());
-		headers.putIfAbsent(InboxHeaders.ORIGINAL_ROUTING_KEY, envelope.getRoutingKey());
 		AMQP.BasicProperties forward = properties.builder().headers(headers).deliveryMode(2).build();
 		Channel channel = connection.createChannel();
 		try {
