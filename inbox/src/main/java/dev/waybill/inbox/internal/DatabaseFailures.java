@@ -10,6 +10,7 @@ import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessResourceFailureException;
@@ -97,8 +98,12 @@ final class DatabaseFailures {
 		return unavailable(failure, connection) || (failure != null && readOnly(failure));
 	}
 
-	/** Whether a failure in the chain (causes and next exceptions) has SQLState 25006. */
 	private static boolean readOnly(Throwable failure) {
+		return anySqlState(failure, READ_ONLY_SQL_TRANSACTION::equals);
+	}
+
+	/** Whether an SQLException in the chain (causes and next exceptions) has a state that matches. */
+	private static boolean anySqlState(Throwable failure, Predicate<String> matches) {
 		Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
 		Deque<Throwable> chain = new ArrayDeque<>(List.of(failure));
 		while (!chain.isEmpty() && seen.size() < MAX_DEPTH) {
@@ -107,7 +112,7 @@ final class DatabaseFailures {
 				continue;
 			}
 			if (cause instanceof SQLException sql) {
-				if (READ_ONLY_SQL_TRANSACTION.equals(sql.getSQLState())) {
+				if (sql.getSQLState() != null && matches.test(sql.getSQLState())) {
 					return true;
 				}
 				if (sql.getNextException() != null) {
@@ -157,18 +162,14 @@ final class DatabaseFailures {
 	}
 
 	/**
-	 * Whether the first SQLState in the cause chain of one of Spring's resource failures names
-	 * something else than a lost connection: Spring translates by SQLState class alone, and class 54
-	 * (program limit exceeded: an index row too large, a statement too complex) is the statement's
-	 * fault, not the database's, so it must cost the message an attempt rather than loop.
+	 * Whether the SQLStates below one of Spring's resource failures name something else than a lost
+	 * connection: Spring translates by SQLState class alone, and class 54 (program limit exceeded:
+	 * an index row too large, a statement too complex) is the statement's fault, not the database's,
+	 * so it must cost the message an attempt rather than loop.
 	 */
 	private static boolean refusedWithState(Throwable resourceFailure) {
-		for (Throwable cause = resourceFailure.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
-			if (cause instanceof SQLException sql && sql.getSQLState() != null) {
-				return !connectionState(sql.getSQLState());
-			}
-		}
-		return false;
+		return anySqlState(resourceFailure, (state) -> true)
+				&& !anySqlState(resourceFailure, DatabaseFailures::connectionState);
 	}
 
 	/**
