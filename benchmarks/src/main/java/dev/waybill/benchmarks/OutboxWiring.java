@@ -200,9 +200,15 @@ final class OutboxWiring {
 				this.schema.tables().notifyChannel(), this.wakeUp, this.notifier.senderId());
 		Relay relay = new Relay(store, transport, this.wakeUp, relaySettings(), listener, this.backlog);
 		relay.setObservation(observation);
+		// As the auto-configuration does (waybill.outbox.relay.direct-dispatch, on by default):
+		// scopes written through this wiring's store go to this relay right after their commit.
+		boolean direct = !"false".equals(System.getProperty("waybill.bench.direct-dispatch"));
+		if (direct) {
+			this.store.setDirectDispatcher(relay.enableDirectDispatch());
+		}
 		notifications.start();
 		relay.start();
-		return new RunningRelay(relay, notifications, transport, published);
+		return new RunningRelay(relay, notifications, transport, published, direct ? this.store : null);
 	}
 
 	/**
@@ -220,8 +226,11 @@ final class OutboxWiring {
 
 		private final AtomicLong published;
 
+		private final JdbcOutboxStore directWriter;
+
 		RunningRelay(Relay relay, PostgresNotificationListener notifications, Transport transport,
-				AtomicLong published) {
+				AtomicLong published, JdbcOutboxStore directWriter) {
+			this.directWriter = directWriter;
 			this.relay = relay;
 			this.notifications = notifications;
 			this.transport = transport;
@@ -256,6 +265,9 @@ final class OutboxWiring {
 		@Override
 		public void close() {
 			try {
+				if (this.directWriter != null) {
+					this.directWriter.setDirectDispatcher(null);
+				}
 				this.relay.stop();
 				this.notifications.stop();
 			}

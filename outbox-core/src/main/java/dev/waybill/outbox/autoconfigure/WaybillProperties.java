@@ -365,6 +365,22 @@ public class WaybillProperties implements InitializingBean {
 		 */
 		private DeadScopePolicy deadScopeOrdering = DeadScopePolicy.BLOCK;
 
+		/**
+		 * Whether this instance's relay publishes the messages this instance writes right after their
+		 * commit, without claiming them: they are written leased to it (ordering-keyed and scheduled
+		 * scopes excepted, and while the broker is reachable), so no other relay takes them before
+		 * the lease ends. Off, every scope waits for a claim.
+		 */
+		private boolean directDispatch = true;
+
+		public boolean isDirectDispatch() {
+			return this.directDispatch;
+		}
+
+		public void setDirectDispatch(boolean directDispatch) {
+			this.directDispatch = directDispatch;
+		}
+
 		public DeadScopePolicy getDeadScopeOrdering() {
 			return this.deadScopeOrdering;
 		}

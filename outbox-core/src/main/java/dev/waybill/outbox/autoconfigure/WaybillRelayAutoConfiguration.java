@@ -15,6 +15,7 @@ import org.springframework.context.annotation.Bean;
 
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
 import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
 import dev.waybill.outbox.internal.relay.Relay;
@@ -53,6 +54,9 @@ public final class WaybillRelayAutoConfiguration {
 		Relay relay = new Relay(store, transport, wakeUp, properties.getOutbox().toRelaySettings(), listener, backlog);
 		relay.setThreads(threads.getIfAvailable(WaybillThreads::platform));
 		relay.setDeadScopePolicy(properties.getOutbox().getRelay().getDeadScopeOrdering());
+		if (properties.getOutbox().getRelay().isDirectDispatch() && store instanceof JdbcOutboxStore jdbc) {
+			jdbc.setDirectDispatcher(relay.enableDirectDispatch());
+		}
 		ObservationRegistry registry = observation.registry(observationRegistry.getIfUnique());
 		if (!registry.isNoop()) {
 			relay.setObservation(new RelayObservation(registry, convention.getIfUnique()));

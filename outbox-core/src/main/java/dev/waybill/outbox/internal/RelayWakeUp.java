@@ -45,9 +45,14 @@ public final class RelayWakeUp {
 
 	/**
 	 * Signals, after a commit that wrote outbox rows, that work is waiting: wakes this process's
-	 * relay and tells the relays of other instances.
+	 * relay and tells the relays of other instances. Nothing is signalled when every scope of the
+	 * committing transaction was leased to this process's relay at write time
+	 * ({@link DirectScopes}): it publishes them without a claim, and no other relay may claim them.
 	 */
 	public void committed() {
+		if (DirectScopes.everyScopeDispatchedDirectly()) {
+			return;
+		}
 		signal();
 		this.remoteSignal.run();
 	}

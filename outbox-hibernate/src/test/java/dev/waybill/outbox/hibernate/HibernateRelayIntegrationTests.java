@@ -2,12 +2,15 @@ package dev.waybill.outbox.hibernate;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Delivery;
 import jakarta.persistence.EntityManagerFactory;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.jpa.autoconfigure.DataJpaRepositoriesAutoConfiguration;
@@ -30,6 +33,8 @@ import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;
+import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.test.FakeTransport;
 import dev.waybill.outbox.test.TestSchema;
@@ -59,6 +64,36 @@ class HibernateRelayIntegrationTests {
 					.contains(order.id().toString());
 				awaitPublishedScope(context, schema);
 			});
+		}
+	}
+
+	@Test
+	void unkeyedMessagesGoToThisInstancesRelayRightAfterTheCommitWithoutAClaim() {
+		List<String> leaseOwners = new CopyOnWriteArrayList<>();
+		RelayListener owners = new RelayListener() {
+			@Override
+			public void published(ClaimedScope scope, Instant confirmedAt) {
+				leaseOwners.add(scope.leaseOwner());
+			}
+		};
+		try (TestSchema schema = TestSchema.create("hibernate_direct"); FakeTransport broker = new FakeTransport()) {
+			// Neither a poll nor a lease could deliver in time: only the hand-over after the commit,
+			// which runs after Hibernate's own before-completion write of the scope.
+			service(schema).withBean(FakeTransport.class, () -> broker)
+				.withBean(RelayListener.class, () -> owners)
+				.withPropertyValues("waybill.outbox.relay.poll-interval=60s", "waybill.outbox.relay.lease-duration=60s")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					Awaitility.await().pollDelay(Duration.ofMillis(300)).until(() -> true); // the relay's first poll
+					// Entity events are keyed by their entity (claimed in order); this message is not.
+					context.getBean(OrderService.class).audit("checked");
+
+					await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(broker.delivered())
+						.extracting(OutboxMessage::messageType)
+						.containsExactly("test.audit"));
+					awaitPublishedScope(context, schema);
+					assertThat(leaseOwners).singleElement().asString().endsWith("/direct");
+				});
 		}
 	}
 

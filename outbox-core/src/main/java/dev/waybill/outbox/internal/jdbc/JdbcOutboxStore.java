@@ -34,6 +34,8 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import dev.waybill.outbox.internal.DirectDispatcher;
+import dev.waybill.outbox.internal.DirectScopes;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
@@ -65,6 +67,8 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 
 	private final JdbcTemplate autonomous;
 
+	private volatile @Nullable DirectDispatcher directDispatcher;
+
 	/**
 	 * Creates a store over the given tables.
 	 * @param dataSource the database; the business transactions must be managed for this same DataSource
@@ -86,6 +90,16 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 	 */
 	public OutboxTables tables() {
 		return this.tables;
+	}
+
+	/**
+	 * Lets this process's relay publish the scopes written here right after their transaction
+	 * commits, without claiming them: each scope it can take is written already leased to it.
+	 * @param dispatcher the relay's dispatcher, or {@literal null} to write every scope unleased
+	 * @since 0.4
+	 */
+	public void setDirectDispatcher(@Nullable DirectDispatcher dispatcher) {
+		this.directDispatcher = dispatcher;
 	}
 
 	@Override
@@ -143,8 +157,13 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 				lock.executeQuery().close();
 			}
 		}
+		// Leased to this process's relay when it can publish the scope right after the commit.
+		DirectDispatcher dispatcher = this.directDispatcher;
+		DirectDispatcher.Lease lease = (dispatcher != null && keys.isEmpty()) ? DirectScopes.reserve(dispatcher, scope) : null;
+		String leaseOwner = (lease != null) ? lease.owner() : null;
+		Long leaseMillis = (lease != null) ? lease.duration().toMillis() : null;
 		if (parts.size() == 1 && parts.get(0).messages().size() == 1) {
-			return writeOne(connection, scope, parts.get(0));
+			return writeOne(connection, scope, parts.get(0), leaseOwner, leaseMillis);
 		}
 		List<OutboxMessage> messages = new ArrayList<>();
 		List<Object> outboxIds = new ArrayList<>();
@@ -163,6 +182,8 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 				.map((part) -> (part.notBefore() != null) ? part.notBefore().toString() : null).toArray()));
 			statement.setArray(index++, connection.createArrayOf("text", parts.stream().map(OutboxScope::orderingKey).toArray()));
 			statement.setArray(index++, connection.createArrayOf("int4", parts.stream().map((part) -> part.messages().size()).toArray()));
+			statement.setString(index++, leaseOwner);
+			statement.setObject(index++, leaseMillis, Types.BIGINT);
 			statement.setArray(index++, connection.createArrayOf("uuid", outboxIds.toArray()));
 			statement.setArray(index++, array(connection, "uuid", messages, OutboxMessage::messageId));
 			statement.setArray(index++, array(connection, "text", messages, OutboxMessage::destination));
@@ -181,7 +202,8 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 		}
 	}
 
-	private int writeOne(Connection connection, OutboxScope scope, OutboxScope part) throws SQLException {
+	private int writeOne(Connection connection, OutboxScope scope, OutboxScope part, @Nullable String leaseOwner,
+			@Nullable Long leaseMillis) throws SQLException {
 		OutboxMessage message = part.messages().get(0);
 		try (PreparedStatement statement = connection.prepareStatement(this.sql.writeOne)) {
 			statement.setObject(1, part.id());
@@ -189,19 +211,21 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 			statement.setObject(3, scope.inboundMessageId());
 			statement.setString(4, scope.consumerId());
 			statement.setString(5, part.orderingKey());
-			statement.setObject(6, message.messageId());
-			statement.setString(7, message.destination());
-			statement.setString(8, message.routingKey());
-			statement.setString(9, message.messageType());
-			statement.setString(10, message.contentType());
-			statement.setString(11, HeaderCodec.write(message.headers()));
-			statement.setBytes(12, message.body());
-			statement.setString(13, message.correlationId());
-			statement.setString(14, message.conversationId());
-			statement.setString(15, message.sourceHost());
-			statement.setString(16, message.sentAt().toString());
-			statement.setString(17, text(message.notBefore()));
-			statement.setString(18, text(message.expiresAt()));
+			statement.setString(6, leaseOwner);
+			statement.setObject(7, leaseMillis, Types.BIGINT);
+			statement.setObject(8, message.messageId());
+			statement.setString(9, message.destination());
+			statement.setString(10, message.routingKey());
+			statement.setString(11, message.messageType());
+			statement.setString(12, message.contentType());
+			statement.setString(13, HeaderCodec.write(message.headers()));
+			statement.setBytes(14, message.body());
+			statement.setString(15, message.correlationId());
+			statement.setString(16, message.conversationId());
+			statement.setString(17, message.sourceHost());
+			statement.setString(18, message.sentAt().toString());
+			statement.setString(19, text(message.notBefore()));
+			statement.setString(20, text(message.expiresAt()));
 			return statement.executeUpdate();
 		}
 	}

@@ -14,6 +14,17 @@ final class OutboxSql {
 
 	private static final String FENCE = "lease_owner = ? AND status = 'pending'";
 
+	/**
+	 * A scope written leased to this process's relay (issue 18, direct dispatch; {@code l} holds the
+	 * lease owner and its length, both NULL otherwise) counts its first attempt and is not due
+	 * before its lease ends, as if claimed at its write; else it is due at its not-before time.
+	 */
+	private static final String DIRECT_NEXT_ATTEMPT = "CASE WHEN l.lease_owner IS NULL THEN greatest(now(), %s) "
+			+ "ELSE clock_timestamp() + l.lease_millis" + " * interval '1 millisecond' END";
+
+	private static final String DIRECT_LEASE = "CASE WHEN l.lease_owner IS NULL THEN 0 ELSE 1 END, l.lease_owner, "
+			+ "clock_timestamp() + l.lease_millis * interval '1 millisecond'";
+
 	/** How many advisory locks the ordering keys share (a power of two). */
 	static final int KEY_LOCK_BUCKETS = 1024;
 
@@ -81,12 +92,14 @@ final class OutboxSql {
 		this.write = """
 				WITH scope AS (
 				  INSERT INTO %1$s (id, created_at, next_attempt_at, inbound_message_id, consumer_id, message_count,
-				                    ordering_key, ordering_seq, ordering_held)
-				  SELECT s.id, clock_timestamp(), greatest(now(), s.not_before::timestamptz), ?, ?, s.message_count,
+				                    ordering_key, ordering_seq, ordering_held, attempts, lease_owner, lease_until)
+				  SELECT s.id, clock_timestamp(), %5$s, ?, ?, s.message_count,
 				         s.ordering_key, CASE WHEN s.ordering_key IS NULL THEN NULL ELSE nextval('%4$s') END,
 				         s.ordering_key IS NOT NULL AND EXISTS (SELECT 1 FROM %1$s p
-				           WHERE p.ordering_key = s.ordering_key AND p.status IN ('pending', 'dead'))
-				  FROM unnest(?::uuid[], ?::text[], ?::text[], ?::int[]) AS s(id, not_before, ordering_key, message_count)
+				           WHERE p.ordering_key = s.ordering_key AND p.status IN ('pending', 'dead')),
+				         %6$s
+				  FROM unnest(?::uuid[], ?::text[], ?::text[], ?::int[]) AS s(id, not_before, ordering_key, message_count),
+				       (VALUES (?::text, ?::int8)) AS l(lease_owner, lease_millis)
 				  RETURNING id
 				)
 				INSERT INTO %2$s (outbox_id, %3$s)
@@ -97,25 +110,29 @@ final class OutboxSql {
 				            ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
 				  WITH ORDINALITY AS m(outbox_id, %3$s, position)
 				  JOIN scope ON scope.id = m.outbox_id
-				ORDER BY m.position""".formatted(state, message, MESSAGE_COLUMNS, tables.orderingSequence());
+				ORDER BY m.position""".formatted(state, message, MESSAGE_COLUMNS, tables.orderingSequence(),
+				DIRECT_NEXT_ATTEMPT.formatted("s.not_before::timestamptz"), DIRECT_LEASE);
 		// The common case, one scope of one message, with scalar parameters: no arrays to encode
 		// and unnest (a bytea array travels as escaped hex text, a scalar bytea as its bytes), no
 		// join or sort. Same rows as the statement above.
 		this.writeOne = """
 				WITH scope AS (
 				  INSERT INTO %1$s (id, created_at, next_attempt_at, inbound_message_id, consumer_id, message_count,
-				                    ordering_key, ordering_seq, ordering_held)
-				  SELECT s.id, clock_timestamp(), greatest(now(), s.not_before), s.inbound_message_id, s.consumer_id, 1,
+				                    ordering_key, ordering_seq, ordering_held, attempts, lease_owner, lease_until)
+				  SELECT s.id, clock_timestamp(), %5$s, s.inbound_message_id, s.consumer_id, 1,
 				         s.ordering_key, CASE WHEN s.ordering_key IS NULL THEN NULL ELSE nextval('%4$s') END,
 				         s.ordering_key IS NOT NULL AND EXISTS (SELECT 1 FROM %1$s p
-				           WHERE p.ordering_key = s.ordering_key AND p.status IN ('pending', 'dead'))
-				  FROM (VALUES (?::uuid, ?::timestamptz, ?::uuid, ?::text, ?::text))
-				    AS s(id, not_before, inbound_message_id, consumer_id, ordering_key)
+				           WHERE p.ordering_key = s.ordering_key AND p.status IN ('pending', 'dead')),
+				         %6$s
+				  FROM (VALUES (?::uuid, ?::timestamptz, ?::uuid, ?::text, ?::text, ?::text, ?::int8))
+				    AS s(id, not_before, inbound_message_id, consumer_id, ordering_key, lease_owner, lease_millis)
+				    CROSS JOIN LATERAL (SELECT s.lease_owner, s.lease_millis) AS l
 				  RETURNING id
 				)
 				INSERT INTO %2$s (outbox_id, %3$s)
 				SELECT scope.id, ?::uuid, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz, ?::timestamptz
-				FROM scope""".formatted(state, message, MESSAGE_COLUMNS, tables.orderingSequence());
+				FROM scope""".formatted(state, message, MESSAGE_COLUMNS, tables.orderingSequence(),
+				DIRECT_NEXT_ATTEMPT.formatted("s.not_before"), DIRECT_LEASE);
 		// Advisory locks (two-int form: this table set, one of 1024 buckets of the key's hash), taken
 		// in bucket order so two lockers of several keys cannot deadlock. Buckets bound the locks a
 		// transaction of many keys takes (PostgreSQL's lock table is shared and finite); two keys of

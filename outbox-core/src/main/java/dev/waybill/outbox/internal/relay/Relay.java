@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 import dev.waybill.outbox.relay.DeadScopePolicy;
@@ -24,6 +25,7 @@ import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.internal.HostNames;
 import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.DirectDispatcher;
 import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.relay.RelayListener;
 
@@ -77,6 +79,9 @@ public final class Relay implements SmartLifecycle {
 	private volatile DeadScopePolicy deadScopePolicy = DeadScopePolicy.BLOCK;
 
 	private final Leases leases;
+
+	/** Set when this process's writers lease scopes to this relay (direct dispatch), before start. */
+	private volatile @Nullable DirectDispatch direct;
 
 	/** Replaced on every start, as the settler is. */
 	private volatile ClaimCommits claimCommits = new ClaimCommits();
@@ -198,6 +203,22 @@ public final class Relay implements SmartLifecycle {
 	}
 
 	/**
+	 * Lets this process's writers lease the scopes they write to this relay, which then publishes
+	 * them right after their commit on a worker of its own, without a claim (see
+	 * {@code JdbcOutboxStore.setDirectDispatcher}); call before {@link #start()}.
+	 * @return the dispatcher to give the writers' store
+	 * @since 0.4
+	 */
+	public synchronized DirectDispatcher enableDirectDispatch() {
+		DirectDispatch direct = this.direct;
+		if (direct == null) {
+			direct = new DirectDispatch(this);
+			this.direct = direct;
+		}
+		return direct;
+	}
+
+	/**
 	 * Returns how many of the threads the relay started (workers, settler, lease renewer) are
 	 * alive; all of them while it runs, unless one died.
 	 * @return the live threads
@@ -212,13 +233,13 @@ public final class Relay implements SmartLifecycle {
 	}
 
 	/**
-	 * Returns how many threads the relay starts: its workers, the settler, the lease renewer and
-	 * the thread that commits claims.
+	 * Returns how many threads the relay starts: its workers, the settler, the lease renewer, the
+	 * thread that commits claims and, with direct dispatch, its worker.
 	 * @return the threads of a running relay
 	 * @since 0.2
 	 */
 	public int expectedThreads() {
-		return this.settings.workers() + 3;
+		return this.settings.workers() + 3 + ((this.direct != null) ? 1 : 0);
 	}
 
 	/**
@@ -252,6 +273,10 @@ public final class Relay implements SmartLifecycle {
 			RelayWorker worker = new RelayWorker(this, i);
 			this.threads.add(startThread("waybill-relay-" + i, worker::run));
 		}
+		DirectDispatch direct = this.direct;
+		if (direct != null) {
+			this.threads.add(startThread("waybill-relay-direct", new RelayWorker(this, direct)::run));
+		}
 		this.startedThreads = List.copyOf(this.threads);
 		logger.info("Waybill relay " + this.id + " started with " + this.settings.workers() + " workers");
 	}
@@ -279,6 +304,11 @@ public final class Relay implements SmartLifecycle {
 		join(this.threads.get(0), deadline);
 		join(this.threads.get(1), deadline);
 		int released = this.leases.releaseAll();
+		DirectDispatch direct = this.direct;
+		if (direct != null) {
+			// Given back with the rest of what the relay held: no later start publishes them.
+			direct.finished(direct.drain(Integer.MAX_VALUE));
+		}
 		logger.info("Waybill relay " + this.id + " stopped" + ((released > 0) ? ", giving back " + released
 				+ " scope(s) it had claimed without an outcome" : ""));
 	}

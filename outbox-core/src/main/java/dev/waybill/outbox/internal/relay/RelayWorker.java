@@ -45,17 +45,34 @@ final class RelayWorker {
 
 	private @Nullable TransportChannel channel;
 
+	/** For the direct worker: where the scopes it publishes come from, instead of claims. */
+	private final @Nullable DirectDispatch direct;
+
 	RelayWorker(Relay relay, int index) {
 		this.relay = relay;
 		this.index = index;
 		this.primary = index == 0;
+		this.direct = null;
+	}
+
+	/** The direct worker: publishes the scopes {@code direct} queues after their commits. */
+	RelayWorker(Relay relay, DirectDispatch direct) {
+		this.relay = relay;
+		this.index = -1;
+		this.primary = false;
+		this.direct = direct;
 	}
 
 	void run() {
 		try {
 			while (this.relay.running()) {
 				try {
-					step();
+					if (this.direct != null) {
+						stepDirect(this.direct);
+					}
+					else {
+						step();
+					}
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
@@ -130,7 +147,33 @@ final class RelayWorker {
 			this.relay.wakeUp().signal(); // more may be due: let another worker help
 		}
 		CompletableFuture<Void> committed = this.claimCommitted;
-		publish(channel, batch, (committed != null) ? committed : CompletableFuture.completedFuture(null));
+		publish(channel, batch, (committed != null) ? committed : CompletableFuture.completedFuture(null), () -> {
+		});
+	}
+
+	private void stepDirect(DirectDispatch direct) throws InterruptedException {
+		CircuitBreaker breaker = this.relay.breaker();
+		if (breaker.state() != CircuitBreaker.State.CLOSED) {
+			// The claiming workers probe the broker; what was committed meanwhile is claimed later.
+			direct.giveBack(direct.drain(Integer.MAX_VALUE));
+			this.relay.pause(Relay.STOP_CHECK);
+			return;
+		}
+		if (!this.inFlight.tryAcquire(Relay.STOP_CHECK.toMillis(), TimeUnit.MILLISECONDS)) {
+			return;
+		}
+		List<ClaimedScope> batch = direct.take(this.relay.settings().batchSize(), Relay.STOP_CHECK);
+		if (batch.isEmpty()) {
+			this.inFlight.release();
+			return;
+		}
+		TransportChannel channel = openChannel(breaker);
+		if (channel == null) {
+			this.inFlight.release();
+			direct.giveBack(batch);
+			return;
+		}
+		publish(channel, batch, CompletableFuture.completedFuture(null), () -> direct.finished(batch));
 	}
 
 	private void commitLater(Runnable commit) {
@@ -152,7 +195,8 @@ final class RelayWorker {
 	 * confirmed and the claim committed: the settling writes are fenced by the lease, which is
 	 * not visible before the commit (after a failed commit they change nothing, as they should).
 	 */
-	private void publish(TransportChannel channel, List<ClaimedScope> batch, CompletableFuture<Void> committed) {
+	private void publish(TransportChannel channel, List<ClaimedScope> batch, CompletableFuture<Void> committed,
+			Runnable handedOver) {
 		List<CompletableFuture<?>> settled = new ArrayList<>(batch.size());
 		Instant now = Instant.now();
 		RelayObservation observation = this.relay.observation();
@@ -179,7 +223,10 @@ final class RelayWorker {
 				.thenCombine(committed, (confirmedAt, ok) -> confirmedAt)
 				.thenAccept((confirmedAt) -> this.relay.settler().submit(scope, failures(confirms), confirmedAt)));
 		}
-		CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new)).whenComplete((ok, failure) -> this.inFlight.release());
+		CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new)).whenComplete((ok, failure) -> {
+			this.inFlight.release();
+			handedOver.run();
+		});
 	}
 
 	private static List<TransportException> failures(List<CompletableFuture<Void>> confirms) {

@@ -89,6 +89,12 @@ public class OrderService {
 		return this.orders.save(order);
 	}
 
+	/** Publishes without an entity, in a JPA transaction: the scope is written at Hibernate's before-completion. */
+	@Outbox
+	public void audit(String what) {
+		this.publisher.publish(new Events.Audit(what));
+	}
+
 	@Outbox
 	public Parcel label(String label) {
 		return this.parcels.save(new Parcel(label));

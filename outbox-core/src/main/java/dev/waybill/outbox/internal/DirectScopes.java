@@ -1,0 +1,114 @@
+package dev.waybill.outbox.internal;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.Ordered;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import dev.waybill.outbox.spi.OutboxScope;
+
+/**
+ * The scopes one transaction wrote leased to this process's relay ({@link DirectDispatcher}),
+ * handed to it after the commit and forgotten after a rollback; bound to the transaction as a
+ * resource, and unbound on suspend so a {@code REQUIRES_NEW} transaction has its own. It also
+ * notes whether the transaction wrote any other scope, since only those need a relay woken.
+ */
+public final class DirectScopes implements TransactionSynchronization {
+
+	private static final Object KEY = DirectScopes.class;
+
+	private final Map<DirectDispatcher, List<DirectDispatcher.Lease>> leases = new LinkedHashMap<>();
+
+	private boolean otherScopesWritten;
+
+	private boolean handedOver;
+
+	private DirectScopes() {
+	}
+
+	/**
+	 * Leases a scope about to be written in the current transaction to the dispatcher, when it
+	 * can take it.
+	 * @param dispatcher this process's relay
+	 * @param scope the scope
+	 * @return the lease to write it with, or {@literal null} (no transaction synchronization, or
+	 * the relay cannot take it)
+	 */
+	public static DirectDispatcher.@Nullable Lease reserve(DirectDispatcher dispatcher, OutboxScope scope) {
+		DirectScopes scopes = current();
+		if (scopes == null) {
+			return null;
+		}
+		DirectDispatcher.Lease lease = dispatcher.reserve(scope);
+		if (lease == null) {
+			scopes.otherScopesWritten = true;
+		}
+		else {
+			scopes.leases.computeIfAbsent(dispatcher, (key) -> new ArrayList<>()).add(lease);
+		}
+		return lease;
+	}
+
+	/**
+	 * Tells whether every scope the current transaction wrote goes to this process's relay
+	 * directly, so no relay needs waking for it; {@code false} outside a transaction, or when it
+	 * wrote none that way.
+	 * @return whether every scope was leased at write time
+	 */
+	public static boolean everyScopeDispatchedDirectly() {
+		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+			return false;
+		}
+		DirectScopes scopes = (DirectScopes) TransactionSynchronizationManager.getResource(KEY);
+		return scopes != null && !scopes.otherScopesWritten && !scopes.leases.isEmpty();
+	}
+
+	private static @Nullable DirectScopes current() {
+		if (!TransactionSynchronizationManager.isSynchronizationActive()
+				|| !TransactionSynchronizationManager.isActualTransactionActive()) {
+			return null;
+		}
+		DirectScopes scopes = (DirectScopes) TransactionSynchronizationManager.getResource(KEY);
+		if (scopes == null) {
+			scopes = new DirectScopes();
+			TransactionSynchronizationManager.bindResource(KEY, scopes);
+			TransactionSynchronizationManager.registerSynchronization(scopes);
+		}
+		return scopes;
+	}
+
+	@Override
+	public int getOrder() {
+		return Ordered.HIGHEST_PRECEDENCE;
+	}
+
+	@Override
+	public void afterCommit() {
+		this.handedOver = true;
+		this.leases.forEach(DirectDispatcher::committed);
+	}
+
+	@Override
+	public void afterCompletion(int status) {
+		TransactionSynchronizationManager.unbindResourceIfPossible(KEY);
+		if (!this.handedOver) {
+			this.leases.forEach(DirectDispatcher::abandoned);
+		}
+	}
+
+	@Override
+	public void suspend() {
+		TransactionSynchronizationManager.unbindResource(KEY);
+	}
+
+	@Override
+	public void resume() {
+		TransactionSynchronizationManager.bindResource(KEY, this);
+	}
+
+}

@@ -1,0 +1,159 @@
+package dev.waybill.outbox.internal.relay;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.waybill.outbox.internal.DirectDispatcher;
+import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.OutboxScope;
+
+/**
+ * The relay's side of direct dispatch: scopes written in this process leased to the relay
+ * ({@link #reserve}) are queued after their commit ({@link #committed}) and published by the
+ * relay's direct worker, as if it had claimed them at their write; their outcomes are settled as
+ * every claimed scope's. So a message written here reaches the broker without a wake-up, a claim
+ * statement or a claim commit between its commit and its publish.
+ * <p>
+ * Why nothing is lost: the lease is written in the business transaction, so no other relay claims
+ * the scope while this one may publish it. If this process dies before the publish, or the relay
+ * cannot take the scope after all (it stopped, the broker became unavailable), the scope is given
+ * back (due at once, its attempt not counted) or, failing that, its lease expires and any relay's
+ * claim delivers it, exactly as after a crash with a claimed scope.
+ */
+final class DirectDispatch implements DirectDispatcher {
+
+	private static final Log logger = LogFactory.getLog(DirectDispatch.class);
+
+	/** Messages leased and not yet settled, at most: the transport's window of unconfirmed messages. */
+	static final int MAX_MESSAGES = 1000;
+
+	/** The most messages of one scope sent this way; larger scopes are claimed. */
+	static final int MAX_SCOPE_MESSAGES = 100;
+
+	private final Relay relay;
+
+	private final String owner;
+
+	private final Semaphore room = new Semaphore(MAX_MESSAGES);
+
+	private final BlockingQueue<ClaimedScope> queue = new LinkedBlockingQueue<>();
+
+	DirectDispatch(Relay relay) {
+		this.relay = relay;
+		// One owner for every scope leased this way: each is leased so only once, at its write,
+		// and every later claim of it has an owner of its own, which fences this one out.
+		this.owner = relay.id() + "/direct";
+	}
+
+	@Override
+	public @Nullable Lease reserve(OutboxScope scope) {
+		int messages = scope.messages().size();
+		if (!this.relay.running() || this.relay.breaker().state() != CircuitBreaker.State.CLOSED
+				|| messages > MAX_SCOPE_MESSAGES || !dueNow(scope) || !this.room.tryAcquire(messages)) {
+			return null;
+		}
+		return new Lease(scope, this.owner, this.relay.settings().leaseDuration(), Instant.now());
+	}
+
+	private static boolean dueNow(OutboxScope scope) {
+		Instant notBefore = scope.notBefore();
+		if (notBefore != null && notBefore.isAfter(Instant.now())) {
+			return false;
+		}
+		for (OutboxMessage message : scope.messages()) {
+			if (message.orderingKey() != null) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	@Override
+	public void committed(List<Lease> leases) {
+		List<ClaimedScope> scopes = new ArrayList<>(leases.size());
+		for (Lease lease : leases) {
+			OutboxScope scope = lease.scope();
+			scopes.add(new ClaimedScope(scope.id(), lease.writtenAt(), 1, lease.owner(), lease.writtenAt().plus(lease.duration()),
+					scope.messages()));
+		}
+		this.relay.leases().hold(scopes);
+		this.queue.addAll(scopes);
+		if (!this.relay.running()) {
+			// Stopped meanwhile: its worker may be gone, and its stop gave back what it held before.
+			giveBack(drain(Integer.MAX_VALUE));
+		}
+	}
+
+	@Override
+	public void abandoned(List<Lease> leases) {
+		for (Lease lease : leases) {
+			this.room.release(lease.scope().messages().size());
+		}
+	}
+
+	/**
+	 * Waits up to {@code timeout} for committed scopes, and takes up to {@code max} of them.
+	 */
+	List<ClaimedScope> take(int max, Duration timeout) throws InterruptedException {
+		ClaimedScope first = this.queue.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+		if (first == null) {
+			return List.of();
+		}
+		List<ClaimedScope> batch = new ArrayList<>();
+		batch.add(first);
+		this.queue.drainTo(batch, max - 1);
+		return batch;
+	}
+
+	List<ClaimedScope> drain(int max) {
+		List<ClaimedScope> batch = new ArrayList<>();
+		this.queue.drainTo(batch, max);
+		return batch;
+	}
+
+	/** Frees the room of scopes whose outcome went to the settler (or that were given back). */
+	void finished(List<ClaimedScope> scopes) {
+		for (ClaimedScope scope : scopes) {
+			this.room.release(scope.messages().size());
+		}
+	}
+
+	/**
+	 * Gives scopes back without publishing them, due at once and without counting their attempt,
+	 * so the relay's workers claim them (once the broker is available again); if that write fails,
+	 * their leases expire and a claim delivers them then.
+	 */
+	void giveBack(List<ClaimedScope> scopes) {
+		if (scopes.isEmpty()) {
+			return;
+		}
+		List<UUID> ids = scopes.stream().map(ClaimedScope::id).toList();
+		try {
+			this.relay.store().release(this.owner, ids, Duration.ZERO);
+			this.relay.wakeUp().signal();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Waybill relay could not give back " + ids.size() + " scope(s) it was to publish directly; "
+					+ "they are delivered once their leases expire: " + ex);
+		}
+		finally {
+			for (ClaimedScope scope : scopes) {
+				this.relay.leases().settled(scope);
+			}
+			finished(scopes);
+		}
+	}
+
+}
