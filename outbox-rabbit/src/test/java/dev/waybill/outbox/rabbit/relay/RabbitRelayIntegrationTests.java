@@ -346,6 +346,44 @@ class RabbitRelayIntegrationTests {
 	}
 
 	@Test
+	void aServiceKilledBetweenItsCommitsAndTheirConfirmsLosesNothingItWasPublishingDirectly() throws Exception {
+		BoundQueue bound = this.topology.exchangeWithQueue("fanout", "");
+		List<String> all = consumeMessageIds(bound);
+		Duration lease = Duration.ofSeconds(3);
+		String state = this.schema.tables().qualifiedOutboxState();
+		Process child;
+		try (TcpProxy proxy = TcpProxy.start(TestRabbit.get().host(), TestRabbit.get().port())) {
+			child = startProcess(DirectWriterProcess.class, proxy.host(), proxy.port(), lease, bound.exchange());
+			try {
+				await().until(() -> all.size() >= 200);
+				// The broker stops answering the service: what it commits from now on stays leased
+				// to its relay, published or not, unconfirmed.
+				proxy.pause();
+				await().until(() -> jdbc().queryForObject("SELECT count(*) FROM " + state
+						+ " WHERE status = 'pending' AND lease_owner LIKE '%/direct'", Integer.class) >= 50);
+				child.destroyForcibly(); // SIGKILL
+				assertThat(child.waitFor(20, TimeUnit.SECONDS)).isTrue();
+			}
+			finally {
+				child.destroyForcibly();
+			}
+		}
+		int leftLeased = jdbc().queryForObject("SELECT count(*) FROM " + state
+				+ " WHERE status = 'pending' AND lease_owner LIKE '%/direct'", Integer.class);
+		assertThat(leftLeased).as("scopes the dead service's relay held by direct dispatch").isGreaterThanOrEqualTo(50);
+		List<String> committed = jdbc().queryForList("SELECT message_id::text FROM " + this.schema.tables().qualifiedOutboxMessage(),
+				String.class);
+
+		start(RelaySettings.defaults(), new RelayWakeUp(), transport()); // the same service restarted, or another instance
+
+		Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+			.until(() -> new HashSet<>(all).containsAll(committed));
+		awaitNoPending();
+		assertThat(jdbc().queryForObject("SELECT count(*) FROM " + state + " WHERE attempts > 2", Integer.class))
+			.as("no attempt counted but the write's and the claim's").isZero();
+	}
+
+	@Test
 	void twoRelaysInParallelDeliverTenThousandMessagesEachExactlyOnce() throws Exception {
 		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
 		int messages = 10_000;
@@ -475,12 +513,16 @@ class RabbitRelayIntegrationTests {
 	}
 
 	private Process startRelayProcess(Duration lease, int batchSize) throws IOException {
+		return startProcess(RelayProcess.class, TestRabbit.get().host(), TestRabbit.get().port(), lease, String.valueOf(batchSize));
+	}
+
+	private Process startProcess(Class<?> main, String amqpHost, int amqpPort, Duration lease, String last) throws IOException {
 		TestPostgres postgres = TestPostgres.get();
 		String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
 		Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-		ProcessBuilder builder = new ProcessBuilder(java.toString(), "-cp", classpath, RelayProcess.class.getName(),
-				postgres.url(), postgres.user(), postgres.password(), this.schema.name(), TestRabbit.get().host(),
-				String.valueOf(TestRabbit.get().port()), String.valueOf(lease.toMillis()), String.valueOf(batchSize));
+		ProcessBuilder builder = new ProcessBuilder(java.toString(), "-cp", classpath, main.getName(),
+				postgres.url(), postgres.user(), postgres.password(), this.schema.name(), amqpHost,
+				String.valueOf(amqpPort), String.valueOf(lease.toMillis()), last);
 		builder.redirectErrorStream(true);
 		builder.redirectOutput(ProcessBuilder.Redirect.DISCARD);
 		return builder.start();
