@@ -83,8 +83,16 @@ final class DirectDispatch implements DirectDispatcher {
 	@Override
 	public void committed(List<Lease> leases) {
 		List<ClaimedScope> scopes = new ArrayList<>(leases.size());
+		Instant now = Instant.now();
 		for (Lease lease : leases) {
 			OutboxScope scope = lease.scope();
+			if (now.isAfter(lease.writtenAt().plus(lease.duration().dividedBy(2)))) {
+				// Its transaction took more than half a lease to commit after the write: the lease
+				// might end before its first renewal and another relay claim it while this one
+				// publishes. It is left to its lease and claimed then.
+				this.room.release(scope.messages().size());
+				continue;
+			}
 			scopes.add(new ClaimedScope(scope.id(), lease.writtenAt(), 1, lease.owner(), lease.writtenAt().plus(lease.duration()),
 					scope.messages()));
 		}

@@ -148,6 +148,33 @@ class DirectDispatchIntegrationTests {
 	}
 
 	@Test
+	void aScopeWhoseTransactionCommitsLongAfterItsWriteIsLeftToItsLeaseAndPublishedOnce() {
+		// Confirms never come: a scope published twice would show as two publish calls.
+		this.broker.behave("slow-commits", FakeTransport.Behaviour.HANG);
+		startDirect(new RelaySettings(2, 20, Duration.ofSeconds(1), Duration.ofMillis(100), Duration.ofSeconds(2),
+				RetryPolicy.defaults(), 3, Duration.ofSeconds(1)));
+		awaitIdle();
+
+		UUID messageId = inTransaction((publisher) -> {
+			UUID id = publisher.send("slow-commits", new Ping("late"));
+			// Committed more than a lease after the outbox write (a batch of slow handlers, say).
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+				@Override
+				public void beforeCommit(boolean readOnly) {
+					sleep(Duration.ofMillis(1200));
+				}
+			});
+			return id;
+		});
+
+		await().until(() -> this.broker.attempts("slow-commits").size() == 1);
+		Awaitility.await().during(Duration.ofMillis(700)).atMost(Duration.ofSeconds(2))
+			.until(() -> this.broker.attempts("slow-commits").size() == 1);
+		assertThat(this.claimed).as("published by a claim, not directly").hasValue(1);
+		assertThat(this.broker.attempts("slow-commits")).extracting(FakeTransport.Attempt::messageId).containsExactly(messageId);
+	}
+
+	@Test
 	void aScopeLeasedByAProcessThatDiedIsDeliveredByAnotherRelayOnceTheLeaseEnds() {
 		// The process that wrote the scope leased it to its relay, then died before publishing it.
 		this.store.setDirectDispatcher(new DirectDispatcher() {
@@ -262,6 +289,15 @@ class DirectDispatchIntegrationTests {
 	/** Lets the relay's first poll go by, so what follows is not found by it. */
 	private static void awaitIdle() {
 		Awaitility.await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> true);
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private static void failAtCommit() {
