@@ -30,6 +30,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.NestedExceptionUtils;
+import org.springframework.dao.DataAccessException;
 import org.springframework.transaction.TransactionSystemException;
 
 import dev.waybill.inbox.ConsumerRegistration;
@@ -628,6 +629,11 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		}
 		Throwable shown = (failure instanceof TransactionSystemException end && end.getApplicationException() != null)
 				? end.getApplicationException() : failure;
+		// Spring's data access wrappers quote the whole statement ("PreparedStatementCallback; SQL
+		// [INSERT ...]"): their cause says what went wrong.
+		while (shown instanceof DataAccessException && shown.getCause() != null) {
+			shown = shown.getCause();
+		}
 		String text = String.valueOf(shown.getMessage());
 		Throwable root = NestedExceptionUtils.getRootCause(shown);
 		return (root != null && root.getMessage() != null && !text.contains(root.getMessage()))
@@ -810,8 +816,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				}
 				if (!warned) {
 					logger.warn("Waybill could not record " + again.size() + " deliveries on " + this.queue
-							+ (this.ordered ? ", trying again in place to keep their keys' order: "
-									: ", returning them to the queue: ")
+							+ (this.ordered ? ", trying them again in place (the queue is partitioned by ordering key, "
+									+ "and a requeued delivery would lose its place): " : ", returning them to the queue: ")
 							+ reason(outage));
 					warned = true;
 				}

@@ -20,8 +20,19 @@ class RecordingFailureReasonTests {
 		rollback.initApplicationException(new DataAccessResourceFailureException("PreparedStatementCallback; insert",
 				new SQLException("An I/O error occurred while sending to the backend.", "08006")));
 
-		assertThat(RabbitReceiveEndpoint.reason(rollback)).isEqualTo(
-				"PreparedStatementCallback; insert (An I/O error occurred while sending to the backend.)");
+		assertThat(RabbitReceiveEndpoint.reason(rollback)).isEqualTo("An I/O error occurred while sending to the backend.");
+	}
+
+	@Test
+	void aDataAccessFailureIsToldByItsCauseNotByTheStatementSpringQuotes() {
+		DataAccessResourceFailureException failure = new DataAccessResourceFailureException(
+				"PreparedStatementCallback; SQL [INSERT INTO waybill.inbox_state (message_id, consumer_id) VALUES (?, ?)]; "
+						+ "FATAL: terminating connection due to administrator command",
+				new SQLException("FATAL: terminating connection due to administrator command", "57P01"));
+
+		assertThat(RabbitReceiveEndpoint.reason(failure))
+			.isEqualTo("FATAL: terminating connection due to administrator command")
+			.doesNotContain("INSERT");
 	}
 
 	@Test
