@@ -38,6 +38,10 @@ import dev.waybill.outbox.relay.RelayListener;
  * commit runs on a thread of its own ({@link ClaimCommits}) while the worker publishes, so its
  * flush is not on the way from commit to confirm; outcomes are recorded once it committed.
  * <p>
+ * With direct dispatch ({@link #enableDirectDispatch()}), scopes this process writes are leased
+ * to the relay by their write and published by a worker of its own right after their commit,
+ * without a claim; the claiming workers deliver everything else.
+ * <p>
  * Workers wait for a {@link RelayWakeUp} signal (given after each commit that published, and on
  * PostgreSQL notifications from other instances); one of them also polls every
  * {@code pollInterval} with one cheap statement, as a fallback. A {@link CircuitBreaker} stops
@@ -278,7 +282,8 @@ public final class Relay implements SmartLifecycle {
 			this.threads.add(startThread("waybill-relay-direct", new RelayWorker(this, direct)::run));
 		}
 		this.startedThreads = List.copyOf(this.threads);
-		logger.info("Waybill relay " + this.id + " started with " + this.settings.workers() + " workers");
+		logger.info("Waybill relay " + this.id + " started with " + this.settings.workers() + " workers"
+				+ ((direct != null) ? " and direct dispatch" : ""));
 	}
 
 	/**
