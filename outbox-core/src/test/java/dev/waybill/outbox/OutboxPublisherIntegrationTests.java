@@ -138,6 +138,41 @@ class OutboxPublisherIntegrationTests {
 	}
 
 	@Test
+	void whatANestedTransactionPublishedGoesWithItsSavepointWhenItRollsBackAndStaysWhenItCommits() {
+		run((context) -> {
+			OutboxPublisher publisher = context.getBean(OutboxPublisher.class);
+			TransactionTemplate outer = context.getBean(TransactionTemplate.class);
+			TransactionTemplate nested = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+			nested.setPropagationBehavior(org.springframework.transaction.TransactionDefinition.PROPAGATION_NESTED);
+			int scopes = count("outbox_state");
+
+			outer.executeWithoutResult((status) -> {
+				publisher.send("kept-before", new OrderPlaced(UUID.randomUUID(), 1));
+				nested.executeWithoutResult((savepoint) -> {
+					publisher.send("rolled-back", new OrderPlaced(UUID.randomUUID(), 2));
+					publisher.scheduleSend("rolled-back", new OrderPlaced(UUID.randomUUID(), 3), java.time.Instant.now().plusSeconds(60),
+							(o) -> {
+							});
+					savepoint.setRollbackOnly(); // rolls back to the savepoint, the outer transaction goes on
+				});
+				nested.executeWithoutResult((savepoint) -> publisher.send("kept-nested", new OrderPlaced(UUID.randomUUID(), 4)));
+				publisher.send("kept-after", new OrderPlaced(UUID.randomUUID(), 5));
+			});
+
+			assertThat(messagesOfLatestScope()).extracting((m) -> m.get("destination"))
+				.containsExactly("kept-before", "kept-nested", "kept-after");
+			assertThat(count("outbox_state")).isEqualTo(scopes + 1);
+
+			// The nested transaction published the transaction's first message: nothing is left.
+			outer.executeWithoutResult((status) -> nested.executeWithoutResult((savepoint) -> {
+				publisher.send("rolled-back", new OrderPlaced(UUID.randomUUID(), 6));
+				savepoint.setRollbackOnly();
+			}));
+			assertThat(count("outbox_state")).isEqualTo(scopes + 1);
+		});
+	}
+
+	@Test
 	void aRequiresNewTransactionIsAScopeOfItsOwnThatSurvivesTheOuterRollback() {
 		run((context) -> {
 			int scopes = count("outbox_state");

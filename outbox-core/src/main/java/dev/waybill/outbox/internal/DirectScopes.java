@@ -1,6 +1,7 @@
 package dev.waybill.outbox.internal;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,9 @@ public final class DirectScopes implements TransactionSynchronization {
 	private boolean otherScopesWritten;
 
 	private boolean handedOver;
+
+	/** How many scopes each dispatcher had leased when each savepoint was set. */
+	private final Map<Object, Map<DirectDispatcher, Integer>> savepoints = new IdentityHashMap<>();
 
 	private DirectScopes() {
 	}
@@ -99,6 +103,31 @@ public final class DirectScopes implements TransactionSynchronization {
 		if (!this.handedOver) {
 			this.leases.forEach(DirectDispatcher::abandoned);
 		}
+	}
+
+	/** Notes how many scopes were leased when a savepoint is set. */
+	@Override
+	public void savepoint(Object savepoint) {
+		Map<DirectDispatcher, Integer> marks = new LinkedHashMap<>();
+		this.leases.forEach((dispatcher, leased) -> marks.put(dispatcher, leased.size()));
+		this.savepoints.put(savepoint, marks);
+	}
+
+	/**
+	 * Forgets the scopes leased since the savepoint: the rollback to it removed their rows. A
+	 * savepoint set before this transaction's first lease is one none of them survives.
+	 */
+	@Override
+	public void savepointRollback(Object savepoint) {
+		Map<DirectDispatcher, Integer> marks = this.savepoints.getOrDefault(savepoint, Map.of());
+		this.leases.forEach((dispatcher, leased) -> {
+			int kept = marks.getOrDefault(dispatcher, 0);
+			if (leased.size() > kept) {
+				List<DirectDispatcher.Lease> undone = leased.subList(kept, leased.size());
+				dispatcher.abandoned(List.copyOf(undone));
+				undone.clear();
+			}
+		});
 	}
 
 	@Override

@@ -1,6 +1,7 @@
 package dev.waybill.outbox.internal;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,9 @@ final class OutboxTransaction implements TransactionSynchronization {
 	private final Map<UUID, OutboxMessage> standalone = new LinkedHashMap<>();
 
 	private boolean written;
+
+	/** What was buffered when each savepoint of the transaction was set, to go back to on its rollback. */
+	private final Map<Object, Buffered> savepoints = new IdentityHashMap<>();
 
 	/** Whether a batched inbox wrote scopes before the commit ({@link #writeInboundNow()}). */
 	private boolean wroteEarly;
@@ -165,6 +169,30 @@ final class OutboxTransaction implements TransactionSynchronization {
 		if (this.wroteEarly || !this.messages.isEmpty() || !this.standalone.isEmpty()) {
 			this.wakeUp.committed();
 		}
+	}
+
+	/** Notes what is buffered when a savepoint is set (a nested transaction starts). */
+	@Override
+	public void savepoint(Object savepoint) {
+		this.savepoints.put(savepoint, new Buffered(this.messages.size(), List.copyOf(this.standalone.keySet())));
+	}
+
+	/**
+	 * Drops what was published since the savepoint: a nested transaction rolled back, and its
+	 * messages go with it, as its rows do. (Writes happen at commit, after every savepoint.) A
+	 * savepoint this buffer does not know was set before its first message: all of them go.
+	 */
+	@Override
+	public void savepointRollback(Object savepoint) {
+		Buffered buffered = this.savepoints.getOrDefault(savepoint, new Buffered(0, List.of()));
+		if (this.messages.size() > buffered.messages()) {
+			this.messages.subList(buffered.messages(), this.messages.size()).clear();
+		}
+		this.standalone.keySet().retainAll(buffered.standaloneIds());
+	}
+
+	/** How many messages, and which standalone scopes, were buffered at a savepoint. */
+	private record Buffered(int messages, List<UUID> standaloneIds) {
 	}
 
 	@Override

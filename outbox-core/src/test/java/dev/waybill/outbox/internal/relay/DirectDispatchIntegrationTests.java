@@ -148,6 +148,29 @@ class DirectDispatchIntegrationTests {
 	}
 
 	@Test
+	void aScopeWrittenInsideASavepointThatIsRolledBackIsNotPublished() {
+		startDirect(settings(SLOW_POLL));
+		awaitIdle();
+		OutboxScope undone = dev.waybill.outbox.test.TestMessages.scope("orders", "undone");
+		OutboxScope kept = dev.waybill.outbox.test.TestMessages.scope("orders", "kept");
+
+		// An OutboxWriter called by hand: its write, and the savepoint rollback that removes it.
+		new TransactionTemplate(new DataSourceTransactionManager(schemaDataSource())).executeWithoutResult((status) -> {
+			Object savepoint = status.createSavepoint();
+			this.store.write(undone);
+			status.rollbackToSavepoint(savepoint);
+			this.store.write(kept);
+		});
+
+		await().until(() -> this.broker.delivered().size() == 1);
+		Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+			.until(() -> this.broker.delivered().size() == 1);
+		assertThat(this.broker.delivered()).extracting(OutboxMessage::messageId)
+			.containsExactly(kept.messages().get(0).messageId());
+		assertThat(count(state())).isEqualTo(1);
+	}
+
+	@Test
 	void aScopeWhoseTransactionCommitsLongAfterItsWriteIsLeftToItsLeaseAndPublishedOnce() {
 		// Confirms never come: a scope published twice would show as two publish calls.
 		this.broker.behave("slow-commits", FakeTransport.Behaviour.HANG);
