@@ -283,7 +283,7 @@ public final class Relay implements SmartLifecycle {
 		}
 		this.startedThreads = List.copyOf(this.threads);
 		logger.info("Waybill relay " + this.id + " started with " + this.settings.workers() + " workers"
-				+ ((direct != null) ? " and direct dispatch" : ""));
+				+ ((direct != null) ? " and direct dispatch (for scopes without an ordering key)" : ""));
 	}
 
 	/**
@@ -508,7 +508,7 @@ public final class Relay implements SmartLifecycle {
 			case HALF_OPEN -> logger.debug("Waybill relay " + this.id + ": probing the broker");
 			case CLOSED -> {
 				logger.info("Waybill relay " + this.id + ": broker available again"
-						+ ((this.outageSince != 0) ? " after " + outage(now) : "") + ", circuit closed");
+						+ ((this.outageSince != 0) ? ", circuit closed after " + outage(now) + " open" : ", circuit closed"));
 				this.outageSince = 0;
 			}
 		}

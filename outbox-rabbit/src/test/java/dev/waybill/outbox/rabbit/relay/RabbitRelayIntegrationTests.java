@@ -235,7 +235,7 @@ class RabbitRelayIntegrationTests {
 			.filter((event) -> event.getLevel().isGreaterOrEqual(Level.INFO)).map(ILoggingEvent::getFormattedMessage).toList();
 		assertThat(relayLines).filteredOn((line) -> line.contains("broker")).hasSize(2);
 		assertThat(relayLines).filteredOn((line) -> line.contains("broker unavailable (")).hasSize(1);
-		assertThat(relayLines).filteredOn((line) -> line.contains("broker available again after PT")).hasSize(1);
+		assertThat(relayLines).filteredOn((line) -> line.contains("broker available again, circuit closed after PT")).hasSize(1);
 	}
 
 	/**
