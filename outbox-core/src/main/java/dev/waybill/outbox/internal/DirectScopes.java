@@ -36,23 +36,23 @@ public final class DirectScopes implements TransactionSynchronization {
 	}
 
 	/**
-	 * Leases a scope about to be written in the current transaction to the dispatcher, when it
-	 * can take it.
+	 * Notes what the current transaction is about to write, and leases its scope without an
+	 * ordering key to the dispatcher when it can take it.
 	 * @param dispatcher this process's relay
-	 * @param scope the scope
-	 * @return the lease to write it with, or {@literal null} (no transaction synchronization, or
-	 * the relay cannot take it)
+	 * @param candidate the scope that may be leased, or {@literal null} when none may
+	 * @param othersWritten whether the write holds other scopes too (these are claimed)
+	 * @return the lease to write {@code candidate} with, or {@literal null} (no transaction
+	 * synchronization, no candidate, or the relay cannot take it)
 	 */
-	public static DirectDispatcher.@Nullable Lease reserve(DirectDispatcher dispatcher, OutboxScope scope) {
+	public static DirectDispatcher.@Nullable Lease reserve(DirectDispatcher dispatcher, @Nullable OutboxScope candidate,
+			boolean othersWritten) {
 		DirectScopes scopes = current();
 		if (scopes == null) {
 			return null;
 		}
-		DirectDispatcher.Lease lease = dispatcher.reserve(scope);
-		if (lease == null) {
-			scopes.otherScopesWritten = true;
-		}
-		else {
+		DirectDispatcher.Lease lease = (candidate != null) ? dispatcher.reserve(candidate) : null;
+		scopes.otherScopesWritten |= othersWritten || lease == null;
+		if (lease != null) {
 			scopes.leases.computeIfAbsent(dispatcher, (key) -> new ArrayList<>()).add(lease);
 		}
 		return lease;

@@ -157,9 +157,19 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 				lock.executeQuery().close();
 			}
 		}
-		// Leased to this process's relay when it can publish the scope right after the commit.
+		// The part without an ordering key is leased to this process's relay when it can publish it
+		// right after the commit; keyed parts are claimed in their keys' order.
 		DirectDispatcher dispatcher = this.directDispatcher;
-		DirectDispatcher.Lease lease = (dispatcher != null && keys.isEmpty()) ? DirectScopes.reserve(dispatcher, scope) : null;
+		DirectDispatcher.Lease lease = null;
+		if (dispatcher != null) {
+			OutboxScope unkeyed = null;
+			for (OutboxScope part : parts) {
+				if (part.orderingKey() == null) {
+					unkeyed = part;
+				}
+			}
+			lease = DirectScopes.reserve(dispatcher, unkeyed, parts.size() > ((unkeyed != null) ? 1 : 0));
+		}
 		String leaseOwner = (lease != null) ? lease.owner() : null;
 		Long leaseMillis = (lease != null) ? lease.duration().toMillis() : null;
 		if (parts.size() == 1 && parts.get(0).messages().size() == 1) {

@@ -16,14 +16,19 @@ final class OutboxSql {
 
 	/**
 	 * A scope written leased to this process's relay (issue 18, direct dispatch; {@code l} holds the
-	 * lease owner and its length, both NULL otherwise) counts its first attempt and is not due
-	 * before its lease ends, as if claimed at its write; else it is due at its not-before time.
+	 * lease owner and its length, both NULL otherwise; only the transaction's scope without an
+	 * ordering key takes it) counts its first attempt and is not due before its lease ends, as if
+	 * claimed at its write; else it is due at its not-before time.
 	 */
-	private static final String DIRECT_NEXT_ATTEMPT = "CASE WHEN l.lease_owner IS NULL THEN greatest(now(), %s) "
-			+ "ELSE clock_timestamp() + l.lease_millis" + " * interval '1 millisecond' END";
+	private static final String LEASED = "(l.lease_owner IS NOT NULL AND s.ordering_key IS NULL)";
 
-	private static final String DIRECT_LEASE = "CASE WHEN l.lease_owner IS NULL THEN 0 ELSE 1 END, l.lease_owner, "
-			+ "clock_timestamp() + l.lease_millis * interval '1 millisecond'";
+	private static final String LEASE_END = "clock_timestamp() + l.lease_millis * interval '1 millisecond'";
+
+	private static final String DIRECT_NEXT_ATTEMPT = "CASE WHEN " + LEASED + " THEN " + LEASE_END
+			+ " ELSE greatest(now(), %s) END";
+
+	private static final String DIRECT_LEASE = "CASE WHEN " + LEASED + " THEN 1 ELSE 0 END, CASE WHEN " + LEASED
+			+ " THEN l.lease_owner END, CASE WHEN " + LEASED + " THEN " + LEASE_END + " END";
 
 	/** How many advisory locks the ordering keys share (a power of two). */
 	static final int KEY_LOCK_BUCKETS = 1024;

@@ -263,6 +263,25 @@ class DirectDispatchIntegrationTests {
 	}
 
 	@Test
+	void aTransactionsUnkeyedMessagesGoDirectlyWhileItsKeyedOnesAreClaimedWithoutWaitingForAPoll() {
+		startDirect(settings(SLOW_POLL));
+		awaitIdle();
+
+		inTransaction((publisher) -> {
+			publisher.send("orders", new Ping("keyed"), (o) -> o.orderingKey("order-1"));
+			publisher.send("orders", new Ping("unkeyed"));
+			// A scope of its own, written after the transaction's main scope (two writes).
+			return publisher.send("orders", new Ping("expiring"), (o) -> o.timeToLive(Duration.ofMinutes(5)));
+		});
+
+		// The keyed scope is claimed after the commit's wake-up: the poll would come after 30 s.
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> this.broker.delivered().size() == 3);
+		assertThat(this.claimed).as("only the keyed scope was claimed").hasValue(1);
+		assertThat(this.notified).as("other instances are told of the keyed scope").hasValue(1);
+		assertThat(jdbc().queryForList("SELECT DISTINCT status FROM " + state(), String.class)).containsExactly("published");
+	}
+
+	@Test
 	void keyedAndScheduledScopesAreClaimedAsBefore() {
 		startDirect(settings(Duration.ofMillis(100)));
 		awaitIdle();
