@@ -1,12 +1,18 @@
 package dev.waybill.outbox.internal;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
 import org.springframework.core.Ordered;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -29,6 +35,9 @@ public final class DirectScopes implements TransactionSynchronization {
 
 	private boolean handedOver;
 
+	/** The connections the scopes were written on (one per transaction, as a rule). */
+	private final Set<Connection> connections = Collections.newSetFromMap(new IdentityHashMap<>());
+
 	/** How many scopes each dispatcher had leased when each savepoint was set. */
 	private final Map<Object, Map<DirectDispatcher, Integer>> savepoints = new IdentityHashMap<>();
 
@@ -45,11 +54,12 @@ public final class DirectScopes implements TransactionSynchronization {
 	 * synchronization, no candidate, or the relay cannot take it)
 	 */
 	public static DirectDispatcher.@Nullable Lease reserve(DirectDispatcher dispatcher, @Nullable OutboxScope candidate,
-			boolean othersWritten) {
+			boolean othersWritten, Connection connection) {
 		DirectScopes scopes = current();
 		if (scopes == null) {
 			return null;
 		}
+		scopes.connections.add(connection);
 		DirectDispatcher.Lease lease = (candidate != null) ? dispatcher.reserve(candidate) : null;
 		scopes.otherScopesWritten |= othersWritten || lease == null;
 		if (lease != null) {
@@ -89,6 +99,33 @@ public final class DirectScopes implements TransactionSynchronization {
 	@Override
 	public int getOrder() {
 		return Ordered.HIGHEST_PRECEDENCE;
+	}
+
+	/**
+	 * Forgets every lease when the transaction cannot commit any more: PostgreSQL aborted it (a
+	 * statement after the outbox's write failed and the caller went on), so its COMMIT will roll
+	 * back, yet the driver reports no error and the commit callbacks run as after a commit. The
+	 * driver knows the state from the protocol, without a round trip.
+	 */
+	@Override
+	public void beforeCompletion() {
+		for (Connection connection : this.connections) {
+			if (aborted(connection)) {
+				this.leases.forEach(DirectDispatcher::abandoned);
+				this.leases.clear();
+				return;
+			}
+		}
+	}
+
+	private static boolean aborted(Connection connection) {
+		try {
+			return connection.isWrapperFor(BaseConnection.class)
+					&& connection.unwrap(BaseConnection.class).getTransactionState() == TransactionState.FAILED;
+		}
+		catch (SQLException ex) {
+			return false;
+		}
 	}
 
 	@Override

@@ -168,7 +168,7 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 					unkeyed = part;
 				}
 			}
-			lease = DirectScopes.reserve(dispatcher, unkeyed, parts.size() > ((unkeyed != null) ? 1 : 0));
+			lease = DirectScopes.reserve(dispatcher, unkeyed, parts.size() > ((unkeyed != null) ? 1 : 0), connection);
 		}
 		String leaseOwner = (lease != null) ? lease.owner() : null;
 		Long leaseMillis = (lease != null) ? lease.duration().toMillis() : null;

@@ -148,6 +148,33 @@ class DirectDispatchIntegrationTests {
 	}
 
 	@Test
+	void aTransactionPostgresAbortedAfterTheWriteIsNotPublishedThoughItsCommitReportsNoError() {
+		startDirect(settings(SLOW_POLL));
+		awaitIdle();
+
+		inTransaction((publisher) -> {
+			UUID id = publisher.send("orders", new Ping("never committed"));
+			// After the outbox's write: a statement fails and the caller goes on. PostgreSQL has
+			// aborted the transaction, its COMMIT rolls back, and the driver reports no error.
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+				@Override
+				public void beforeCommit(boolean readOnly) {
+					try {
+						jdbc().execute("SELECT 1 / 0");
+					}
+					catch (org.springframework.dao.DataAccessException swallowed) {
+					}
+				}
+			});
+			return id;
+		});
+
+		Awaitility.await().during(Duration.ofMillis(700)).atMost(Duration.ofSeconds(2))
+			.until(() -> this.broker.attempts().isEmpty());
+		assertThat(count(state())).as("nothing was committed").isZero();
+	}
+
+	@Test
 	void aScopeWrittenInsideASavepointThatIsRolledBackIsNotPublished() {
 		startDirect(settings(SLOW_POLL));
 		awaitIdle();
