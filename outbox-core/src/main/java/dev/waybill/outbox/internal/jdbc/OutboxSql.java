@@ -129,9 +129,9 @@ final class OutboxSql {
 				         s.ordering_key IS NOT NULL AND EXISTS (SELECT 1 FROM %1$s p
 				           WHERE p.ordering_key = s.ordering_key AND p.status IN ('pending', 'dead')),
 				         %6$s
-				  FROM (VALUES (?::uuid, ?::timestamptz, ?::uuid, ?::text, ?::text, ?::text, ?::int8))
-				    AS s(id, not_before, inbound_message_id, consumer_id, ordering_key, lease_owner, lease_millis)
-				    CROSS JOIN LATERAL (SELECT s.lease_owner, s.lease_millis) AS l
+				  FROM (VALUES (?::uuid, ?::timestamptz, ?::uuid, ?::text, ?::text))
+				    AS s(id, not_before, inbound_message_id, consumer_id, ordering_key),
+				       (VALUES (?::text, ?::int8)) AS l(lease_owner, lease_millis)
 				  RETURNING id
 				)
 				INSERT INTO %2$s (outbox_id, %3$s)

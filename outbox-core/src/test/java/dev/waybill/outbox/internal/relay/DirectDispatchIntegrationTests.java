@@ -61,6 +61,9 @@ class DirectDispatchIntegrationTests {
 	/** Scopes the relays claimed (not those they were handed directly). */
 	private final AtomicInteger claimed = new AtomicInteger();
 
+	/** Claims the relays ran, empty ones included. */
+	private final AtomicInteger claimCalls = new AtomicInteger();
+
 	/** Notifications the publisher would have sent to other instances' relays. */
 	private final AtomicInteger notified = new AtomicInteger();
 
@@ -342,6 +345,7 @@ class DirectDispatchIntegrationTests {
 			public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn) {
 				List<ClaimedScope> scopes = super.claim(leaseOwner, lease, limit, commitOn);
 				DirectDispatchIntegrationTests.this.claimed.addAndGet(scopes.size());
+				DirectDispatchIntegrationTests.this.claimCalls.incrementAndGet();
 				return scopes;
 			}
 		};
@@ -355,9 +359,9 @@ class DirectDispatchIntegrationTests {
 				3, Duration.ofSeconds(1));
 	}
 
-	/** Lets the relay's first poll go by, so what follows is not found by it. */
-	private static void awaitIdle() {
-		Awaitility.await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> true);
+	/** Waits until the relay's first claim went by, so what follows is not found by it. */
+	private void awaitIdle() {
+		await().until(() -> this.claimCalls.get() >= 1);
 	}
 
 	private static void sleep(Duration duration) {
