@@ -50,6 +50,9 @@ final class DirectDispatch implements DirectDispatcher {
 
 	private final BlockingQueue<ClaimedScope> queue = new LinkedBlockingQueue<>();
 
+	/** Committed too late after their write to be published on their lease: to be given back. */
+	private final BlockingQueue<ClaimedScope> late = new LinkedBlockingQueue<>();
+
 	DirectDispatch(Relay relay) {
 		this.relay = relay;
 		// One owner for every scope leased this way: each is leased so only once, at its write,
@@ -86,21 +89,23 @@ final class DirectDispatch implements DirectDispatcher {
 		Instant now = Instant.now();
 		for (Lease lease : leases) {
 			OutboxScope scope = lease.scope();
+			ClaimedScope claimed = new ClaimedScope(scope.id(), lease.writtenAt(), 1, lease.owner(),
+					lease.writtenAt().plus(lease.duration()), scope.messages());
 			if (now.isAfter(lease.writtenAt().plus(lease.duration().dividedBy(2)))) {
 				// Its transaction took more than half a lease to commit after the write: the lease
 				// might end before its first renewal and another relay claim it while this one
-				// publishes. It is left to its lease and claimed then.
-				this.room.release(scope.messages().size());
+				// publishes. The direct worker gives it back (its attempt not counted) to be claimed.
+				this.late.add(claimed);
 				continue;
 			}
-			scopes.add(new ClaimedScope(scope.id(), lease.writtenAt(), 1, lease.owner(), lease.writtenAt().plus(lease.duration()),
-					scope.messages()));
+			scopes.add(claimed);
 		}
 		this.relay.leases().hold(scopes);
 		this.queue.addAll(scopes);
 		if (!this.relay.running()) {
 			// Stopped meanwhile: its worker may be gone, and its stop gave back what it held before.
 			giveBack(drain(Integer.MAX_VALUE));
+			giveBack(takeLate());
 		}
 	}
 
@@ -123,6 +128,13 @@ final class DirectDispatch implements DirectDispatcher {
 		batch.add(first);
 		this.queue.drainTo(batch, max - 1);
 		return batch;
+	}
+
+	/** Takes the scopes committed too late to be published directly. */
+	List<ClaimedScope> takeLate() {
+		List<ClaimedScope> scopes = new ArrayList<>();
+		this.late.drainTo(scopes);
+		return scopes;
 	}
 
 	List<ClaimedScope> drain(int max) {

@@ -313,6 +313,7 @@ public final class Relay implements SmartLifecycle {
 		if (direct != null) {
 			// Given back with the rest of what the relay held: no later start publishes them.
 			direct.finished(direct.drain(Integer.MAX_VALUE));
+			direct.finished(direct.takeLate()); // left to their leases
 		}
 		logger.info("Waybill relay " + this.id + " stopped" + ((released > 0) ? ", giving back " + released
 				+ " scope(s) it had claimed without an outcome" : ""));

@@ -152,6 +152,7 @@ final class RelayWorker {
 	}
 
 	private void stepDirect(DirectDispatch direct) throws InterruptedException {
+		direct.giveBack(direct.takeLate());
 		CircuitBreaker breaker = this.relay.breaker();
 		if (breaker.state() != CircuitBreaker.State.CLOSED) {
 			// The claiming workers probe the broker; what was committed meanwhile is claimed later.
