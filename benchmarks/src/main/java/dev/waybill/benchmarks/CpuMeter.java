@@ -36,6 +36,8 @@ final class CpuMeter {
 
 	private long machineTotal;
 
+	private long compiling;
+
 	CpuMeter(DataSource dataSource) {
 		this.dataSource = dataSource;
 		start();
@@ -48,6 +50,7 @@ final class CpuMeter {
 		long[] machine = machineTicks();
 		this.machineBusy = machine[0];
 		this.machineTotal = machine[1];
+		this.compiling = compilingMillis();
 	}
 
 	/**
@@ -62,7 +65,17 @@ final class CpuMeter {
 		double busy = (machine[1] - this.machineTotal == 0) ? 0
 				: 100.0 * (machine[0] - this.machineBusy) / (machine[1] - this.machineTotal);
 		return "CPU per message: JVM " + (jvmUsed / Math.max(1, messages) / 1000) + " us, its PostgreSQL backends "
-				+ (postgresUsed / Math.max(1, messages) / 1000) + " us; machine busy " + Math.round(busy) + "%";
+				+ (postgresUsed / Math.max(1, messages) / 1000) + " us; machine busy " + Math.round(busy) + "%; JIT compiling "
+				+ (compilingMillis() - this.compiling) + " ms";
+	}
+
+	/**
+	 * The JIT compilers' time so far: a stretch with much of it measured code that was still being
+	 * compiled, on cores the measured work needed.
+	 */
+	static long compilingMillis() {
+		java.lang.management.CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
+		return (compiler != null && compiler.isCompilationTimeMonitoringSupported()) ? compiler.getTotalCompilationTime() : 0;
 	}
 
 	private static long jvmNanos() {

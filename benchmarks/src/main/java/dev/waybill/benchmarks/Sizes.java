@@ -13,6 +13,9 @@ import java.util.List;
  * @param latencyRates offered loads, messages per second
  * @param latencySeconds measured seconds per latency run (after a warm-up)
  * @param warmUpSeconds warm-up before a timed window
+ * @param jitWarmUpSeconds the latency benchmark's one warm-up of each side (Waybill, then the floor)
+ *        before its first timed run, so that the JIT compiles their code before, not during, the
+ *        timed windows
  * @param inboxMessages messages per inbox and bare-consume run
  * @param retentionRows eligible outbox scopes (each with one message) per purge run
  * @param scaleRows published rows kept, per step of the scale benchmark
@@ -20,16 +23,16 @@ import java.util.List;
  * @param claimSamples timed claims per run at each step
  */
 public record Sizes(int brokerMessages, int relayMessages, int writeSeconds, int writeThreads, List<Integer> latencyRates,
-		int latencySeconds, int warmUpSeconds, int inboxMessages, int retentionRows, List<Integer> scaleRows,
+		int latencySeconds, int warmUpSeconds, int jitWarmUpSeconds, int inboxMessages, int retentionRows, List<Integer> scaleRows,
 		int scaleBacklog, int claimSamples) {
 
 	public static Sizes full() {
-		return new Sizes(50_000, 100_000, 10, 8, List.of(100, 1_000, 5_000), 10, 2, 20_000, 1_000_000,
+		return new Sizes(50_000, 100_000, 10, 8, List.of(100, 1_000, 5_000), 10, 2, 20, 20_000, 1_000_000,
 				List.of(0, 1_000_000, 5_000_000), 20_000, 20);
 	}
 
 	public static Sizes quick() {
-		return new Sizes(5_000, 5_000, 2, 8, List.of(100, 1_000, 5_000), 2, 1, 2_000, 80_000,
+		return new Sizes(5_000, 5_000, 2, 8, List.of(100, 1_000, 5_000), 2, 1, 2, 2_000, 80_000,
 				List.of(0, 20_000, 50_000), 2_000, 5);
 	}
 

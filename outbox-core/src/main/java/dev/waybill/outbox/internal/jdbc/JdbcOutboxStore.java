@@ -345,23 +345,28 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 			return 0;
 		}
 		Object[] ids = scopeIds.toArray();
-		List<String> keys = new ArrayList<>();
-		int[] marked = { 0 };
-		this.autonomous.query((Connection connection) -> {
+		int unkeyed = this.autonomous.update((Connection connection) -> {
 			PreparedStatement statement = connection.prepareStatement(this.sql.markPublished);
+			statement.setArray(1, connection.createArrayOf("uuid", ids));
+			statement.setString(2, leaseOwner);
+			return statement;
+		});
+		if (unkeyed == ids.length) {
+			return unkeyed;
+		}
+		// Keyed scopes (or ones whose lease is lost, which neither statement marks).
+		List<String> keys = new ArrayList<>();
+		this.autonomous.query((Connection connection) -> {
+			PreparedStatement statement = connection.prepareStatement(this.sql.markPublishedKeyed);
 			statement.setArray(1, connection.createArrayOf("uuid", ids));
 			statement.setString(2, leaseOwner);
 			statement.setArray(3, connection.createArrayOf("uuid", ids));
 			return statement;
 		}, (ResultSet row) -> {
-			marked[0]++;
-			String key = row.getString(1);
-			if (key != null) {
-				keys.add(key);
-			}
+			keys.add(row.getString(1));
 		});
 		promote(keys);
-		return marked[0];
+		return unkeyed + keys.size();
 	}
 
 	/**

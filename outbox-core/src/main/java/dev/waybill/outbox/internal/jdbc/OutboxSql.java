@@ -58,6 +58,8 @@ final class OutboxSql {
 
 	final String markPublished;
 
+	final String markPublishedKeyed;
+
 	final String renew;
 
 	final String retryLater;
@@ -195,20 +197,22 @@ final class OutboxSql {
 				FROM claimed c LEFT JOIN %2$s m ON m.outbox_id = c.id
 				ORDER BY m.sequence_number""".formatted(state, message, MILLIS, micros("c.created_at"),
 				micros("c.lease_until"), micros("m.created_at"), micros("m.not_before"), micros("m.expires_at"));
-		// Under the locks of the scopes' keys: a writer of one of those keys that is committing
+		// Unkeyed scopes (nearly all, and every scope sent by direct dispatch) are marked by primary key
+		// alone. Keyed ones, in a statement of their own run only when some scope was not marked by
+		// the first, under the locks of their keys: a writer of one of those keys that is committing
 		// now finishes first, so the promotion that follows (a later statement) sees its scope, and
-		// one that comes after sees these published. Returns the keys to promote.
-		// The locking sub-select (an init plan, run only when the OR needs it) reads every scope
-		// again by primary key; it is skipped when no unpublished keyed scope exists at all (one
-		// probe of the ordering index, empty unless ordering keys are used), as then none of
-		// these is keyed: a claimed scope is pending, and every pending keyed scope is in that
-		// index.
+		// one that comes after sees these published. Returns the keys to promote. Neither reads
+		// anything but the marked scopes' primary-key entries, whatever plan PostgreSQL caches: an
+		// earlier single statement skipped the key locks after probing "is any keyed scope
+		// unpublished", and its generic plan, made while the table was new, scanned the whole table
+		// at every mark until the next ANALYZE (issue 18, round eight).
 		this.markPublished = "UPDATE " + state + " SET status = 'published', published_at = now(), last_error = NULL, "
-				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " AND (NOT EXISTS (SELECT 1 FROM " + state
-				+ " WHERE ordering_key IS NOT NULL AND status IN ('pending', 'dead')) OR ("
+				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " AND ordering_key IS NULL";
+		this.markPublishedKeyed = "UPDATE " + state + " SET status = 'published', published_at = now(), last_error = NULL, "
+				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " AND ordering_key IS NOT NULL AND ("
 				+ keyLocks.formatted(state, state + " WHERE id = ANY(?) AND ordering_key IS NOT NULL")
 					.replace("hashtext(k)", "hashtext(ordering_key)")
-				+ ") >= 0) RETURNING ordering_key";
+				+ ") >= 0 RETURNING ordering_key";
 		// By primary key and owner: its cost is the held scopes', whatever the table holds.
 		this.renew = "UPDATE " + state + " SET lease_until = now() + ?" + MILLIS + ", next_attempt_at = now() + ?" + MILLIS
 				+ " WHERE id = ANY(?) AND " + FENCE;
