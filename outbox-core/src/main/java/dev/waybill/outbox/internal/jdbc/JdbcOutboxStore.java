@@ -253,7 +253,7 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 	 * Runs the claim in a transaction of its own and hands its commit to {@code commitOn}: the
 	 * statement's row locks keep the scopes from other claimers until the commit, and a rollback
 	 * (the process died, the commit failed) makes it no claim at all. A claim that found nothing,
-	 * or whose commit {@code commitOn} rejects, commits here.
+	 * or whose commit {@code commitOn} rejects, commits here, and fails if that commit fails.
 	 */
 	@Override
 	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn) {
@@ -271,6 +271,11 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 				catch (RejectedExecutionException ex) {
 					// committed below, before returning
 				}
+			}
+			if (!handedOver) {
+				// A commit that fails fails the claim: a connection lost at the commit of a claim that
+				// found nothing is the outage it is, not a claim that succeeded.
+				connection.commit();
 			}
 			return scopes;
 		}

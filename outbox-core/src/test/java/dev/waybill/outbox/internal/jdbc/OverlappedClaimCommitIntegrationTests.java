@@ -1,18 +1,27 @@
 package dev.waybill.outbox.internal.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+
+import javax.sql.DataSource;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxScope;
@@ -134,6 +143,56 @@ class OverlappedClaimCommitIntegrationTests {
 		return jdbc.queryForObject("SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' "
 				+ "AND query LIKE '%SKIP LOCKED%' AND query LIKE ?", Long.class,
 				"%" + schema.tables().qualifiedOutboxState() + "%");
+	}
+
+
+	/**
+	 * A claim that commits itself (it found nothing, or the relay is stopping and cannot take the
+	 * commit) and whose commit fails is a failed claim, which the relay logs and retries as a
+	 * database outage: before, the failure was swallowed, so an outage at that moment passed for an
+	 * empty claim, and a claim rolled back by it was returned for publishing although no lease held.
+	 */
+	@Test
+	void aClaimThatCommitsItselfFailsWhenItsCommitFails() {
+		JdbcOutboxStore failingCommits = new JdbcOutboxStore(failingCommits(schema.dataSource()), schema.tables());
+		assertThatExceptionOfType(DataAccessException.class)
+			.as("a claim that found nothing")
+			.isThrownBy(() -> failingCommits.claim("relay-a", LEASE, 10, this.commits::add))
+			.withMessageContaining("connection lost at commit");
+
+		OutboxScope scope = TestMessages.scope("orders", "m");
+		store.write(scope);
+		assertThatExceptionOfType(DataAccessException.class)
+			.as("a claim whose commit the stopping relay rejected")
+			.isThrownBy(() -> failingCommits.claim("relay-a", LEASE, 10, (commit) -> {
+				throw new RejectedExecutionException("stopping");
+			}));
+		assertThat(jdbc.queryForObject("SELECT attempts FROM " + schema.tables().qualifiedOutboxState() + " WHERE id = ?",
+				Integer.class, scope.id())).as("rolled back: no attempt, no lease").isZero();
+		assertThat(store.claim("relay-b", LEASE, 10)).extracting(ClaimedScope::id).containsExactly(scope.id());
+	}
+
+	/** Connections whose commit fails as a connection lost at that moment would. */
+	private static DataSource failingCommits(DataSource dataSource) {
+		return new DelegatingDataSource(dataSource) {
+			@Override
+			public Connection getConnection() throws SQLException {
+				Connection connection = super.getConnection();
+				return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
+						new Class<?>[] { Connection.class }, (proxy, method, arguments) -> {
+							if (method.getName().equals("commit")) {
+								connection.rollback();
+								throw new SQLException("connection lost at commit", "08006");
+							}
+							try {
+								return method.invoke(connection, arguments);
+							}
+							catch (java.lang.reflect.InvocationTargetException ex) {
+								throw ex.getCause();
+							}
+						});
+			}
+		};
 	}
 
 }

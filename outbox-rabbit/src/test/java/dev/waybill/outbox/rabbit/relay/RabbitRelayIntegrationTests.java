@@ -256,6 +256,10 @@ class RabbitRelayIntegrationTests {
 		pool.setPassword(TestPostgres.get().password());
 		pool.setConnectionTimeout(1000);
 		pool.addDataSourceProperty("socketTimeout", "1");
+		// HikariCP checks a connection idle for more than 500 ms before lending it, bounding that read
+		// by its validationTimeout (5 s by default), not by socketTimeout: a claim or poll that drew
+		// such a connection waited through the whole pause and then succeeded, logging nothing.
+		pool.setValidationTimeout(1000);
 		this.resources.add(pool);
 		// Polls every 200 ms: before, each of the 2 workers logged a warning with a stack trace per poll.
 		RelaySettings settings = new RelaySettings(2, 20, Duration.ofSeconds(15), Duration.ofMillis(200),
