@@ -149,6 +149,10 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 
 	private void listen() {
 		Duration delay = Duration.ofMillis(500);
+		// When the connection was lost (or could not be opened), while it is being reopened: one
+		// warning when that starts, one line when it ends, the retries between at debug level.
+		long lostAt = 0;
+		boolean lost = false;
 		while (this.running) {
 			try (Connection connection = this.dataSource.getConnection()) {
 				connection.setAutoCommit(true);
@@ -158,6 +162,11 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 				PGConnection postgres = connection.unwrap(PGConnection.class);
 				this.listening = true;
 				delay = Duration.ofMillis(500);
+				if (lost) {
+					lost = false;
+					logger.info("Waybill listens for PostgreSQL notifications again, after "
+							+ Duration.ofNanos(System.nanoTime() - lostAt).withNanos(0) + " without");
+				}
 				// Commits that happened while the connection was down were not heard: look once.
 				this.wakeUp.signal();
 				while (this.running) {
@@ -170,8 +179,16 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 			catch (SQLException | RuntimeException ex) {
 				this.listening = false;
 				if (this.running) {
-					logger.warn("Waybill lost its PostgreSQL notification connection, reconnecting in " + delay
-							+ " (the relay polls meanwhile): " + ex.getMessage());
+					if (!lost) {
+						lost = true;
+						lostAt = System.nanoTime();
+						logger.warn("Waybill lost its PostgreSQL notification connection, reconnecting with backoff up to "
+								+ MAX_RECONNECT_DELAY + " (the relay polls meanwhile): " + ex.getMessage());
+					}
+					else if (logger.isDebugEnabled()) {
+						logger.debug("Waybill could not reopen its PostgreSQL notification connection, trying again in "
+								+ delay + ": " + ex.getMessage());
+					}
 					sleep(delay);
 					delay = delay.multipliedBy(2).compareTo(MAX_RECONNECT_DELAY) > 0 ? MAX_RECONNECT_DELAY
 							: delay.multipliedBy(2);

@@ -1,0 +1,96 @@
+package dev.waybill.outbox.internal.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.test.TestSchema;
+
+/**
+ * The notification listener's connection lost, then PostgreSQL out of reach while it reconnects:
+ * it says so once, and once when it listens again, not at every retry.
+ */
+class PostgresNotificationListenerIntegrationTests {
+
+	private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
+
+	private final Logger logger = (Logger) LoggerFactory.getLogger(PostgresNotificationListener.class);
+
+	private TestSchema schema;
+
+	@BeforeEach
+	void setUp() {
+		this.logger.setLevel(Level.DEBUG);
+		this.appender.start();
+		this.logger.addAppender(this.appender);
+		this.schema = TestSchema.withWaybillTables("listener");
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.logger.detachAppender(this.appender);
+		this.logger.setLevel(null);
+		this.schema.close();
+	}
+
+	@Test
+	void anOutageIsLoggedOnceWhenItStartsAndOnceWhenTheListenerIsBackNotAtEveryReconnect() {
+		AtomicBoolean down = new AtomicBoolean();
+		DelegatingDataSource database = new DelegatingDataSource(this.schema.dataSource()) {
+			@Override
+			public Connection getConnection() throws SQLException {
+				if (down.get()) {
+					throw new SQLException("Connection refused (test)", "08001");
+				}
+				return super.getConnection();
+			}
+		};
+		String channel = this.schema.tables().notifyChannel();
+		PostgresNotificationListener listener = new PostgresNotificationListener(database, channel, new RelayWakeUp());
+		listener.start();
+		try {
+			Awaitility.await().atMost(Duration.ofSeconds(10)).until(listener::isListening);
+
+			down.set(true);
+			JdbcTemplate jdbc = new JdbcTemplate(this.schema.dataSource());
+			assertThat(jdbc.queryForObject("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+					+ "WHERE query = ? AND pid <> pg_backend_pid()", Integer.class, "LISTEN " + channel)).isOne();
+			// Reconnects after 0.5, 1 and 2 s fail: three failures in all before the database is back.
+			Awaitility.await().pollDelay(Duration.ofMillis(3_700)).until(() -> true);
+			assertThat(listener.isListening()).isFalse();
+			down.set(false);
+			Awaitility.await().atMost(Duration.ofSeconds(10)).until(listener::isListening);
+		}
+		finally {
+			listener.stop();
+		}
+		assertThat(lines(Level.DEBUG)).as("the failed reconnects").hasSizeGreaterThanOrEqualTo(2);
+		List<String> warnings = lines(Level.WARN);
+		assertThat(warnings).singleElement().asString().startsWith("Waybill lost its PostgreSQL notification connection");
+		assertThat(lines(Level.INFO)).filteredOn((line) -> line.contains("again")).singleElement().asString()
+			.startsWith("Waybill listens for PostgreSQL notifications again, after PT");
+	}
+
+	private List<String> lines(Level level) {
+		return this.appender.list.stream().filter((event) -> event.getLevel() == level)
+			.map(ILoggingEvent::getFormattedMessage).toList();
+	}
+
+}
