@@ -351,7 +351,19 @@ public final class InboxProcessor {
 		List<BatchEntry> entries = new ArrayList<>();
 		BatchStop stop = null;
 		TransactionConnection connection = new TransactionConnection();
-		TransactionStatus status = this.transactionManager.getTransaction(this.transaction);
+		TransactionStatus status;
+		try {
+			status = this.transactionManager.getTransaction(this.transaction);
+		}
+		catch (RuntimeException ex) {
+			// No transaction could begin (the database out of reach): nothing ran, and the deliveries
+			// go back as when a delivery alone cannot begin one. Escaping here, this failed the lane,
+			// which left the batch unacknowledged until its channel closed.
+			for (int i = first; i < results.length; i++) {
+				results[i] = DeliveryResult.failed(ex);
+			}
+			return results.length;
+		}
 		try {
 			this.writer.checkTransaction();
 			connection.attach(this.store.dataSource());

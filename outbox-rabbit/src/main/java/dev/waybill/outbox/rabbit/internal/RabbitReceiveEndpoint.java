@@ -128,6 +128,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	/** The consumers of the current and earlier connections, for cancelling them at stop. */
 	private final Queue<InboxConsumer> inboxConsumers = new ConcurrentLinkedQueue<>();
 
+	/** Per queue, shared by its consumers: an outage is told once, not per consumer thread. */
+	private final Map<String, RecordingOutageLog> outageLogs = new java.util.concurrent.ConcurrentHashMap<>();
+
 	// Confined to the connector thread:
 
 	private int failedAttempts;
@@ -681,10 +684,13 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 		volatile boolean stopping;
 
+		private final RecordingOutageLog outageLog;
+
 		InboxConsumer(Channel channel, String queue, boolean ordered) {
 			super(channel);
 			this.queue = queue;
 			this.ordered = ordered;
+			this.outageLog = RabbitReceiveEndpoint.this.outageLogs.computeIfAbsent(queue, RecordingOutageLog::new);
 		}
 
 		void shutdownPartitions() {
@@ -736,8 +742,10 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 						new Held(registration, envelope, properties, body, message));
 				return;
 			}
+			long startedAt = System.nanoTime();
 			try {
 				RabbitReceiveEndpoint.this.processor.process(registration, message);
+				this.outageLog.recorded(startedAt);
 			}
 			catch (UnrecordableDeliveryException ex) {
 				try {
@@ -752,8 +760,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				}
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Waybill could not record delivery " + properties.getMessageId() + " on "
-						+ this.queue + ", returning it to the queue: " + reason(ex));
+				this.outageLog.failed("Waybill could not record delivery " + properties.getMessageId() + " on "
+						+ this.queue + ", returning it to the queue: " + reason(ex), reason(ex));
 				pause();
 				getChannel().basicNack(envelope.getDeliveryTag(), false, true);
 				return;
@@ -773,8 +781,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		void handleBatch(List<Held> batch) {
 			Channel channel = getChannel();
 			List<Held> remaining = batch;
-			boolean warned = false;
 			while (!remaining.isEmpty() && channel.isOpen()) {
+				long startedAt = System.nanoTime();
 				if (this.stopping) {
 					if (!this.ordered) {
 						for (Held held : remaining) {
@@ -788,6 +796,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 					deliveries.add(new InboxDelivery(held.registration, held.message));
 				}
 				List<DeliveryResult> results = RabbitReceiveEndpoint.this.processor.processBatch(deliveries);
+				if (results.stream().anyMatch(DeliveryResult::acknowledge)) {
+					this.outageLog.recorded(startedAt);
+				}
 				if (!this.ordered && remaining.size() > 1 && results.stream().allMatch(DeliveryResult::acknowledge)) {
 					// The channel's one lane settled every earlier delivery: one frame acknowledges the batch.
 					long last = remaining.get(remaining.size() - 1).envelope.getDeliveryTag();
@@ -814,13 +825,10 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				if (again.isEmpty()) {
 					return;
 				}
-				if (!warned) {
-					logger.warn("Waybill could not record " + again.size() + " deliveries on " + this.queue
-							+ (this.ordered ? ", trying them again in place (the queue is partitioned by ordering key, "
-									+ "and a requeued delivery would lose its place): " : ", returning them to the queue: ")
-							+ reason(outage));
-					warned = true;
-				}
+				this.outageLog.failed("Waybill could not record " + again.size() + " deliveries on " + this.queue
+						+ (this.ordered ? ", trying them again in place (the queue is partitioned by ordering key, "
+								+ "and a requeued delivery would lose its place): " : ", returning them to the queue: ")
+						+ reason(outage), reason(outage));
 				pause();
 				if (!this.ordered) {
 					for (Held held : again) {
