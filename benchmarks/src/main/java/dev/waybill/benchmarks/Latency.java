@@ -10,6 +10,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
 
 import com.rabbitmq.client.Connection;
 
@@ -95,6 +96,20 @@ final class Latency implements Benchmark {
 		// code needed (the compiler threads took ~40% of a core for the first ~25 s of load), while the
 		// floor, run after them in this JVM, found the code it shares with Waybill compiled. So each side
 		// first runs for jitWarmUpSeconds, untimed, at the highest of its rates up to 1,000 msg/s.
+		// One business transaction: a row and a message through the outbox; returns the message's id.
+		LongFunction<UUID> send = (index) -> transactions.execute((status) -> {
+			business.insertOrder(index);
+			return wiring.publisher().send(queue.exchange(), BenchOrder.of(index));
+		});
+		// Forgets what the relay reported of the messages so far, and empties the queue.
+		Runnable forget = () -> {
+			confirmed.clear();
+			claimed.clear();
+			claimReturned.clear();
+			publishCalled.clear();
+			publishReturned.clear();
+			queue.purge();
+		};
 		int warmUpRate = rates(sizes).stream().filter((rate) -> rate <= 1_000).max(Integer::compare).orElse(100);
 		cpu.start();
 		long warmUpSends = (long) warmUpRate * sizes.jitWarmUpSeconds();
@@ -102,10 +117,7 @@ final class Latency implements Benchmark {
 		// Counted as sent: a machine that cannot keep up drops sends (OpenLoopGenerator).
 		AtomicLong warmUpSent = new AtomicLong();
 		new OpenLoopGenerator(SENDERS).run(warmUpRate, warmUpSends, (index) -> {
-			transactions.execute((status) -> {
-				business.insertOrder(index);
-				return wiring.publisher().send(queue.exchange(), BenchOrder.of(index));
-			});
+			send.apply(index);
 			warmUpSent.incrementAndGet();
 		});
 		relay.awaitPublished(publishedBefore + warmUpSent.get(), Duration.ofMinutes(2));
@@ -116,12 +128,7 @@ final class Latency implements Benchmark {
 		new Rows(wiring.schema()).vacuumAnalyze();
 		progress.report("warm-up (untimed): " + sizes.jitWarmUpSeconds() + " s of Waybill, then of the floor, at "
 				+ warmUpRate + " msg/s; " + cpu.report(warmUpSent.get() + warmUpSends));
-		confirmed.clear();
-		claimed.clear();
-		claimReturned.clear();
-		publishCalled.clear();
-		publishReturned.clear();
-		queue.purge();
+		forget.run();
 		for (int rate : rates(sizes)) {
 			Map<String, List<Double>> figures = new LinkedHashMap<>();
 			for (int run = 1; run <= context.runs(); run++) {
@@ -141,10 +148,7 @@ final class Latency implements Benchmark {
 					Timer timer = Timer.start();
 					long measureFrom = System.nanoTime() + TimeUnit.SECONDS.toNanos(sizes.warmUpSeconds());
 					generator.run(rate, total, (index) -> {
-						UUID id = transactions.execute((status) -> {
-							business.insertOrder(index);
-							return wiring.publisher().send(queue.exchange(), BenchOrder.of(index));
-						});
+						UUID id = send.apply(index);
 						Instant at = Instant.now();
 						sent.incrementAndGet();
 						if (System.nanoTime() - measureFrom >= 0) {
@@ -206,12 +210,7 @@ final class Latency implements Benchmark {
 							+ "; per 100 messages: " + ResultTable.number(100.0 * claimCounts[0] / sent.get()) + " claims ("
 							+ ResultTable.number(100.0 * claimCounts[1] / sent.get()) + " empty), "
 							+ ResultTable.number(100.0 * notifications / sent.get()) + " commit notifications; " + cpuUsed);
-					confirmed.clear();
-					claimed.clear();
-					claimReturned.clear();
-					publishCalled.clear();
-					publishReturned.clear();
-					queue.purge();
+					forget.run();
 				}
 			}
 			perRate.put(rate, figures);

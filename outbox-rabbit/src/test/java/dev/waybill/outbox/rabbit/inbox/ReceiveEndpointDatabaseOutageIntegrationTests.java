@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -92,10 +93,12 @@ class ReceiveEndpointDatabaseOutageIntegrationTests {
 	@Test
 	void anOutageIsToldOnceWhenItBeginsAndOnceWhenItEndsAndNothingIsLost() throws Exception {
 		AtomicBoolean down = new AtomicBoolean();
+		AtomicInteger refused = new AtomicInteger();
 		DelegatingDataSource database = new DelegatingDataSource(this.schema.dataSource()) {
 			@Override
 			public java.sql.Connection getConnection() throws SQLException {
 				if (down.get()) {
+					refused.incrementAndGet();
 					throw new SQLException("Connection refused (test)", "08001");
 				}
 				return super.getConnection();
@@ -111,8 +114,8 @@ class ReceiveEndpointDatabaseOutageIntegrationTests {
 			for (int i = 1; i <= 40; i++) {
 				publish(channel, i);
 			}
-			// Each consumer thread returns what it got and pauses 1 s, several times over.
-			Awaitility.await().pollDelay(Duration.ofMillis(3_500)).until(() -> true);
+			// Each consumer thread fails what it got and pauses 1 s, several times over.
+			Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> refused.get() >= 12);
 			assertThat(handled()).isOne();
 			down.set(false);
 			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> handled() == 41);
