@@ -27,6 +27,13 @@ final class Forwarding {
 
 	private static final int STACK_FRAMES = 10;
 
+	// An exception's message has no bound, and a copy whose headers do not fit in one AMQP frame
+	// cannot be published: it would stay dead in the outbox instead of reaching the error queue.
+	// 4,000 characters, like the inbox's last_error; the trace repeats the message, hence twice that.
+	static final int MAX_FAULT_MESSAGE_LENGTH = 4000;
+
+	static final int MAX_STACK_TRACE_LENGTH = 8000;
+
 	private Forwarding() {
 	}
 
@@ -46,10 +53,10 @@ final class Forwarding {
 		}
 		if (exception != null) {
 			headers.put(InboxHeaders.FAULT_EXCEPTION_TYPE, exception.getClass().getName());
-			headers.put(InboxHeaders.FAULT_STACK_TRACE, stackTrace(exception));
+			headers.put(InboxHeaders.FAULT_STACK_TRACE, cut(stackTrace(exception), MAX_STACK_TRACE_LENGTH));
 		}
-		headers.put(InboxHeaders.FAULT_MESSAGE,
-				(exception != null) ? Objects.toString(exception.getMessage(), "") : Objects.toString(fault.reason(), ""));
+		headers.put(InboxHeaders.FAULT_MESSAGE, cut((exception != null) ? Objects.toString(exception.getMessage(), "")
+				: Objects.toString(fault.reason(), ""), MAX_FAULT_MESSAGE_LENGTH));
 		headers.put(InboxHeaders.FAULT_ATTEMPTS, attempts);
 		if (message.messageId() != null && !messageId.toString().equalsIgnoreCase(message.messageId())) {
 			headers.put(InboxHeaders.ORIGINAL_MESSAGE_ID, message.messageId());
@@ -70,6 +77,15 @@ final class Forwarding {
 
 	private static Map<String, Object> forwardedHeaders(ConsumerRegistration<?> consumer, InboundMessage message) {
 		return ForwardedHeaders.of(consumer, message.headers(), message.exchange(), message.routingKey());
+	}
+
+	/** Cuts {@code text} to about {@code maxLength} characters, never inside a surrogate pair, saying so. */
+	static String cut(String text, int maxLength) {
+		if (text.length() <= maxLength) {
+			return text;
+		}
+		int end = Character.isHighSurrogate(text.charAt(maxLength - 1)) ? maxLength - 1 : maxLength;
+		return text.substring(0, end) + "... (" + text.length() + " characters in all)";
 	}
 
 	static String stackTrace(Throwable exception) {

@@ -144,6 +144,27 @@ class UntrustedMessagesRabbitIntegrationTests {
 	}
 
 	@Test
+	void aFaultWhoseExceptionMessageIsHugeReachesTheErrorQueueWithTheMessageCut() {
+		service().run((context) -> {
+			String id = UUID.randomUUID().toString();
+			publish(id, TYPE, Map.of(), "huge");
+
+			GetResponse fault = awaitError();
+
+			assertThat(fault.getProps().getMessageId()).isEqualTo(id);
+			Map<String, Object> headers = fault.getProps().getHeaders();
+			String message = headers.get(InboxHeaders.FAULT_MESSAGE).toString();
+			assertThat(message).startsWith("declined: xxx").endsWith("... (200010 characters in all)")
+				.hasSizeLessThan(4_100);
+			assertThat(headers.get(InboxHeaders.FAULT_STACK_TRACE).toString())
+				.startsWith("java.lang.IllegalStateException: declined: xxx")
+				.endsWith("characters in all)")
+				.hasSizeLessThan(8_100);
+			assertNoLoop(publishSentinel());
+		});
+	}
+
+	@Test
 	void aMessageWithNulAndTypedHeadersIsProcessedOnce() {
 		service().run((context) -> {
 			String sentinel = publishSentinel();
@@ -279,6 +300,9 @@ class UntrustedMessagesRabbitIntegrationTests {
 			seenHeaders.add(context.headers());
 			if ("fail".equals(order.mode())) {
 				throw new IllegalStateException("declined: \0 in the card number");
+			}
+			if ("huge".equals(order.mode())) {
+				throw new IllegalStateException("declined: " + "x".repeat(200_000));
 			}
 		}).withConcurrency(1).withPrefetch(1);
 		return WaybillContext.runner(this.schema.name())
