@@ -2,10 +2,6 @@ package dev.waybill.outbox.hibernate;
 
 import java.time.Duration;
 import java.time.Instant;
-import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
-import dev.waybill.outbox.OutboxPublisher;
-import dev.waybill.outbox.ScheduledMessage;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -15,6 +11,7 @@ import javax.sql.DataSource;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 
+import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,12 +21,21 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.orm.jpa.hibernate.HibernateTransactionManager;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.NestedTransactionNotSupportedException;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.ScheduledMessage;
 import dev.waybill.outbox.hibernate.app.AppTables;
 import dev.waybill.outbox.hibernate.app.Order;
+import dev.waybill.outbox.hibernate.app.OrderRepository;
 import dev.waybill.outbox.hibernate.app.OrderService;
 import dev.waybill.outbox.hibernate.app.TestApplication;
 import dev.waybill.outbox.hibernate.internal.HibernateOutbox;
@@ -68,6 +74,9 @@ class HibernateOutboxIntegrationTests {
 
 	@Autowired
 	private PlatformTransactionManager transactionManager;
+
+	@Autowired
+	private OrderRepository orders;
 
 	private JdbcTemplate jdbc;
 
@@ -238,6 +247,67 @@ class HibernateOutboxIntegrationTests {
 	}
 
 	record Reminder(String text) {
+	}
+
+	@Test
+	void jpaTransactionManagerRefusesANestedTransactionEvenWhenAllowed() {
+		// HibernateJpaDialect has no savepoint manager: with Boot's JpaTransactionManager, only
+		// HibernateTransactionManager (below) reaches the outbox's savepoint handling.
+		TransactionTemplate outer = new TransactionTemplate(this.transactionManager);
+		TransactionTemplate nested = new TransactionTemplate(this.transactionManager);
+		nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+		Runnable placeThenNest = () -> outer.executeWithoutResult((status) -> {
+			this.orders.saveAndFlush(Order.place("outer", 1));
+			nested.executeWithoutResult((savepoint) -> this.orders.saveAndFlush(Order.place("nested", 2)));
+		});
+
+		assertThatThrownBy(placeThenNest::run).isInstanceOf(NestedTransactionNotSupportedException.class);
+		AbstractPlatformTransactionManager manager = (AbstractPlatformTransactionManager) this.transactionManager;
+		manager.setNestedTransactionAllowed(true);
+		try {
+			assertThatThrownBy(placeThenNest::run).isInstanceOf(NestedTransactionNotSupportedException.class)
+				.hasMessageContaining("JpaDialect does not support savepoints");
+		}
+		finally {
+			manager.setNestedTransactionAllowed(false);
+		}
+		assertThat(count("orders")).isZero();
+		assertThat(scopes()).isEmpty();
+	}
+
+	@Test
+	void eventsANestedTransactionFlushedGoWithItsSavepointWhenItRollsBackAndStayWhenItCommits() {
+		// Spring's native HibernateTransactionManager sets JDBC savepoints when nested transactions
+		// are allowed; it binds the session under the same factory the outbox looks it up by.
+		HibernateTransactionManager manager = new HibernateTransactionManager((SessionFactory) this.entityManagerFactory);
+		manager.setNestedTransactionAllowed(true);
+		manager.afterPropertiesSet();
+		TransactionTemplate outer = new TransactionTemplate(manager);
+		TransactionTemplate nested = new TransactionTemplate(manager);
+		nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+
+		outer.executeWithoutResult((status) -> {
+			this.orders.saveAndFlush(Order.place("kept-before", 1));
+			nested.executeWithoutResult((savepoint) -> {
+				this.orders.saveAndFlush(Order.place("rolled-back", 2));
+				savepoint.setRollbackOnly(); // rolls back to the savepoint, the outer transaction goes on
+			});
+			nested.executeWithoutResult((savepoint) -> this.orders.saveAndFlush(Order.place("kept-nested", 3)));
+		});
+
+		assertThat(this.jdbc.queryForList("SELECT customer FROM " + schema.name() + ".orders ORDER BY customer",
+				String.class)).containsExactly("kept-before", "kept-nested");
+		assertThat(this.jdbc.queryForList("SELECT convert_from(body, 'UTF8')::jsonb->>'totalCents' FROM "
+				+ schema.name() + ".outbox_message ORDER BY sequence_number", String.class)).containsExactly("1", "3");
+
+		// The nested transaction flushed the transaction's first events: nothing is left.
+		clean();
+		outer.executeWithoutResult((status) -> nested.executeWithoutResult((savepoint) -> {
+			this.orders.saveAndFlush(Order.place("rolled-back", 4));
+			savepoint.setRollbackOnly();
+		}));
+		assertThat(count("orders")).isZero();
+		assertThat(scopes()).isEmpty();
 	}
 
 	@Test

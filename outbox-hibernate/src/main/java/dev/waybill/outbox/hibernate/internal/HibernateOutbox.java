@@ -128,6 +128,9 @@ public final class HibernateOutbox implements OutboxWriter {
 			key.getTransactionCompletionCallbacks().registerCallback((SessionOutbox.BeforeCompletion) outbox::write);
 			key.getTransactionCompletionCallbacks().registerCallback(
 					(SessionOutbox.AfterCompletion) (success, completed) -> completed(completed, outbox, success));
+			if (TransactionSynchronizationManager.isSynchronizationActive() && key == transactionalSession()) {
+				TransactionSynchronizationManager.registerSynchronization(outbox);
+			}
 			return outbox;
 		});
 	}

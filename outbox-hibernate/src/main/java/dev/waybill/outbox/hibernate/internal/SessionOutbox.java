@@ -1,12 +1,15 @@
 package dev.waybill.outbox.hibernate.internal;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.engine.spi.TransactionCompletionCallbacks;
 import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.support.TransactionSynchronization;
 
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.spi.OutboxMessage;
@@ -17,8 +20,12 @@ import dev.waybill.outbox.internal.TimeOrderedUuids;
  * What one session's transaction puts in the outbox: entity events in flush order, then the
  * messages {@code OutboxPublisher} buffered, in publish order. Written once, as one scope, plus
  * one scope for each scheduled or expiring message.
+ * <p>
+ * Registered as a synchronization of the session's Spring transaction, it drops the events
+ * flushed in a nested transaction that rolls back to its savepoint. (Published messages reach it
+ * only at commit, after the publisher's own buffer dropped theirs.)
  */
-final class SessionOutbox {
+final class SessionOutbox implements TransactionSynchronization {
 
 	interface BeforeCompletion extends TransactionCompletionCallbacks.BeforeCompletionCallback {
 	}
@@ -31,6 +38,9 @@ final class SessionOutbox {
 	private final List<OutboxMessage> events = new ArrayList<>();
 
 	private final List<OutboxMessage> published = new ArrayList<>();
+
+	/** How many events were collected when each savepoint was set. */
+	private final Map<Object, Integer> savepoints = new IdentityHashMap<>();
 
 	/** Scopes of one scheduled or expiring message, written as they are (see OutboxMessage#standsAlone). */
 	private final List<OutboxScope> standalone = new ArrayList<>();
@@ -78,6 +88,20 @@ final class SessionOutbox {
 			this.consumerId = scope.consumerId();
 		}
 		this.published.addAll(scope.messages());
+	}
+
+	@Override
+	public void savepoint(Object savepoint) {
+		this.savepoints.put(savepoint, this.events.size());
+	}
+
+	/**
+	 * Drops the events collected since the savepoint. A savepoint this outbox does not know was set
+	 * before its first event: all of them go.
+	 */
+	@Override
+	public void savepointRollback(Object savepoint) {
+		this.events.subList(this.savepoints.getOrDefault(savepoint, 0), this.events.size()).clear();
 	}
 
 	boolean wroteMessages() {
