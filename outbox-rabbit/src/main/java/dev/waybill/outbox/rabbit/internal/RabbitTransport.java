@@ -107,6 +107,8 @@ public final class RabbitTransport implements Transport {
 
 	private volatile boolean closed;
 
+	private final BlockedPublishing blocked;
+
 	private final String exchangeType;
 
 	private final RabbitTopology declaredTopology;
@@ -116,6 +118,7 @@ public final class RabbitTransport implements Transport {
 		this.connectionFactory = connectionFactory;
 		this.addressResolver = addressResolver;
 		this.address = address(connectionFactory, addresses);
+		this.blocked = new BlockedPublishing(this.address);
 		this.confirmTimeout = builder.confirmTimeout;
 		this.maxOutstandingConfirms = builder.maxOutstandingConfirms;
 		this.maxBodySize = builder.maxBodySize;
@@ -404,7 +407,16 @@ public final class RabbitTransport implements Transport {
 		}
 		this.negotiatedFrameMax = created.getFrameMax();
 		// Exchanges may be gone when the connection comes back (another node, a broker reset).
-		created.addShutdownListener((cause) -> this.topology.forget());
+		created.addShutdownListener((cause) -> {
+			this.topology.forget();
+			this.blocked.forget();
+			if (!cause.isInitiatedByApplication() && !this.closed) {
+				// Now, not at the recovery's first attempt, which the client makes an interval later.
+				logger.warn("Waybill's connection to " + this.address + " is lost; recovering: "
+						+ BrokerErrors.describe(cause));
+			}
+		});
+		created.addBlockedListener(this.blocked::blocked, this.blocked::unblocked);
 		((Recoverable) created).addRecoveryListener(new RecoveryListener() {
 
 			@Override
@@ -419,7 +431,7 @@ public final class RabbitTransport implements Transport {
 
 			@Override
 			public void handleRecoveryStarted(Recoverable recoverable) {
-				logger.warn("Waybill's connection to " + RabbitTransport.this.address + " is lost; recovering");
+				logger.debug("Waybill's connection to " + RabbitTransport.this.address + " tries to recover");
 			}
 
 		});

@@ -146,14 +146,20 @@ final class RabbitCluster implements AutoCloseable {
 		run(120, "start-node", Integer.toString(node));
 	}
 
+	/** Runs {@code rabbitmqctl} against a node (1-3) and returns what it printed. */
+	String ctl(int node, String... arguments) {
+		List<String> command = new ArrayList<>(List.of("ctl", Integer.toString(node)));
+		command.addAll(List.of(arguments));
+		return run(60, command.toArray(String[]::new));
+	}
+
 	/**
 	 * The node (1-3) of each client connection whose client-provided name is the given one,
 	 * asked of a running node.
 	 */
 	List<Integer> nodesOf(String connectionName, int askNode) {
 		List<Integer> nodes = new ArrayList<>();
-		String listing = run(60, "ctl", Integer.toString(askNode), "list_connections", "-q", "port",
-				"client_properties");
+		String listing = ctl(askNode, "list_connections", "-q", "port", "client_properties");
 		for (String line : listing.split("\n")) {
 			Matcher name = CONNECTION_NAME.matcher(line);
 			if (name.find() && name.group(1).equals(connectionName)) {

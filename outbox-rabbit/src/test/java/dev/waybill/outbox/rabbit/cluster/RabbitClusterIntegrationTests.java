@@ -2,14 +2,21 @@ package dev.waybill.outbox.rabbit.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import ch.qos.logback.classic.Level;
+import com.rabbitmq.client.Address;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -35,6 +42,9 @@ import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
+import dev.waybill.outbox.rabbit.test.CapturedLogs;
+import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.TransportChannel;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
 
@@ -97,6 +107,44 @@ class RabbitClusterIntegrationTests {
 		finally {
 			this.schema.close();
 		}
+	}
+
+	@Test
+	void aResourceAlarmThatBlocksPublishingIsToldWhenItBeginsAndWhenItEnds() throws Exception {
+		List<Address> nodes = List.of(Address.parseAddresses(cluster.addresses()));
+		String queue = "waybill-test.cluster.blocked." + UUID.randomUUID().toString().substring(0, 8);
+		ConnectionFactory factory = new ConnectionFactory();
+		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, RabbitTransport.class.getName());
+				Connection admin = factory.newConnection(nodes);
+				RabbitTransport transport = RabbitTransport.builder().addresses(nodes).build()) {
+			admin.createChannel().queueDeclare(queue, false, true, true, null);
+			TransportChannel channel = transport.openChannel();
+			assertThat(channel.publish(message(queue))).succeedsWithin(Duration.ofSeconds(30));
+
+			CompletableFuture<Void> heldBack;
+			cluster.ctl(1, "set_vm_memory_high_watermark", "0.000001"); // every node blocks publishers
+			try {
+				heldBack = channel.publish(message(queue)); // a publish is what the broker blocks
+				Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> logs.events().stream()
+					.anyMatch((event) -> event.getLevel() == Level.WARN
+							&& event.getFormattedMessage().startsWith("RabbitMQ blocks Waybill's connection")
+							&& event.getFormattedMessage().contains("low on memory")));
+				assertThat(heldBack).isNotDone();
+			}
+			finally {
+				cluster.ctl(1, "set_vm_memory_high_watermark", "0.4");
+			}
+			assertThat(heldBack).succeedsWithin(Duration.ofSeconds(30));
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> logs.events().stream()
+				.anyMatch((event) -> event.getLevel() == Level.INFO
+						&& event.getFormattedMessage().startsWith("RabbitMQ unblocked Waybill's connection")));
+			assertThat(logs.atLeast(Level.WARN)).as("told once").hasSize(1);
+		}
+	}
+
+	private static OutboxMessage message(String queue) {
+		return new OutboxMessage(UUID.randomUUID(), "", queue, "waybill-test.cluster.blocked", "text/plain", Map.of(),
+				"held".getBytes(StandardCharsets.UTF_8), null, null, null, Instant.now(), null);
 	}
 
 	private void streamThroughFailures(AssertableApplicationContext context) throws Exception {

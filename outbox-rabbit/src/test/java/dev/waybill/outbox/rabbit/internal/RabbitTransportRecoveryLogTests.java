@@ -22,13 +22,27 @@ import dev.waybill.outbox.spi.TransportException;
 class RabbitTransportRecoveryLogTests {
 
 	@Test
+	void aLostConnectionIsToldWhenItIsLostNotAtTheFirstRecoveryAttempt() throws Exception {
+		try (TcpProxy proxy = TestRabbit.get().proxy();
+				RabbitTransport transport = transport(proxy, Duration.ofSeconds(60));
+				CapturedLogs logs = capture()) {
+			transport.probe();
+			proxy.cut();
+			// The client makes its first recovery attempt a recovery interval after the loss.
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> logs.atLeast(Level.WARN)
+					.stream()
+					.anyMatch((event) -> event.getFormattedMessage().startsWith("Waybill's connection to")
+							&& event.getFormattedMessage().contains("is lost; recovering: ")));
+		}
+	}
+
+	@Test
 	void failedRecoveryAttemptsAreWarningsWithoutStackTraces() throws Exception {
 		try (TcpProxy proxy = TestRabbit.get().proxy();
-				RabbitTransport transport = TestRabbit.get()
-					.transport(proxy)
-					.recoveryInterval(Duration.ofMillis(100))
-					.build();
-				CapturedLogs logs = CapturedLogs.capture(Level.INFO, "com.rabbitmq.client", "dev.waybill.outbox.rabbit")) {
+				RabbitTransport transport = transport(proxy, Duration.ofMillis(100));
+				CapturedLogs logs = capture()) {
 			transport.probe();
 			// the proxy accepts each recovery attempt and closes it, as one in front of a stopped broker does
 			proxy.cut();
@@ -47,6 +61,14 @@ class RabbitTransportRecoveryLogTests {
 			assertThat(errors).as("errors logged:\n%s", CapturedLogs.describe(errors)).isEmpty();
 			assertThat(logs.atLeast(Level.WARN)).allSatisfy((event) -> assertThat(event.getThrowableProxy()).isNull());
 		}
+	}
+
+	private static RabbitTransport transport(TcpProxy proxy, Duration recoveryInterval) {
+		return TestRabbit.get().transport(proxy).recoveryInterval(recoveryInterval).build();
+	}
+
+	private static CapturedLogs capture() {
+		return CapturedLogs.capture(Level.INFO, "com.rabbitmq.client", "dev.waybill.outbox.rabbit");
 	}
 
 }
