@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,7 +20,6 @@ import java.util.stream.Collectors;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -29,16 +27,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
-import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.internal.relay.RetryPolicy;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.OutboxBacklog;
 import dev.waybill.outbox.internal.RelayWakeUp;
@@ -236,17 +231,11 @@ class SchedulerIntegrationTests {
 	}
 
 	private static void assertEachTickOnceAndNoneMissing(List<Beat> fired) {
-		List<Instant> ticks = fired.stream().map((beat) -> Instant.parse(beat.at())).sorted().toList();
-		assertThat(ticks).as("each tick once").doesNotHaveDuplicates();
-		for (int i = 1; i < ticks.size(); i++) {
-			assertThat(Duration.between(ticks.get(i - 1), ticks.get(i))).as("no tick missing after " + ticks.get(i - 1))
-				.isEqualTo(Duration.ofSeconds(1));
-		}
+		ScheduleFixtures.assertEachTickOnceAndNoneMissing(fired);
 	}
 
 	private Schedule everySecond(String name, String instance) {
-		return Schedule.cron(name, "* * * * * *",
-				(tick, publisher) -> publisher.send(this.exchange, new Beat(tick.scheduledAt().toString(), instance)));
+		return ScheduleFixtures.everySecond(this.exchange, name, instance);
 	}
 
 	private Schedule everyMinute(String name, MissedTickPolicy policy, int limit) {
@@ -257,25 +246,11 @@ class SchedulerIntegrationTests {
 	}
 
 	private JdbcScheduler scheduler(javax.sql.DataSource dataSource, Schedule... schedules) {
-		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(new JdbcOutboxStore(dataSource, this.schema.tables()),
-				new JacksonMessageSerializer(), new RelayWakeUp(), 1 << 20, Clock.systemUTC(), "test");
-		JdbcScheduler scheduler = new JdbcScheduler(dataSource, new AuxiliaryTables(this.schema.tables()),
-				new DataSourceTransactionManager(dataSource), publisher, List.of(schedules), Duration.ofMillis(200));
-		this.resources.add(scheduler::stop);
-		return scheduler;
+		return ScheduleFixtures.scheduler(this.schema, dataSource, this.resources, schedules);
 	}
 
 	private HikariDataSource pool(String name) {
-		TestPostgres postgres = TestPostgres.get();
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(postgres.url());
-		config.setUsername(postgres.user());
-		config.setPassword(postgres.password());
-		config.setMaximumPoolSize(2);
-		config.setPoolName("schedules-" + name);
-		HikariDataSource dataSource = new HikariDataSource(config);
-		this.resources.add(dataSource);
-		return dataSource;
+		return ScheduleFixtures.pool(name, 2, this.resources);
 	}
 
 	private void startRelay() {
@@ -299,19 +274,11 @@ class SchedulerIntegrationTests {
 	}
 
 	private List<Beat> outboxBeats() {
-		return new JdbcTemplate(this.schema.dataSource()).query("SELECT body FROM "
-				+ this.schema.tables().qualifiedOutboxMessage() + " ORDER BY sequence_number", (rs, n) -> {
-					try {
-						return new JacksonMessageSerializer().deserialize(rs.getBytes(1), Beat.class);
-					}
-					catch (Exception ex) {
-						throw new IllegalStateException(ex);
-					}
-				});
+		return ScheduleFixtures.outboxBeats(this.schema);
 	}
 
 	private String schedules() {
-		return new AuxiliaryTables(this.schema.tables()).qualifiedSchedule();
+		return ScheduleFixtures.schedules(this.schema);
 	}
 
 	private Process startSchedulerProcess(String name, long holdMillis) throws Exception {

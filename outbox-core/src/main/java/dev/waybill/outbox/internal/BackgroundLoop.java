@@ -12,8 +12,9 @@ import dev.waybill.outbox.WaybillThreads;
 /**
  * One background thread that runs a pass, sleeps for as long as the pass asks (or until
  * {@link #wake() woken}) and runs it again, until {@link #stop() stopped}. A pass that throws is
- * logged and retried after a fixed wait: the workers using it (schedules, replay) keep their
- * state in the database, so a failed pass loses nothing.
+ * logged and retried after a fixed wait (an {@link Error} too, except a {@link VirtualMachineError}):
+ * the workers using it (schedules, replay) keep their state in the database, so a failed pass loses
+ * nothing.
  */
 public final class BackgroundLoop {
 
@@ -123,7 +124,12 @@ public final class BackgroundLoop {
 			try {
 				wait = this.pass.get();
 			}
-			catch (RuntimeException ex) {
+			catch (VirtualMachineError ex) {
+				throw ex;
+			}
+			catch (RuntimeException | Error ex) {
+				// An Error from application code a pass runs (a class that failed to initialize, an
+				// assertion) would otherwise end the thread while the loop still reports running.
 				this.logger.warn(this.failureMessage + "; retrying in " + this.retryAfterFailure, ex);
 				wait = this.retryAfterFailure;
 			}

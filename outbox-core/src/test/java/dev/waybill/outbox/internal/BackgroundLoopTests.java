@@ -59,6 +59,26 @@ class BackgroundLoopTests {
 	}
 
 	@Test
+	void aPassThatThrowsAnErrorIsRetriedAsWell() throws InterruptedException {
+		AtomicInteger passes = new AtomicInteger();
+		CountDownLatch second = new CountDownLatch(2);
+		BackgroundLoop loop = loop(() -> {
+			second.countDown();
+			if (passes.incrementAndGet() == 1) {
+				throw new NoClassDefFoundError("com/acme/ReportDue");
+			}
+			return Duration.ofMinutes(1);
+		}, Duration.ofMillis(10));
+		loop.start(WaybillThreads.platform());
+		try {
+			assertThat(second.await(5, TimeUnit.SECONDS)).as("a pass after the Error").isTrue();
+		}
+		finally {
+			loop.stop();
+		}
+	}
+
+	@Test
 	void stopWaitsForThePassAndTellsItToEndEarly() throws InterruptedException {
 		CountDownLatch inPass = new CountDownLatch(1);
 		AtomicBoolean sawStop = new AtomicBoolean();

@@ -8,10 +8,12 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 import javax.sql.DataSource;
 
@@ -20,17 +22,20 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
-import org.springframework.dao.DataAccessException;
+import org.springframework.dao.TransientDataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.scheduling.support.CronExpression;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import dev.waybill.outbox.OutboxFullException;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.internal.BackgroundLoop;
 import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
+import dev.waybill.outbox.internal.jdbc.DatabaseFailures;
+import dev.waybill.outbox.internal.jdbc.TransactionConnection;
 import dev.waybill.schedules.MissedTickPolicy;
 import dev.waybill.schedules.Schedule;
 import dev.waybill.schedules.ScheduleStatus;
@@ -112,9 +117,9 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 			throw new IllegalArgumentException("pollInterval must be at least " + MIN_WAIT + ", was " + pollInterval);
 		}
 		this.pollInterval = pollInterval;
-		// The database is unreachable or failing: no tick is lost, it stays due.
+		// The database is unreachable or failing, or the outbox full: no tick is lost, it stays due.
 		this.loop = new BackgroundLoop("waybill-scheduler", this::pass, pollInterval, logger,
-				"Scheduler could not reach the schedule table");
+				"The scheduler could not fire every due tick (they stay due)");
 	}
 
 	/**
@@ -140,24 +145,45 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 
 	/**
 	 * Fires every due schedule of this instance, one transaction per schedule, on the calling thread.
+	 * A schedule whose tick could not be decided now (the database unavailable, the outbox full) is
+	 * left due and out of the rest of the pass, so it delays no other schedule; the pass then throws
+	 * that failure, and the loop tries again after its poll interval.
 	 * @return how many schedules fired (or failed their tick)
 	 */
 	public int fireDue() {
 		int fired = 0;
-		while (fireOne()) {
+		Set<String> names = new LinkedHashSet<>(this.schedules.keySet());
+		RuntimeException undecided = null;
+		while (!names.isEmpty()) {
+			Fired outcome;
+			try {
+				outcome = fireOne(names);
+			}
+			catch (TickNotDecided ex) {
+				names.remove(ex.schedule);
+				undecided = (undecided != null) ? undecided : ex.cause;
+				continue;
+			}
+			if (outcome == Fired.NONE_DUE) {
+				break;
+			}
 			fired++;
+		}
+		if (undecided != null) {
+			throw undecided;
 		}
 		return fired;
 	}
 
-	private boolean fireOne() {
-		String[] names = this.schedules.keySet().toArray(String[]::new);
+	private Fired fireOne(Set<String> names) {
 		Failure failure = new Failure();
+		TransactionConnection connection = new TransactionConnection();
 		Boolean claimed;
 		try {
 			claimed = this.transactions.execute((status) -> {
+				connection.attach(Objects.requireNonNull(this.jdbc.getDataSource()));
 				List<Claim> rows = this.jdbc.query(this.sql.claim, (rs, n) -> new Claim(rs.getString(1),
-						instant(rs, 2), instant(rs, 3)), (Object) names);
+						instant(rs, 2), instant(rs, 3)), (Object) names.toArray(String[]::new));
 				if (rows.isEmpty()) {
 					return false;
 				}
@@ -170,11 +196,14 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 					try {
 						schedule.messages().publish(tick, new TickPublisher(this.publisher, tick));
 					}
-					catch (DataAccessException ex) {
+					catch (VirtualMachineError ex) {
 						throw ex;
 					}
-					catch (RuntimeException ex) {
+					catch (RuntimeException | Error ex) {
 						failure.cause = ex;
+						failure.undecided = ex instanceof OutboxFullException
+								|| ex instanceof TransientDataAccessException
+								|| DatabaseFailures.unavailable(ex, connection.check());
 						throw ex;
 					}
 				}
@@ -192,21 +221,27 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 				return true;
 			});
 		}
-		catch (RuntimeException ex) {
-			if (failure.cause != ex || failure.claim == null || failure.plan == null) {
+		catch (RuntimeException | Error ex) {
+			if (ex instanceof VirtualMachineError || failure.cause != ex || failure.claim == null
+					|| failure.plan == null) {
 				throw ex;
 			}
+			if (failure.undecided) {
+				throw new TickNotDecided(failure.claim.name(),
+						(ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex));
+			}
 			recordFailure(failure.claim, failure.plan, ex);
-			return true;
+			return Fired.FIRED;
 		}
-		return Boolean.TRUE.equals(claimed);
+		return Boolean.TRUE.equals(claimed) ? Fired.FIRED : Fired.NONE_DUE;
 	}
 
 	/**
 	 * A tick whose messages failed is not retried: it would fail the same way, forever. It is
-	 * counted and its error kept on the row, and the schedule goes on with the next tick.
+	 * counted and its error kept on the row, and the schedule goes on with the next tick. (Not a
+	 * tick that failed because the database was unavailable or the outbox full: that stays due.)
 	 */
-	private void recordFailure(Claim claim, TickPlan plan, RuntimeException ex) {
+	private void recordFailure(Claim claim, TickPlan plan, Throwable ex) {
 		logger.error("Schedule '" + claim.name() + "' failed to publish its tick of " + claim.due()
 				+ "; the tick is recorded as failed and the schedule goes on with " + plan.next(), ex);
 		String error = ex.getClass().getName() + ": " + ex.getMessage();
@@ -341,7 +376,31 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 
 		@Nullable TickPlan plan;
 
-		@Nullable RuntimeException cause;
+		@Nullable Throwable cause;
+
+		/** The tick could not be decided now (database unavailable, outbox full): it stays due. */
+		boolean undecided;
+
+	}
+
+	private enum Fired {
+
+		FIRED, NONE_DUE
+
+	}
+
+	/** A schedule's tick left due by a failure that is not the schedule's (see {@link Failure#undecided}). */
+	private static final class TickNotDecided extends RuntimeException {
+
+		final String schedule;
+
+		final RuntimeException cause;
+
+		TickNotDecided(String schedule, RuntimeException cause) {
+			super(null, null, false, false);
+			this.schedule = schedule;
+			this.cause = cause;
+		}
 
 	}
 

@@ -1,4 +1,4 @@
-package dev.waybill.inbox.internal;
+package dev.waybill.outbox.internal.jdbc;
 
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
@@ -20,9 +20,10 @@ import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.TransactionSystemException;
 
 /**
- * The one place that tells whether a failure during a delivery means the database was unavailable
- * (DESIGN rule 10: no fault of the message, retried without costing an attempt) or is a failure of
- * the message (its handler failed, or what it wrote was refused). Decided by the whole cause chain,
+ * The one place that tells whether a failure of work in a transaction (an inbox delivery, a
+ * schedule's tick) means the database was unavailable (DESIGN rule 10: no fault of the message,
+ * retried without costing an attempt) or is a failure of the work itself (its handler or builder
+ * failed, or what it wrote was refused). Decided by the whole cause chain,
  * including the application exception a failed rollback carries, and by whether the delivery's
  * transaction connection still works, never by an SQLState alone:
  * <ul>
@@ -40,7 +41,7 @@ import org.springframework.transaction.TransactionSystemException;
  * e.g. HikariCP's {@code Connection is closed} after it evicted a broken connection.</li>
  * </ul>
  */
-final class DatabaseFailures {
+public final class DatabaseFailures {
 
 	/** Cause chains are short; this guards against a pathological one. */
 	private static final int MAX_DEPTH = 64;
@@ -54,7 +55,7 @@ final class DatabaseFailures {
 	/**
 	 * Whether the delivery's transaction connection still works.
 	 */
-	enum ConnectionState {
+	public enum ConnectionState {
 
 		/** It answered a validity check. */
 		VALID,
@@ -73,7 +74,7 @@ final class DatabaseFailures {
 	 * @param connection the state of the transaction's connection after the failure
 	 * @return {@literal true} to retry without counting an attempt
 	 */
-	static boolean unavailable(@Nullable Throwable failure, ConnectionState connection) {
+	public static boolean unavailable(@Nullable Throwable failure, ConnectionState connection) {
 		if (connection == ConnectionState.INVALID) {
 			return true;
 		}
@@ -94,7 +95,7 @@ final class DatabaseFailures {
 	 * @param connection the state of the transaction's connection after the failure
 	 * @return {@literal true} to retry without counting an attempt
 	 */
-	static boolean unavailableToRecord(@Nullable Throwable failure, ConnectionState connection) {
+	public static boolean unavailableToRecord(@Nullable Throwable failure, ConnectionState connection) {
 		return unavailable(failure, connection) || (failure != null && readOnly(failure));
 	}
 

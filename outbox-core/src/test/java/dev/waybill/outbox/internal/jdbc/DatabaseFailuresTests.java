@@ -1,4 +1,4 @@
-package dev.waybill.inbox.internal;
+package dev.waybill.outbox.internal.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,7 +13,7 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.transaction.TransactionSystemException;
 
-import dev.waybill.inbox.internal.DatabaseFailures.ConnectionState;
+import dev.waybill.outbox.internal.jdbc.DatabaseFailures.ConnectionState;
 
 /**
  * {@link DatabaseFailures}: what counts as the database being unavailable.

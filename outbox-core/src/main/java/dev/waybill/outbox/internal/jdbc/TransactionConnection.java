@@ -1,4 +1,4 @@
-package dev.waybill.inbox.internal;
+package dev.waybill.outbox.internal.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -10,15 +10,16 @@ import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
-import dev.waybill.inbox.internal.DatabaseFailures.ConnectionState;
+import dev.waybill.outbox.internal.jdbc.DatabaseFailures.ConnectionState;
 
 /**
- * The JDBC connection of one inbox transaction, watched so that a failure can be told apart from a
- * lost connection: {@link #check()} asks the connection itself while the transaction runs, and a
- * commit or rollback that fails makes it ask before the transaction manager releases the connection.
- * Created before the transaction, {@link #attach(DataSource) attached} inside it, read after it.
+ * The JDBC connection of one transaction (an inbox delivery's, a schedule tick's), watched so that
+ * a failure can be told apart from a lost connection: {@link #check()} asks the connection itself
+ * while the transaction runs, and a commit or rollback that fails makes it ask before the
+ * transaction manager releases the connection. Created before the transaction,
+ * {@link #attach(DataSource) attached} inside it, read after it.
  */
-final class TransactionConnection implements TransactionSynchronization {
+public final class TransactionConnection implements TransactionSynchronization {
 
 	private static final int VALIDITY_TIMEOUT_SECONDS = 2;
 
@@ -29,9 +30,9 @@ final class TransactionConnection implements TransactionSynchronization {
 	/**
 	 * Watches the connection the current transaction holds for {@code dataSource}; call inside the
 	 * transaction.
-	 * @param dataSource the DataSource of the inbox store
+	 * @param dataSource the DataSource whose connection the transaction holds
 	 */
-	void attach(DataSource dataSource) {
+	public void attach(DataSource dataSource) {
 		if (TransactionSynchronizationManager.getResource(dataSource) instanceof ConnectionHolder holder) {
 			this.connection = holder.getConnection();
 			if (TransactionSynchronizationManager.isSynchronizationActive()) {
@@ -44,7 +45,7 @@ final class TransactionConnection implements TransactionSynchronization {
 	 * Asks the connection whether it still works and remembers the answer.
 	 * @return the answer, {@link ConnectionState#UNKNOWN} when no connection is attached
 	 */
-	ConnectionState check() {
+	public ConnectionState check() {
 		Connection connection = this.connection;
 		if (connection == null) {
 			return ConnectionState.UNKNOWN;
@@ -63,7 +64,7 @@ final class TransactionConnection implements TransactionSynchronization {
 	/**
 	 * Returns the last answer of {@link #check()}, {@link ConnectionState#UNKNOWN} when never asked.
 	 */
-	ConnectionState state() {
+	public ConnectionState state() {
 		return this.state;
 	}
 
