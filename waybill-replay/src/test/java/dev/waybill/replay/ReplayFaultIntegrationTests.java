@@ -11,14 +11,12 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -162,7 +160,7 @@ class ReplayFaultIntegrationTests {
 			batch = CompletableFuture.supplyAsync(replays::runBatch);
 			Backends.awaitBlocked(this.schema.dataSource(), "picked");
 			paused = CompletableFuture.supplyAsync(() -> replays.pause(job.id()));
-			Thread.sleep(300);
+			Backends.awaitBlocked(this.schema.dataSource(), "SET status = $1, next_batch_at"); // behind the batch
 			assertThat(paused).as("pause waits for the batch's row lock").isNotDone();
 			blocker.rollback();
 		}
@@ -189,7 +187,7 @@ class ReplayFaultIntegrationTests {
 			batch = CompletableFuture.supplyAsync(replays::runBatch);
 			Backends.awaitBlocked(this.schema.dataSource(), "picked");
 			cancelled = CompletableFuture.supplyAsync(() -> replays.cancel(second.id()));
-			Thread.sleep(300);
+			Backends.awaitBlocked(this.schema.dataSource(), "SET status = $1, next_batch_at"); // behind the batch
 			blocker.rollback();
 		}
 		assertThat(batch.get(10, TimeUnit.SECONDS)).isEqualTo(10);
@@ -326,14 +324,7 @@ class ReplayFaultIntegrationTests {
 	}
 
 	private HikariDataSource pool(String name) {
-		TestPostgres postgres = TestPostgres.get();
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(postgres.url());
-		config.setUsername(postgres.user());
-		config.setPassword(postgres.password());
-		config.setMaximumPoolSize(3);
-		config.setPoolName("replay-faults-" + name + "-" + UUID.randomUUID().toString().substring(0, 4));
-		HikariDataSource dataSource = new HikariDataSource(config);
+		HikariDataSource dataSource = TestPostgres.get().pool("replay-faults-" + name, 3);
 		this.resources.add(dataSource);
 		return dataSource;
 	}

@@ -9,7 +9,6 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -44,14 +43,7 @@ final class ScheduleFixtures {
 	}
 
 	static HikariDataSource pool(String name, int size, List<AutoCloseable> resources) {
-		TestPostgres postgres = TestPostgres.get();
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(postgres.url());
-		config.setUsername(postgres.user());
-		config.setPassword(postgres.password());
-		config.setMaximumPoolSize(size);
-		config.setPoolName("schedules-" + name);
-		HikariDataSource dataSource = new HikariDataSource(config);
+		HikariDataSource dataSource = TestPostgres.get().pool("schedules-" + name, size);
 		resources.add(dataSource);
 		return dataSource;
 	}

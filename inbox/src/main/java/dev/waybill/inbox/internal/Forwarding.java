@@ -81,11 +81,8 @@ final class Forwarding {
 
 	/** Cuts {@code text} to about {@code maxLength} characters, never inside a surrogate pair, saying so. */
 	static String cut(String text, int maxLength) {
-		if (text.length() <= maxLength) {
-			return text;
-		}
-		int end = Character.isHighSurrogate(text.charAt(maxLength - 1)) ? maxLength - 1 : maxLength;
-		return text.substring(0, end) + "... (" + text.length() + " characters in all)";
+		return (text.length() <= maxLength) ? text
+				: PostgresText.prefix(text, maxLength) + "... (" + text.length() + " characters in all)";
 	}
 
 	static String stackTrace(Throwable exception) {

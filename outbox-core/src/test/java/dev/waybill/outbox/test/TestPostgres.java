@@ -6,6 +6,8 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.postgresql.PostgreSQLContainer;
 
@@ -69,6 +71,22 @@ public final class TestPostgres {
 	 */
 	public Connection connect() throws SQLException {
 		return DriverManager.getConnection(this.url, this.user, this.password);
+	}
+
+	/**
+	 * Opens a connection pool of its own; the caller closes it.
+	 * @param name the pool's name, shown in its threads and logs
+	 * @param maximumSize the most connections it holds
+	 * @return the pool
+	 */
+	public HikariDataSource pool(String name, int maximumSize) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(this.url);
+		config.setUsername(this.user);
+		config.setPassword(this.password);
+		config.setMaximumPoolSize(maximumSize);
+		config.setPoolName(name);
+		return new HikariDataSource(config);
 	}
 
 	@Override

@@ -7,7 +7,6 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
 import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
@@ -36,14 +35,7 @@ public final class TestSchema implements AutoCloseable {
 	public static TestSchema create(String prefix) {
 		String name = (prefix.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_") + "_"
 				+ UUID.randomUUID().toString().substring(0, 8));
-		TestPostgres postgres = TestPostgres.get();
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(postgres.url());
-		config.setUsername(postgres.user());
-		config.setPassword(postgres.password());
-		config.setMaximumPoolSize(12);
-		config.setPoolName("test-" + name);
-		HikariDataSource dataSource = new HikariDataSource(config);
+		HikariDataSource dataSource = TestPostgres.get().pool("test-" + name, 12);
 		TestSchema schema = new TestSchema(name, dataSource);
 		schema.execute("CREATE SCHEMA " + name);
 		return schema;

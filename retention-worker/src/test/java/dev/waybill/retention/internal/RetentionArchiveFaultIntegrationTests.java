@@ -11,7 +11,6 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +18,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -178,7 +176,7 @@ class RetentionArchiveFaultIntegrationTests {
 			}
 		});
 		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(archive()) == all.size());
-		Thread.sleep(300);
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> outcomes.contains("skipped"));
 		stop.set(true);
 		one.get(10, TimeUnit.SECONDS);
 		two.get(10, TimeUnit.SECONDS);
@@ -254,14 +252,7 @@ class RetentionArchiveFaultIntegrationTests {
 	}
 
 	private HikariDataSource pool(String name) {
-		TestPostgres postgres = TestPostgres.get();
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(postgres.url());
-		config.setUsername(postgres.user());
-		config.setPassword(postgres.password());
-		config.setMaximumPoolSize(3);
-		config.setPoolName("retention-faults-" + name + "-" + UUID.randomUUID().toString().substring(0, 4));
-		HikariDataSource dataSource = new HikariDataSource(config);
+		HikariDataSource dataSource = TestPostgres.get().pool("retention-faults-" + name, 3);
 		this.resources.add(dataSource);
 		return dataSource;
 	}

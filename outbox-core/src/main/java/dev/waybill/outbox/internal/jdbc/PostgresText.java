@@ -42,12 +42,22 @@ public final class PostgresText {
 	 * @return the storable text
 	 */
 	public static String column(String text, int maxLength) {
-		String safe = column(text);
-		if (safe.length() <= maxLength) {
-			return safe;
+		return prefix(column(text), maxLength);
+	}
+
+	/**
+	 * Returns at most the first {@code maxLength} characters of {@code text}, never ending between
+	 * the two halves of a surrogate pair.
+	 * @param text the text
+	 * @param maxLength the most characters to keep, at least 1
+	 * @return the text itself when it is short enough, else its prefix
+	 */
+	public static String prefix(String text, int maxLength) {
+		if (text.length() <= maxLength) {
+			return text;
 		}
-		int end = Character.isHighSurrogate(safe.charAt(maxLength - 1)) ? maxLength - 1 : maxLength;
-		return safe.substring(0, end);
+		int end = Character.isHighSurrogate(text.charAt(maxLength - 1)) ? maxLength - 1 : maxLength;
+		return text.substring(0, end);
 	}
 
 	/**
