@@ -244,8 +244,9 @@ final class Settler {
 		}
 		publishedByOwner.forEach((owner, published) -> {
 			List<UUID> ids = published.stream().map((outcome) -> outcome.scope().id()).toList();
+			int marked;
 			try {
-				this.store.markPublished(owner, ids);
+				marked = this.store.markPublished(owner, ids);
 			}
 			catch (RuntimeException ex) {
 				this.lastBookkeepingError = ex.toString();
@@ -256,9 +257,21 @@ final class Settler {
 			if (published.stream().anyMatch((outcome) -> hasOrderingKey(outcome.scope()))) {
 				this.promoted.run();
 			}
+			// The mark is fenced by the lease owner: a relay that paused (or fell behind) for more
+			// than a lease lost these scopes to another relay, which publishes them again. They are
+			// not this relay's to report published (the store does not say which of a partly
+			// marked batch it marked, so a partial batch reports none).
+			boolean all = marked == ids.size();
+			if (!all) {
+				logger.warn("Waybill relay lost the lease of " + (ids.size() - marked) + " of " + ids.size()
+						+ " scope(s) it published before it could record them (it paused or fell behind for more"
+						+ " than a lease); another relay took them over and publishes them again: " + ids);
+			}
 			published.forEach((outcome) -> {
 				this.leases.settled(outcome.scope());
-				this.listener.published(outcome.scope(), outcome.completedAt());
+				if (all) {
+					this.listener.published(outcome.scope(), outcome.completedAt());
+				}
 			});
 		});
 		return failed;

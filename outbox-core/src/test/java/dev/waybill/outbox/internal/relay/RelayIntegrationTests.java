@@ -323,6 +323,36 @@ class RelayIntegrationTests {
 	}
 
 	@Test
+	void aScopeWhoseLeaseWasTakenOverIsNotReportedPublishedByTheRelayThatLostIt() {
+		// The relay paused (kill -STOP, a long GC) past its lease after the confirm: another relay
+		// claimed the scope meanwhile, so the fenced mark changes nothing.
+		OutboxStore takenOver = new ForwardingOutboxStore(this.store) {
+			@Override
+			public int markPublished(String leaseOwner, Collection<UUID> scopeIds) {
+				jdbc().update("UPDATE " + RelayIntegrationTests.this.schema.tables().qualifiedOutboxState()
+						+ " SET lease_owner = 'another-relay' WHERE id = ANY(?)",
+						(Object) scopeIds.toArray(new UUID[0]));
+				return super.markPublished(leaseOwner, scopeIds);
+			}
+		};
+		OutboxScope scope = TestMessages.scope("orders", "taken over");
+		this.store.write(scope);
+		OutboxBacklog backlog = new OutboxBacklog();
+		RelayMetrics metrics = new RelayMetrics(backlog);
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		metrics.bindTo(registry);
+		Relay relay = new Relay(takenOver, this.broker, new RelayWakeUp(), settings(), metrics, backlog);
+		this.relays.add(relay);
+		relay.start();
+
+		await().until(() -> this.broker.delivered().size() == 1);
+		Awaitility.await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+			.until(() -> "another-relay".equals(stateRow(scope.id()).get("lease_owner")));
+		assertThat(stateRow(scope.id())).containsEntry("status", "pending");
+		assertThat(registry.get(RelayMetrics.PUBLISHED).counter().count()).as("not this relay's to count").isZero();
+	}
+
+	@Test
 	void publishFailsFastWhileTheBacklogIsAtMaxPending() {
 		this.broker.down(true);
 		OutboxBacklog backlog = new OutboxBacklog();
