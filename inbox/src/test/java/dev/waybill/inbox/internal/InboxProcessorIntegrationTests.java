@@ -655,6 +655,42 @@ class InboxProcessorIntegrationTests {
 	}
 
 	@Test
+	void aStatementTimeoutOnTheInboxRowIsAnOutageNotTheMessagesFailure() {
+		// A soak held LOCK TABLE inbox_state for 20 s under statement_timeout = 2s: each try of the
+		// inbox insert was cancelled (57014) and healthy messages went to the error queue, with no
+		// inbox row and no attempt of their handler. Contention is the database's state, as an outage.
+		String queue = queue();
+		AtomicInteger calls = new AtomicInteger();
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+			calls.incrementAndGet();
+			charge(message, context);
+		});
+		InboundMessage message = TestInbox.inbound(new ChargeCard("o-timeout", 2100));
+		UUID id = UUID.fromString(message.messageId());
+		String inboxState = schema.tables().qualifiedInboxState();
+		String trigger = "time_out_" + queue.replace('-', '_');
+		jdbc.execute("CREATE OR REPLACE FUNCTION " + schema.name() + ".time_out() RETURNS trigger LANGUAGE plpgsql AS $$ "
+				+ "BEGIN RAISE EXCEPTION 'canceling statement due to statement timeout' USING ERRCODE = 'query_canceled'; "
+				+ "END $$");
+		jdbc.execute("CREATE TRIGGER " + trigger + " BEFORE INSERT ON " + inboxState + " FOR EACH ROW WHEN (NEW.consumer_id = '"
+				+ queue + "') EXECUTE FUNCTION " + schema.name() + ".time_out()");
+		InboxProcessor processor = processor(0);
+		try {
+			assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> processor.process(consumer, message));
+		}
+		finally {
+			jdbc.execute("DROP TRIGGER " + trigger + " ON " + inboxState);
+		}
+
+		assertThat(calls).hasValue(0);
+		assertThat(inbox.inboxRow(id, queue)).isNull();
+		assertThat(inbox.outboxMessages(queue + "_error")).as("not the message's failure").isEmpty();
+		assertThat(processor.process(consumer, message)).isEqualTo(InboxOutcome.PROCESSED);
+		assertThat(calls).hasValue(1);
+		assertThat(inbox.inboxRow(id, queue)).containsEntry("attempts", 0).containsEntry("faulted_at", null);
+	}
+
+	@Test
 	void aDeliveryOfWhichTheDatabaseRefusesEverythingIsHandedToTheTransportForItsErrorQueue() {
 		String queue = queue();
 		AtomicInteger calls = new AtomicInteger();

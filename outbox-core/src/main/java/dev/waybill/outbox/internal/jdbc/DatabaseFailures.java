@@ -49,6 +49,15 @@ public final class DatabaseFailures {
 	/** The transaction is read-only: here, the database took no writes. */
 	private static final String READ_ONLY_SQL_TRANSACTION = "25006";
 
+	/**
+	 * The database could not run one of Waybill's own statements for contention, not for what the
+	 * statement carried: {@code query_canceled} (57014: {@code statement_timeout}, or an operator's
+	 * {@code pg_cancel_backend}, e.g. while a lock on the table is held), {@code lock_not_available}
+	 * (55P03: {@code lock_timeout}), {@code serialization_failure} (40001) and
+	 * {@code deadlock_detected} (40P01).
+	 */
+	private static final Set<String> CONTENTION = Set.of("57014", "55P03", "40001", "40P01");
+
 	private DatabaseFailures() {
 	}
 
@@ -96,11 +105,15 @@ public final class DatabaseFailures {
 	 * @return {@literal true} to retry without counting an attempt
 	 */
 	public static boolean unavailableToRecord(@Nullable Throwable failure, ConnectionState connection) {
-		return unavailable(failure, connection) || (failure != null && readOnly(failure));
+		return unavailable(failure, connection) || (failure != null && (readOnly(failure) || contention(failure)));
 	}
 
 	private static boolean readOnly(Throwable failure) {
 		return anySqlState(failure, READ_ONLY_SQL_TRANSACTION::equals);
+	}
+
+	private static boolean contention(Throwable failure) {
+		return anySqlState(failure, CONTENTION::contains);
 	}
 
 	/** Whether an SQLException in the chain (causes and next exceptions) has a state that matches. */

@@ -9,6 +9,7 @@ import org.postgresql.util.PSQLException;
 import org.postgresql.util.PSQLState;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.transaction.TransactionSystemException;
@@ -90,6 +91,21 @@ class DatabaseFailuresTests {
 			.isFalse();
 		assertThat(DatabaseFailures.unavailableToRecord(new SQLException("lost", "08006"), ConnectionState.VALID))
 			.as("and every outage").isTrue();
+	}
+
+	@Test
+	void contentionOnWaybillsOwnStatementsIsAnOutageNotTheMessagesFailure() {
+		// a soak held LOCK TABLE inbox_state for 20 s under statement_timeout = 2s: the inbox insert
+		// timed out three times and healthy messages went to the error queue with no inbox row
+		for (String state : new String[] { "57014", "55P03", "40001", "40P01" }) {
+			Exception translated = new QueryTimeoutException("PreparedStatementCallback; SQL [INSERT INTO inbox_state ...]",
+					new SQLException("ERROR: canceling statement due to statement timeout", state));
+			assertThat(DatabaseFailures.unavailableToRecord(translated, ConnectionState.VALID)).as(state).isTrue();
+			assertThat(DatabaseFailures.unavailable(translated, ConnectionState.VALID)).as("a handler's " + state)
+				.isFalse();
+		}
+		assertThat(DatabaseFailures.unavailableToRecord(new SQLException("value too long", "22001"), ConnectionState.VALID))
+			.as("what the statement carried").isFalse();
 	}
 
 	@Test
