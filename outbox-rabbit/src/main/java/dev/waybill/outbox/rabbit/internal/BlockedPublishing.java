@@ -16,20 +16,21 @@ final class BlockedPublishing {
 
 	private static final Log logger = LogFactory.getLog(RabbitTransport.class);
 
-	private final String address;
-
 	private @Nullable String reason;
+
+	/** The node that blocks the connection, host:port, while it does. */
+	private String node = "";
 
 	private long since;
 
-	BlockedPublishing(String address) {
-		this.address = address;
+	BlockedPublishing() {
 	}
 
-	synchronized void blocked(String reason) {
+	synchronized void blocked(String node, String reason) {
 		if (this.reason == null) {
 			this.since = System.nanoTime();
-			logger.warn("RabbitMQ blocks Waybill's connection to " + this.address + " (" + reason + "): the broker "
+			this.node = node;
+			logger.warn("RabbitMQ blocks Waybill's connection to " + node + " (" + reason + "): the broker "
 					+ "takes no publishes until its resource alarm clears; messages wait in the outbox");
 		}
 		this.reason = reason;
@@ -37,7 +38,7 @@ final class BlockedPublishing {
 
 	synchronized void unblocked() {
 		if (this.reason != null) {
-			logger.info("RabbitMQ unblocked Waybill's connection to " + this.address + " after "
+			logger.info("RabbitMQ unblocked Waybill's connection to " + this.node + " after "
 					+ Duration.ofNanos(System.nanoTime() - this.since));
 		}
 		this.reason = null;

@@ -118,7 +118,7 @@ public final class RabbitTransport implements Transport {
 		this.connectionFactory = connectionFactory;
 		this.addressResolver = addressResolver;
 		this.address = address(connectionFactory, addresses);
-		this.blocked = new BlockedPublishing(this.address);
+		this.blocked = new BlockedPublishing();
 		this.confirmTimeout = builder.confirmTimeout;
 		this.maxOutstandingConfirms = builder.maxOutstandingConfirms;
 		this.maxBodySize = builder.maxBodySize;
@@ -412,11 +412,12 @@ public final class RabbitTransport implements Transport {
 			this.blocked.forget();
 			if (!cause.isInitiatedByApplication() && !this.closed) {
 				// Now, not at the recovery's first attempt, which the client makes an interval later.
-				logger.warn("Waybill's connection to " + this.address + " is lost; recovering: "
+				logger.warn("Waybill's connection to " + node(created) + " is lost; recovering: "
 						+ BrokerErrors.describe(cause));
 			}
 		});
-		created.addBlockedListener(this.blocked::blocked, this.blocked::unblocked);
+		// The node, not the configured address list: on a cluster, which node went away or alarmed.
+		created.addBlockedListener((reason) -> this.blocked.blocked(node(created), reason), this.blocked::unblocked);
 		((Recoverable) created).addRecoveryListener(new RecoveryListener() {
 
 			@Override

@@ -127,8 +127,8 @@ class RabbitClusterIntegrationTests {
 				heldBack = channel.publish(message(queue)); // a publish is what the broker blocks
 				Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> logs.events().stream()
 					.anyMatch((event) -> event.getLevel() == Level.WARN
-							&& event.getFormattedMessage().startsWith("RabbitMQ blocks Waybill's connection")
-							&& event.getFormattedMessage().contains("low on memory")));
+							&& onANode(event.getFormattedMessage(), "RabbitMQ blocks Waybill's connection to ", nodes)
+							&& event.getFormattedMessage().contains(" (low on memory): ")));
 				assertThat(heldBack).isNotDone();
 			}
 			finally {
@@ -137,7 +137,7 @@ class RabbitClusterIntegrationTests {
 			assertThat(heldBack).succeedsWithin(Duration.ofSeconds(30));
 			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> logs.events().stream()
 				.anyMatch((event) -> event.getLevel() == Level.INFO
-						&& event.getFormattedMessage().startsWith("RabbitMQ unblocked Waybill's connection")));
+						&& onANode(event.getFormattedMessage(), "RabbitMQ unblocked Waybill's connection to ", nodes)));
 			assertThat(logs.atLeast(Level.WARN)).as("told once").hasSize(1);
 		}
 	}
@@ -299,6 +299,11 @@ class RabbitClusterIntegrationTests {
 			return new LedgerHandler(jdbc, environment.getProperty("waybill.schema") + ".ledger");
 		}
 
+	}
+
+	/** Whether {@code message} starts with {@code prefix} and names one node (host:port) of {@code nodes}. */
+	private static boolean onANode(String message, String prefix, List<Address> nodes) {
+		return nodes.stream().anyMatch((node) -> message.startsWith(prefix + "127.0.0.1:" + node.getPort() + " "));
 	}
 
 }

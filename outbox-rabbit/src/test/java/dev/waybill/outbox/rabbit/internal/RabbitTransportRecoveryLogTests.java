@@ -33,8 +33,8 @@ class RabbitTransportRecoveryLogTests {
 				.atMost(Duration.ofSeconds(10))
 				.until(() -> logs.atLeast(Level.WARN)
 					.stream()
-					.anyMatch((event) -> event.getFormattedMessage().startsWith("Waybill's connection to")
-							&& event.getFormattedMessage().contains("is lost; recovering: ")));
+					.anyMatch((event) -> event.getFormattedMessage()
+						.startsWith("Waybill's connection to 127.0.0.1:" + proxy.port() + " is lost; recovering: ")));
 		}
 	}
 
