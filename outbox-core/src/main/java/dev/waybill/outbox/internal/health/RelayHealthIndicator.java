@@ -1,5 +1,6 @@
 package dev.waybill.outbox.internal.health;
 
+import java.time.Duration;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -11,7 +12,8 @@ import dev.waybill.outbox.internal.relay.Relay;
 
 /**
  * The {@code relay} component: DOWN while the relay is stopped, while its circuit breaker is open
- * (the broker is unreachable; nothing is delivered) or when one of its threads died; UP otherwise.
+ * (the broker is unreachable; nothing is delivered), while its claims fail (most often: the
+ * database is unavailable; nothing is claimed) or when one of its threads died; UP otherwise.
  * A lost {@code LISTEN} connection is shown ({@code listening=false}) but leaves it UP: the relay
  * still polls, only later.
  *
@@ -44,8 +46,9 @@ public final class RelayHealthIndicator implements WaybillHealthComponent {
 		boolean running = this.relay.isRunning();
 		int live = this.relay.liveThreads();
 		int expected = this.relay.expectedThreads();
-		Health.Builder health = (running && circuit != CircuitBreaker.State.OPEN && live == expected)
-				? Health.up() : Health.down();
+		Duration claimsFailing = this.relay.claimsFailingFor();
+		Health.Builder health = (running && circuit != CircuitBreaker.State.OPEN && claimsFailing == null
+				&& live == expected) ? Health.up() : Health.down();
 		health.withDetail("id", this.relay.id())
 			.withDetail("running", running)
 			.withDetail("circuit", circuit.name())
@@ -53,6 +56,10 @@ public final class RelayHealthIndicator implements WaybillHealthComponent {
 			.withDetail("threads", expected);
 		if (circuit != CircuitBreaker.State.CLOSED) {
 			health.withDetail("brokerFailure", this.relay.lastBrokerFailure());
+		}
+		if (claimsFailing != null) {
+			health.withDetail("claimsFailingFor", claimsFailing.toString())
+				.withDetail("claimFailure", this.relay.lastClaimFailure());
 		}
 		if (this.notifications != null) {
 			health.withDetail("listening", this.notifications.isListening());

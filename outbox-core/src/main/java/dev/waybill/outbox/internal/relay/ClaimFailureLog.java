@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.NestedRuntimeException;
 import org.springframework.dao.DataAccessResourceFailureException;
@@ -34,6 +35,8 @@ final class ClaimFailureLog {
 
 	private volatile long warnedAt;
 
+	private volatile String lastReason = "";
+
 	ClaimFailureLog(String relayId, Duration retryEvery) {
 		this.relayId = relayId;
 		this.retryEvery = retryEvery;
@@ -43,6 +46,7 @@ final class ClaimFailureLog {
 		long now = System.nanoTime();
 		long failures = this.failures.incrementAndGet();
 		boolean unavailable = databaseUnavailable(failure);
+		this.lastReason = reason(failure);
 		if (this.failingSince.compareAndSet(0, now)) {
 			this.warnedAt = now;
 			String line = "Waybill relay " + this.relayId + ": " + (unavailable ? "database unavailable" : "cannot claim")
@@ -76,6 +80,17 @@ final class ClaimFailureLog {
 			logger.info("Waybill relay " + this.relayId + ": claiming again after " + since(System.nanoTime(), since) + " ("
 					+ this.failures.getAndSet(0) + " failed tries)");
 		}
+	}
+
+	/** How long claims have been failing, or {@literal null} while they succeed. */
+	@Nullable Duration failingFor() {
+		long since = this.failingSince.get();
+		return (since == 0) ? null : Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since));
+	}
+
+	/** Why the last claim failed, or {@code ""} before any failure. */
+	String lastReason() {
+		return this.lastReason;
 	}
 
 	private String since(long now) {

@@ -256,6 +256,26 @@ public final class Relay implements SmartLifecycle {
 		return this.lastBrokerFailure;
 	}
 
+	/**
+	 * Returns how long the relay's claims have been failing, most often because the database is
+	 * unavailable: nothing is claimed, so nothing is delivered, whatever the broker.
+	 * @return the time since the first of the failures, or {@literal null} while claims succeed
+	 * @since 0.4
+	 */
+	public @Nullable Duration claimsFailingFor() {
+		return this.claimFailures.failingFor();
+	}
+
+	/**
+	 * Returns why the relay's last claim failed: the driver's or the database's reason, without
+	 * the statement.
+	 * @return the reason, or {@code ""} before any failure
+	 * @since 0.4
+	 */
+	public String lastClaimFailure() {
+		return this.claimFailures.lastReason();
+	}
+
 	@Override
 	public synchronized void start() {
 		if (this.running) {

@@ -21,6 +21,8 @@ import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -34,6 +36,7 @@ import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.OutboxBacklog;
 import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.internal.health.RelayHealthIndicator;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.metrics.RelayMetrics;
 import dev.waybill.outbox.internal.relay.RetryPolicy.Strategy;
@@ -43,6 +46,7 @@ import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.test.FakeTransport.Behaviour;
 import dev.waybill.outbox.test.FakeTransport;
+import dev.waybill.outbox.test.FaultyDataSource;
 import dev.waybill.outbox.test.ForwardingOutboxStore;
 import dev.waybill.outbox.test.TestMessages;
 import dev.waybill.outbox.test.TestSchema;
@@ -350,6 +354,32 @@ class RelayIntegrationTests {
 			.until(() -> "another-relay".equals(stateRow(scope.id()).get("lease_owner")));
 		assertThat(stateRow(scope.id())).containsEntry("status", "pending");
 		assertThat(registry.get(RelayMetrics.PUBLISHED).counter().count()).as("not this relay's to count").isZero();
+	}
+
+	@Test
+	void whileItsClaimsFailTheRelayIsDownWithTheReasonAndUpAgainOnceTheyWork() {
+		// A database-fault soak saw the relay UP, circuit CLOSED, through a whole database outage.
+		FaultyDataSource database = new FaultyDataSource(this.schema.dataSource());
+		OutboxBacklog backlog = new OutboxBacklog();
+		Relay relay = new Relay(new JdbcOutboxStore(database, this.schema.tables()), this.broker, new RelayWakeUp(),
+				new RelaySettings(1, 20, Duration.ofSeconds(60), Duration.ofMillis(100), Duration.ofSeconds(2),
+						RetryPolicy.defaults(), 3, Duration.ofSeconds(1)),
+				new RelayMetrics(backlog), backlog);
+		this.relays.add(relay);
+		RelayHealthIndicator health = new RelayHealthIndicator(relay, null);
+		relay.start();
+		await().until(() -> health.health().getStatus() == Status.UP);
+
+		database.outage = true;
+		Health down = Awaitility.await()
+			.atMost(Duration.ofSeconds(10))
+			.until(health::health, (reading) -> reading.getStatus() == Status.DOWN);
+		assertThat(down.getDetails()).containsEntry("circuit", "CLOSED").containsKey("claimsFailingFor");
+		assertThat((String) down.getDetails().get("claimFailure")).contains("injected outage: database unreachable");
+
+		database.outage = false;
+		await().until(() -> health.health().getStatus() == Status.UP);
+		assertThat(health.health().getDetails()).doesNotContainKeys("claimsFailingFor", "claimFailure");
 	}
 
 	@Test
