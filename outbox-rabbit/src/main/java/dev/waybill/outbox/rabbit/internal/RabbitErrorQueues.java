@@ -47,7 +47,8 @@ import dev.waybill.outbox.internal.TimeOrderedUuids;
  * <p>
  * <b>Peek</b> takes messages with {@code basic.get} without acknowledging them and then returns
  * them with {@code basic.nack(requeue)}: nothing is lost, and RabbitMQ puts a requeued message back
- * at its place in the queue where it can (classic queues; a quorum queue may put it at the head).
+ * at its place in the queue where it can (classic queues; a quorum queue without a delivery limit
+ * puts it at its tail).
  * While a call runs, the messages it holds are invisible to other readers of the error queue, and
  * a requeued message carries the {@code redelivered} flag.
  * <p>

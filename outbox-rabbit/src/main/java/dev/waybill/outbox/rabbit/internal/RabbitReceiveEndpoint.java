@@ -564,8 +564,14 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		}
 	}
 
+	/**
+	 * Whether the endpoint keeps each key's order (one lane per worker, no cancel at a stop, an
+	 * outage retried in place): also at concurrency 1, where a requeued delivery would lose its
+	 * place too (a quorum queue puts it at its tail) and a cancel at a stop would let the next
+	 * single active consumer start before what this one held went back.
+	 */
 	private static boolean partitioned(ConsumerRegistration<?> settings) {
-		return settings.partitionByOrderingKey() && settings.concurrency() > 1;
+		return settings.partitionByOrderingKey();
 	}
 
 	private void consume(Connection connection, String queue, ConsumerRegistration<?> settings) throws IOException {
@@ -573,7 +579,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		boolean ordered = partitioned(settings);
 		int lanes = ordered ? settings.concurrency() : 1;
 		channel.basicQos(settings.prefetch() * lanes);
-		InboxConsumer inboxConsumer = new InboxConsumer(channel, queue, ordered);
+		InboxConsumer inboxConsumer = new InboxConsumer(channel, queue, ordered, lanes == 1);
 		if (ordered || this.batchSize > 1) {
 			// A lane cannot take more than the broker sends ahead of it.
 			inboxConsumer.lanes = new KeyPartitions<>(lanes, Math.min(this.batchSize, settings.prefetch()),
@@ -673,6 +679,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		/** Whether partitioned by ordering key: a requeued delivery would come back behind its key's later ones. */
 		final boolean ordered;
 
+		/** Whether one lane has the channel: every earlier delivery is its own, settled in order. */
+		private final boolean oneLane;
+
 		/**
 		 * The lanes that handle the deliveries in batches: one per key partition when ordered, else
 		 * one; {@literal null} when each delivery is handled alone on the dispatch thread.
@@ -686,10 +695,11 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 		private final RecordingOutageLog outageLog;
 
-		InboxConsumer(Channel channel, String queue, boolean ordered) {
+		InboxConsumer(Channel channel, String queue, boolean ordered, boolean oneLane) {
 			super(channel);
 			this.queue = queue;
 			this.ordered = ordered;
+			this.oneLane = oneLane;
 			this.outageLog = RabbitReceiveEndpoint.this.outageLogs.computeIfAbsent(queue, RecordingOutageLog::new);
 		}
 
@@ -799,7 +809,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				if (results.stream().anyMatch(DeliveryResult::acknowledge)) {
 					this.outageLog.recorded(startedAt);
 				}
-				if (!this.ordered && remaining.size() > 1 && results.stream().allMatch(DeliveryResult::acknowledge)) {
+				if (this.oneLane && remaining.size() > 1 && results.stream().allMatch(DeliveryResult::acknowledge)) {
 					// The channel's one lane settled every earlier delivery: one frame acknowledges the batch.
 					long last = remaining.get(remaining.size() - 1).envelope.getDeliveryTag();
 					settleQuietly(() -> channel.basicAck(last, true));

@@ -1,0 +1,344 @@
+package dev.waybill.outbox.rabbit.ordering;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.MessageContext;
+import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.outbox.MessageType;
+import dev.waybill.outbox.internal.DefaultOutboxPublisher;
+import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.relay.Relay;
+import dev.waybill.outbox.internal.relay.RelaySettings;
+import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.test.TcpProxy;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.test.TestSchema;
+
+/**
+ * The single-active-consumer hand-over of a partitioned (ordered) consumer, on a quorum queue and,
+ * for comparison, on a classic one: a backlog of keyed messages sits in the queue, instance A
+ * consumes it with 4 lanes holding deliveries (a full prefetch), B stands by; mid-way A is stopped
+ * gracefully, or its connection is cut (the broker sees the socket close, as when the process
+ * dies), and B takes over. Every key's messages must be in effect (committed by the inbox) once
+ * each, in order, and no key handled by two workers at once. Both concurrencies partition by key,
+ * so a stop closes the channel without a cancel and the broker returns what A held, in order,
+ * before it serves B. (Concurrency 1 did not partition before: its stop cancelled, and a quorum
+ * queue served what A had held after the key's later messages, in every run.) Rounds per case:
+ * system property {@code waybill.handOver.rounds} (default 1).
+ */
+class QuorumQueueHandOverIntegrationTests {
+
+	private static final int KEYS = 60;
+
+	private static final int EVENTS_PER_KEY = 50;
+
+	private static final int TOTAL = KEYS * EVENTS_PER_KEY;
+
+	@ParameterizedTest(name = "{0} queue, {1}, concurrency {2}")
+	@CsvSource({ "quorum, graceful, 4", "quorum, crash, 4", "classic, graceful, 4", "classic, crash, 4",
+			"quorum, graceful, 1", "quorum, crash, 1", "classic, graceful, 1", "classic, crash, 1" })
+	void everyKeysMessagesAreInEffectOnceInOrderAcrossTheHandOver(String queueType, String stop, int concurrency)
+			throws Exception {
+		// e.g. -Dwaybill.handOver.only='quorum/.*/c1' runs the matching cases only
+		Assumptions.assumeTrue((queueType + "/" + stop + "/c" + concurrency)
+			.matches(System.getProperty("waybill.handOver.only", ".*")));
+		int rounds = Integer.getInteger("waybill.handOver.rounds", 1);
+		List<String> failures = new ArrayList<>();
+		for (int round = 1; round <= rounds; round++) {
+			Round result = round(queueType, "crash".equals(stop), concurrency);
+			System.out.println("HANDOVER " + queueType + "/" + stop + "/c" + concurrency + " round " + round + ": " + result);
+			if (!result.disordered.isEmpty() || result.overlaps > 0) {
+				failures.add("round " + round + ": " + result.overlaps + " overlaps, " + result.disordered);
+			}
+		}
+		assertThat(failures).as("keys whose messages were not in effect once each, in order, one at a time").isEmpty();
+	}
+
+	private Round round(String queueType, boolean crash, int concurrency) throws Exception {
+		List<AutoCloseable> resources = new ArrayList<>();
+		TestSchema orders = TestSchema.withWaybillTables("handover_orders");
+		TestSchema billing = TestSchema.withWaybillTables("handover_billing");
+		String queue = "handover-" + queueType + "-" + UUID.randomUUID().toString().substring(0, 8);
+		try {
+			billing.execute("CREATE TABLE " + billing.name() + ".handled (n bigserial PRIMARY KEY, "
+					+ "ordering_key text NOT NULL, seq int NOT NULL, message_id uuid NOT NULL, consumer text NOT NULL, "
+					+ "redelivery int NOT NULL)");
+			Map<String, Object> arguments = "quorum".equals(queueType)
+					? Map.of("x-queue-type", "quorum", "x-single-active-consumer", true)
+					: Map.of("x-single-active-consumer", true);
+			AtomicInteger overlaps = new AtomicInteger();
+			Map<String, AtomicBoolean> busy = new ConcurrentHashMap<>();
+			Map<String, List<String>> attempts = new ConcurrentHashMap<>();
+
+			// Declares the queue and its binding, then leaves: the backlog waits in the queue.
+			RabbitReceiveEndpoint declarer = endpoint(resources, billing, null,
+					registration(queue, arguments, concurrency, new Recorder(billing, "declarer", busy, overlaps, attempts)));
+			declarer.start();
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(declarer::isConsuming);
+			declarer.stop();
+
+			publishBacklog(resources, orders, queue);
+
+			TcpProxy proxy = TcpProxy.start(TestRabbit.get().host(), TestRabbit.get().port());
+			resources.add(proxy);
+			RabbitReceiveEndpoint a = endpoint(resources, billing, proxy,
+					registration(queue, arguments, concurrency, new Recorder(billing, "A", busy, overlaps, attempts)));
+			RabbitReceiveEndpoint b = endpoint(resources, billing, null,
+					registration(queue, arguments, concurrency, new Recorder(billing, "B", busy, overlaps, attempts)));
+			a.start(); // the first to consume a single-active-consumer queue is its active consumer
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(a::isConsuming);
+			b.start();
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(b::isConsuming);
+			Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(20))
+				.until(() -> handled(billing) >= TOTAL / 3);
+			int atHandOver = handled(billing);
+			if (crash) {
+				proxy.cut(); // the broker sees A's socket close, as when A's process dies
+			}
+			else {
+				a.stop();
+			}
+			Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100))
+				.until(() -> handled(billing) >= TOTAL);
+			Thread.sleep(1500); // anything handled twice shows now
+			a.stop();
+			b.stop();
+
+			Round result = new Round();
+			result.atHandOver = atHandOver;
+			result.overlaps = overlaps.get();
+			Map<String, List<Integer>> byKey = new ConcurrentHashMap<>();
+			Map<String, List<String>> trace = new ConcurrentHashMap<>();
+			new JdbcTemplate(billing.dataSource()).query("SELECT ordering_key, seq, consumer, redelivery FROM "
+					+ billing.name() + ".handled ORDER BY n", (row) -> {
+						result.rows++;
+						if ("A".equals(row.getString(3))) {
+							result.byA++;
+						}
+						else {
+							result.byB++;
+						}
+						if (row.getInt(4) > 0) {
+							result.redelivered++;
+						}
+						byKey.computeIfAbsent(row.getString(1), (k) -> new ArrayList<>()).add(row.getInt(2));
+						trace.computeIfAbsent(row.getString(1), (k) -> new ArrayList<>())
+							.add(row.getInt(2) + "/" + row.getString(3) + (row.getInt(4) > 0 ? "r" : ""));
+					});
+			List<Integer> expected = new ArrayList<>();
+			for (int seq = 0; seq < EVENTS_PER_KEY; seq++) {
+				expected.add(seq);
+			}
+			for (int k = 0; k < KEYS; k++) {
+				String key = "key-" + k;
+				List<Integer> seqs = byKey.getOrDefault(key, List.of());
+				if (!seqs.equals(expected)) {
+					result.disordered.add(key + " committed " + trace.get(key) + " attempts " + attempts.get(key));
+				}
+			}
+			Integer receivedAgain = new JdbcTemplate(billing.dataSource()).queryForObject("SELECT count(*) FROM "
+					+ billing.tables().qualifiedInboxState() + " WHERE receive_count > 1", Integer.class);
+			result.receivedAgain = (receivedAgain != null) ? receivedAgain : 0;
+			result.attempts = attempts.values().stream().mapToInt(List::size).sum();
+			return result;
+		}
+		finally {
+			for (int i = resources.size() - 1; i >= 0; i--) {
+				try {
+					resources.get(i).close();
+				}
+				catch (Exception ex) {
+					// best effort
+				}
+			}
+			try (Connection connection = TestRabbit.get().connect(); Channel channel = connection.createChannel()) {
+				channel.queueDelete(queue);
+				channel.queueDelete(queue + "_error");
+			}
+			orders.close();
+			billing.close();
+		}
+	}
+
+	/** Writes every key's messages in the outbox, relays them, and waits until the queue holds them all. */
+	private void publishBacklog(List<AutoCloseable> resources, TestSchema orders, String queue) throws Exception {
+		JdbcOutboxStore store = new JdbcOutboxStore(orders.dataSource(), orders.tables());
+		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(store, new JacksonMessageSerializer(),
+				new RelayWakeUp(), 1 << 20, Clock.systemUTC(), "test-host");
+		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(orders.dataSource()));
+		for (int seq = 0; seq < EVENTS_PER_KEY; seq++) {
+			for (int k = 0; k < KEYS; k++) {
+				Step step = new Step("key-" + k, seq);
+				transactions.executeWithoutResult((status) -> publisher.publish(step, (o) -> o.orderingKey(step.key())));
+			}
+		}
+		RetryPolicy retry = new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMillis(20), 2,
+				Duration.ofMillis(200), 100, 0);
+		RelaySettings settings = new RelaySettings(2, 100, Duration.ofSeconds(5), Duration.ofMillis(50),
+				Duration.ofSeconds(5), retry, 3, Duration.ofSeconds(1));
+		RabbitTransport transport = TestRabbit.get().transport().build();
+		resources.add(transport);
+		Relay relay = new Relay(store, transport, new RelayWakeUp(), settings, RelayListener.NONE, new OutboxBacklog());
+		relay.start();
+		try (Connection connection = TestRabbit.get().connect(); Channel channel = connection.createChannel()) {
+			Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
+				.until(() -> channel.queueDeclarePassive(queue).getMessageCount() >= TOTAL);
+			assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isEqualTo(TOTAL);
+		}
+		finally {
+			relay.stop();
+		}
+	}
+
+	private static ConsumerRegistration<Step> registration(String queue, Map<String, Object> arguments,
+			int concurrency, Recorder recorder) {
+		return ConsumerRegistration.of(queue, Step.class, recorder).withConcurrency(concurrency).withQueueArguments(arguments);
+	}
+
+	private static int handled(TestSchema billing) {
+		Integer count = new JdbcTemplate(billing.dataSource())
+			.queryForObject("SELECT count(*) FROM " + billing.name() + ".handled", Integer.class);
+		return (count != null) ? count : 0;
+	}
+
+	private static RabbitReceiveEndpoint endpoint(List<AutoCloseable> resources, TestSchema billing, TcpProxy proxy,
+			ConsumerRegistration<Step> registration) {
+		DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(billing.dataSource());
+		JdbcOutboxStore outbox = new JdbcOutboxStore(billing.dataSource(), billing.tables());
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(outbox, new JacksonMessageSerializer(), wakeUp,
+				1 << 20, Clock.systemUTC(), "test-host");
+		InboxProcessor processor = new InboxProcessor(transactionManager,
+				new InboxStore(billing.dataSource(), billing.tables()), outbox, publisher, publisher.consumerOutbox(),
+				new JacksonMessageSerializer(), wakeUp, RetryPolicy.defaults(), 3);
+		RabbitTransport transport = ((proxy != null) ? TestRabbit.get().transport(proxy) : TestRabbit.get().transport())
+			.build();
+		resources.add(transport);
+		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(registration));
+		endpoint.setShutdownTimeout(Duration.ofSeconds(20));
+		resources.add(endpoint::stop);
+		return endpoint;
+	}
+
+	/** One event of an aggregate. */
+	@MessageType("test.handover-step")
+	public record Step(String key, int seq) {
+	}
+
+	static final class Round {
+
+		int atHandOver;
+
+		int rows;
+
+		int byA;
+
+		int byB;
+
+		int redelivered;
+
+		int attempts;
+
+		int receivedAgain;
+
+		int overlaps;
+
+		final List<String> disordered = new ArrayList<>();
+
+		@Override
+		public String toString() {
+			return TOTAL + " messages, hand-over after " + this.atHandOver + ", committed rows " + this.rows + " (A "
+					+ this.byA + ", B " + this.byB + ", with x-delivery-count>0 " + this.redelivered + "), handler calls "
+					+ this.attempts + ", inbox rows received more than once " + this.receivedAgain + ", overlaps "
+					+ this.overlaps + ", keys violated " + this.disordered.size()
+					+ (this.disordered.isEmpty() ? "" : " e.g. " + this.disordered.subList(0, Math.min(3, this.disordered.size())));
+		}
+
+	}
+
+	/** A quorum queue's count of earlier deliveries (x-delivery-count), 0 when absent (classic queues). */
+	static int deliveryCount(MessageContext context) {
+		Object count = context.headers().get("x-delivery-count");
+		return (count instanceof Number number) ? number.intValue() : 0;
+	}
+
+	/** Records each handled event in the inbox transaction, and every call of the handler in memory. */
+	static final class Recorder implements MessageHandler<Step> {
+
+		private final JdbcTemplate jdbc;
+
+		private final String table;
+
+		private final String name;
+
+		private final Map<String, AtomicBoolean> busy;
+
+		private final AtomicInteger overlaps;
+
+		private final Map<String, List<String>> attempts;
+
+		Recorder(TestSchema schema, String name, Map<String, AtomicBoolean> busy, AtomicInteger overlaps,
+				Map<String, List<String>> attempts) {
+			this.jdbc = new JdbcTemplate(schema.dataSource());
+			this.table = schema.name() + ".handled";
+			this.name = name;
+			this.busy = busy;
+			this.overlaps = overlaps;
+			this.attempts = attempts;
+		}
+
+		@Override
+		public void handle(Step step, MessageContext context) {
+			this.attempts.computeIfAbsent(step.key(), (key) -> Collections.synchronizedList(new ArrayList<>()))
+				.add(step.seq() + "/" + this.name);
+			AtomicBoolean keyBusy = this.busy.computeIfAbsent(step.key(), (key) -> new AtomicBoolean());
+			if (!keyBusy.compareAndSet(false, true)) {
+				this.overlaps.incrementAndGet();
+			}
+			try {
+				this.jdbc.update("INSERT INTO " + this.table + " (ordering_key, seq, message_id, consumer, redelivery) "
+						+ "VALUES (?, ?, ?, ?, ?)", step.key(), step.seq(), context.messageId(), this.name,
+						deliveryCount(context));
+				Thread.sleep(1);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			finally {
+				keyBusy.set(false);
+			}
+		}
+
+	}
+
+}
