@@ -1,5 +1,10 @@
 package dev.waybill.outbox.internal.jdbc;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Objects;
 
 import javax.sql.DataSource;
@@ -8,7 +13,7 @@ import liquibase.UpdateSummaryOutputEnum;
 import liquibase.integration.spring.SpringLiquibase;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.core.io.DefaultResourceLoader;
-import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
  * Creates or updates Waybill's tables with its Liquibase changelog when the application starts.
@@ -50,10 +55,57 @@ public final class OutboxSchemaInitializer implements InitializingBean {
 	 * @throws Exception when the changelog cannot be applied
 	 */
 	public void migrate() throws Exception {
-		// Liquibase keeps its history in this schema, so the schema must exist before it starts.
-		new JdbcTemplate(this.dataSource).execute("CREATE SCHEMA IF NOT EXISTS " + this.tables.schema());
+		// Instances of a service that start together on a fresh database would race: Liquibase's
+		// lock table does not cover creating the schema or its history table, and the losers fail
+		// start-up ('relation "outbox_state_changelog" already exists'). A session advisory lock,
+		// taken on the connection Liquibase then uses, makes them apply the changelog one at a time.
+		try (Connection connection = this.dataSource.getConnection()) {
+			long key = lockKey(connection);
+			lock(connection, "SELECT pg_advisory_lock(?)", key);
+			try {
+				// Liquibase keeps its history in this schema, so the schema must exist before it starts.
+				try (Statement statement = connection.createStatement()) {
+					statement.execute("CREATE SCHEMA IF NOT EXISTS " + this.tables.schema());
+				}
+				if (!connection.getAutoCommit()) {
+					connection.commit();
+				}
+				update(new SingleConnectionDataSource(connection, true));
+			}
+			finally {
+				if (!connection.isClosed()) {
+					if (!connection.getAutoCommit()) {
+						connection.rollback();
+					}
+					lock(connection, "SELECT pg_advisory_unlock(?)", key);
+				}
+			}
+		}
+	}
+
+	private long lockKey(Connection connection) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement("SELECT hashtextextended(?, 0)")) {
+			statement.setString(1, "waybill-liquibase:" + this.tables.schema() + "." + this.tables.changelogTable());
+			try (ResultSet result = statement.executeQuery()) {
+				result.next();
+				return result.getLong(1);
+			}
+		}
+	}
+
+	private static void lock(Connection connection, String sql, long key) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			statement.setLong(1, key);
+			statement.execute();
+		}
+		if (!connection.getAutoCommit()) {
+			connection.commit();
+		}
+	}
+
+	private void update(DataSource dataSource) throws Exception {
 		SpringLiquibase liquibase = new SpringLiquibase();
-		liquibase.setDataSource(this.dataSource);
+		liquibase.setDataSource(dataSource);
 		liquibase.setResourceLoader(new DefaultResourceLoader(OutboxSchemaInitializer.class.getClassLoader()));
 		liquibase.setChangeLog(CHANGELOG);
 		liquibase.setChangeLogParameters(this.tables.changelogParameters());

@@ -6,7 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -68,6 +73,38 @@ class OutboxSchemaIntegrationTests {
 
 		assertThat(changeSets).isEqualTo(changeSetsInTheChangelog());
 		assertThat(changeSetsApplied()).isEqualTo(changeSets);
+	}
+
+	@Test
+	void instancesStartingTogetherOnAnEmptySchemaAllApplyTheChangelog() throws Exception {
+		// Several instances of a service starting at once on a fresh database: Liquibase's own lock
+		// table does not cover the creation of its history table, so without a lock of Waybill's
+		// one instance failed start-up with 'relation "outbox_state_changelog" already exists'.
+		for (int round = 0; round < 5; round++) {
+			OutboxTables tables = OutboxTables.inSchema(this.schema.name() + "_race" + round);
+			int instances = 6;
+			ExecutorService pool = Executors.newFixedThreadPool(instances);
+			try {
+				CyclicBarrier start = new CyclicBarrier(instances);
+				List<Future<?>> runs = new ArrayList<>();
+				for (int i = 0; i < instances; i++) {
+					runs.add(pool.submit(() -> {
+						start.await();
+						new OutboxSchemaInitializer(this.schema.dataSource(), tables).migrate();
+						return null;
+					}));
+				}
+				for (Future<?> run : runs) {
+					run.get(); // throws ExecutionException if any instance failed
+				}
+				assertThat(this.jdbc.queryForObject("SELECT count(*) FROM " + tables.qualifiedOutboxState(), Long.class))
+					.isZero();
+			}
+			finally {
+				pool.shutdownNow();
+				this.jdbc.execute("DROP SCHEMA IF EXISTS " + this.schema.name() + "_race" + round + " CASCADE");
+			}
+		}
 	}
 
 	@Test
