@@ -17,12 +17,15 @@ import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.NestedExceptionUtils;
 
 import org.springframework.context.SmartLifecycle;
 
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 
+import dev.waybill.outbox.internal.jdbc.DatabaseFailures;
+import dev.waybill.outbox.internal.jdbc.DatabaseFailures.ConnectionState;
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.retention.RetentionArchive;
 import dev.waybill.retention.RetentionResult;
@@ -63,6 +66,9 @@ public final class RetentionWorker implements SmartLifecycle {
 	/** A batch that meets a lock the skip did not avoid (say, a cascade) fails instead of waiting long. */
 	private static final String LOCK_TIMEOUT = "SET LOCAL lock_timeout = '5s'";
 
+	/** How often runs that keep failing are told again. */
+	private static final Duration OUTAGE_WARNING_INTERVAL = Duration.ofMinutes(1);
+
 	private final DataSource dataSource;
 
 	private final RetentionSettings settings;
@@ -85,6 +91,11 @@ public final class RetentionWorker implements SmartLifecycle {
 
 	/** Whether the last batch deleted a full batch of archived messages (runs are serialized by the lock). */
 	private volatile boolean archiveFull;
+
+	/** When the scheduled runs began to fail ({@link System#nanoTime()}), 0 while they succeed; its thread's only. */
+	private long failingSince;
+
+	private long warnedAt;
 
 	/**
 	 * Creates a worker.
@@ -274,6 +285,10 @@ public final class RetentionWorker implements SmartLifecycle {
 	private void runScheduled() {
 		try {
 			RetentionResult run = runOnce();
+			if (this.failingSince != 0) {
+				logger.info("Retention runs again after " + failingFor(System.nanoTime()) + " of failed runs");
+				this.failingSince = 0;
+			}
 			if (run.total() > 0) {
 				logger.info("Retention purged " + run.outboxStates() + " outbox scopes, " + run.outboxMessages()
 						+ " outbox messages and " + run.inboxStates() + " inbox rows in " + run.batches() + " batches");
@@ -284,8 +299,40 @@ public final class RetentionWorker implements SmartLifecycle {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Retention run failed; retrying in " + this.settings.interval(), ex);
+			runFailed(ex);
 		}
+	}
+
+	/**
+	 * Tells failed runs as the relay tells a database outage: once when the runs begin to fail
+	 * (with the stack trace only when the database is not simply unavailable), once a minute while
+	 * they fail, once when one succeeds again; the failures between at debug.
+	 */
+	private void runFailed(RuntimeException failure) {
+		long now = System.nanoTime();
+		String reason = NestedExceptionUtils.getMostSpecificCause(failure).toString();
+		if (this.failingSince == 0) {
+			this.failingSince = now;
+			this.warnedAt = now;
+			if (DatabaseFailures.unavailable(failure, ConnectionState.UNKNOWN)) {
+				logger.warn("Retention run failed: database unavailable (" + reason + "); retrying every "
+						+ this.settings.interval());
+			}
+			else {
+				logger.warn("Retention run failed; retrying every " + this.settings.interval(), failure);
+			}
+		}
+		else if (now - this.warnedAt >= OUTAGE_WARNING_INTERVAL.toNanos()) {
+			this.warnedAt = now;
+			logger.warn("Retention runs still fail after " + failingFor(now) + " (" + reason + ")");
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug("Retention run failed again", failure);
+		}
+	}
+
+	private Duration failingFor(long now) {
+		return Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(now - this.failingSince));
 	}
 
 	/**
