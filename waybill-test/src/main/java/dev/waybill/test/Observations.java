@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -59,6 +61,9 @@ final class Observations implements InboxListener, RelayListener {
 
 	private final Map<String, AtomicInteger> owed = new ConcurrentHashMap<>();
 
+	/** Scheduled messages committed but not published yet: owed only once published. */
+	private final Set<UUID> scheduled = ConcurrentHashMap.newKeySet();
+
 	Observations(Supplier<List<ConsumerRegistration<?>>> consumers) {
 		this.consumers = consumers;
 	}
@@ -78,6 +83,12 @@ final class Observations implements InboxListener, RelayListener {
 
 	void committed(OutboxMessage message, Object payload, boolean sent, long transaction) {
 		this.committed.add(new Committed(message, payload, sent, transaction, this.clock.instant()));
+		if (message.notBefore() != null) {
+			// Scheduled: a scope of its own, pending (so awaitIdle waits for it) until the relay publishes
+			// it; owed to the local queues only from then on, since it may be cancelled or expire instead.
+			this.scheduled.add(message.messageId());
+			return;
+		}
 		for (ConsumerRegistration<?> consumer : boundQueues(message)) {
 			change(key(message.messageId().toString(), consumer.queue()), 1);
 		}
@@ -85,7 +96,14 @@ final class Observations implements InboxListener, RelayListener {
 
 	@Override
 	public void published(ClaimedScope scope, Instant confirmedAt) {
-		scope.messages().forEach((message) -> this.relayed.add(new Relayed(message, null, confirmedAt)));
+		for (OutboxMessage message : scope.messages()) {
+			this.relayed.add(new Relayed(message, null, confirmedAt));
+			if (this.scheduled.remove(message.messageId())) {
+				for (ConsumerRegistration<?> consumer : boundQueues(message)) {
+					change(key(message.messageId().toString(), consumer.queue()), 1);
+				}
+			}
+		}
 	}
 
 	@Override
@@ -99,9 +117,23 @@ final class Observations implements InboxListener, RelayListener {
 		Instant now = this.clock.instant();
 		for (OutboxMessage message : scope.messages()) {
 			this.deadLettered.add(new Relayed(message, error, now));
-			for (ConsumerRegistration<?> consumer : boundQueues(message)) {
-				change(key(message.messageId().toString(), consumer.queue()), -1); // never coming
-			}
+			neverComing(message);
+		}
+	}
+
+	@Override
+	public void expired(ClaimedScope scope) {
+		// The relay dropped the scope unpublished: its messages never reach a local queue.
+		scope.messages().forEach(this::neverComing);
+	}
+
+	/** A message the relay will not publish: no longer owed (a scheduled one never was). */
+	private void neverComing(OutboxMessage message) {
+		if (this.scheduled.remove(message.messageId())) {
+			return;
+		}
+		for (ConsumerRegistration<?> consumer : boundQueues(message)) {
+			change(key(message.messageId().toString(), consumer.queue()), -1);
 		}
 	}
 

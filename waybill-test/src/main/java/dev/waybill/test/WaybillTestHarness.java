@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -455,7 +456,15 @@ public final class WaybillTestHarness {
 	 * @throws AssertionError on timeout, listing what was observed and what is still under way
 	 */
 	public void awaitIdle() {
-		await("Waybill to be idle", () -> idle() ? Optional.of(Boolean.TRUE) : Optional.empty());
+		// Idle at two polls in a row: a scheduled message is owed to its consumers only once the relay
+		// reports it published, an instant after its scope stopped being pending.
+		AtomicBoolean idleBefore = new AtomicBoolean();
+		await("Waybill to be idle", () -> {
+			boolean idle = idle();
+			boolean confirmed = idle && idleBefore.get();
+			idleBefore.set(idle);
+			return confirmed ? Optional.of(Boolean.TRUE) : Optional.empty();
+		});
 	}
 
 	// ---------------------------------------------------------------- delivering

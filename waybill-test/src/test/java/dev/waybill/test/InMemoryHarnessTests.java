@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterEach;
@@ -13,9 +14,13 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.InboxHeaders;
 import dev.waybill.inbox.InboxOutcome;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.ScheduledMessage;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.spi.Transport;
 import dev.waybill.test.app.HarnessTestApplication;
@@ -89,6 +94,20 @@ class InMemoryHarnessTests {
 		assertThat(this.harness.relayed(OrderPlaced.class)).extracting(ObservedMessage::messageId)
 			.containsExactly(published.messageId());
 		assertThat(this.harness.consumed(OrderPlaced.class)).hasSize(1);
+	}
+
+	@Test
+	void aCancelledScheduledMessageLeavesTheHarnessIdle() {
+		// A message owed to a local handler from its commit on was owed for ever once cancelled: every
+		// later awaitIdle of the JVM failed (found by a user trial of the harness).
+		OutboxPublisher publisher = this.context.getBean(OutboxPublisher.class);
+		TransactionTemplate transaction = new TransactionTemplate(this.context.getBean(PlatformTransactionManager.class));
+		ScheduledMessage reminder = transaction.execute((status) -> publisher
+			.schedule(new OrderPlaced(UUID.randomUUID(), 1), Instant.now().plus(Duration.ofHours(1))));
+		Boolean cancelled = transaction.execute((status) -> publisher.cancel(reminder));
+		assertThat(cancelled).isTrue();
+
+		this.harness.within(Duration.ofSeconds(5)).awaitIdle();
 	}
 
 	@Test

@@ -121,6 +121,51 @@ class ObservationsTests {
 		assertThat(this.observations.deadLettered).hasSize(1);
 	}
 
+	@Test
+	void anExpiredScopeIsNoLongerOwed() {
+		OutboxMessage placed = message("waybill-test-harness.order-placed", "");
+		this.observations.committed(placed, new Object(), false, 1);
+		assertThat(this.observations.inFlight()).hasSize(1);
+
+		this.observations.expired(new ClaimedScope(UUID.randomUUID(), Instant.now(), 1, "relay", Instant.now(),
+				List.of(placed)));
+
+		assertThat(this.observations.inFlight()).isEmpty();
+	}
+
+	@Test
+	void aScheduledMessageIsOwedOnlyOnceTheRelayPublishedItSoACancelledOneIsNot() {
+		OutboxMessage reminder = scheduled("waybill-test-harness.order-placed");
+		this.observations.committed(reminder, new Object(), false, 1);
+		// cancelled before it fell due: the relay never publishes it (its pending scope is what awaitIdle waits on)
+		assertThat(this.observations.inFlight()).isEmpty();
+
+		OutboxMessage due = scheduled("waybill-test-harness.order-placed");
+		this.observations.committed(due, new Object(), false, 2);
+		this.observations.published(new ClaimedScope(UUID.randomUUID(), Instant.now(), 1, "relay", Instant.now(),
+				List.of(due)), Instant.now());
+		assertThat(this.observations.inFlight()).containsExactly(due.messageId() + " on 'charge'");
+		InboundMessage inbound = inbound(due);
+		this.observations.started(this.charge, inbound);
+		this.observations.delivered(this.charge, inbound, InboxOutcome.PROCESSED);
+		this.observations.finished(this.charge, inbound, InboxOutcome.PROCESSED, 1);
+		assertThat(this.observations.inFlight()).isEmpty();
+	}
+
+	@Test
+	void anExpiredScheduledMessageIsNotOwed() {
+		OutboxMessage reminder = scheduled("waybill-test-harness.order-placed");
+		this.observations.committed(reminder, new Object(), false, 1);
+		this.observations.expired(new ClaimedScope(UUID.randomUUID(), Instant.now(), 1, "relay", Instant.now(),
+				List.of(reminder)));
+		assertThat(this.observations.inFlight()).isEmpty();
+	}
+
+	private static OutboxMessage scheduled(String destination) {
+		return new OutboxMessage(UUID.randomUUID(), destination, "", destination, "application/json", Map.of(),
+				"{}".getBytes(), null, null, null, Instant.now(), Instant.now().plusSeconds(60), null);
+	}
+
 	private static OutboxMessage message(String destination, String routingKey) {
 		String type = destination.isEmpty() ? "waybill-test-harness.card-charged" : destination;
 		return new OutboxMessage(UUID.randomUUID(), destination, routingKey, type, "application/json", Map.of(),

@@ -114,6 +114,10 @@ public final class JdbcOutboxBrowser {
 			throw new IllegalArgumentException("offset must be at least 0 and limit 1 to " + MAX_PAGE + ", were "
 					+ offset + " and " + limit);
 		}
+		if (destination != null && destination.indexOf('\u0000') >= 0) {
+			// PostgreSQL refuses U+0000 in text, and publish refuses it in a destination: no scope has one
+			throw new IllegalArgumentException("destination must not contain U+0000");
+		}
 		List<ScopeSummary> scopes;
 		Long total;
 		if (destination == null) {

@@ -95,6 +95,8 @@ class JdbcOutboxBrowserIntegrationTests {
 			.satisfies((pending) -> assertThat(pending.status()).isEqualTo(ScopeStatus.PENDING));
 		assertThatIllegalArgumentException().isThrownBy(() -> browser.scopes(ScopeStatus.DEAD, null, 0, 501));
 		assertThatIllegalArgumentException().isThrownBy(() -> browser.scopes(ScopeStatus.DEAD, null, -1, 10));
+		assertThatIllegalArgumentException().isThrownBy(() -> browser.scopes(ScopeStatus.DEAD, "orders\u0000", 0, 10))
+			.withMessageContaining("U+0000");
 	}
 
 	@Test
