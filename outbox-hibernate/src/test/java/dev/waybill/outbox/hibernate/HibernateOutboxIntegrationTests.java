@@ -21,6 +21,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.orm.jpa.EntityManagerHolder;
 import org.springframework.orm.jpa.hibernate.HibernateTransactionManager;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -29,6 +30,7 @@ import org.springframework.transaction.NestedTransactionNotSupportedException;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.outbox.OutboxPublisher;
@@ -130,6 +132,30 @@ class HibernateOutboxIntegrationTests {
 		assertThat(this.jdbc.queryForObject("SELECT message_count FROM " + schema.name() + ".outbox_state",
 				Integer.class)).isEqualTo(2);
 		assertThat(order.pendingOutboxEvents()).isEmpty();
+	}
+
+	@Test
+	void eventsOfARolledBackTransactionAreNotWrittenByTheNextCommitOfTheSameSession() {
+		// An EntityManager bound across several transactions, as open-session-in-view binds it
+		// for a web request (spring.jpa.open-in-view, on by default in web applications).
+		EntityManager shared = this.entityManagerFactory.createEntityManager();
+		TransactionSynchronizationManager.bindResource(this.entityManagerFactory, new EntityManagerHolder(shared));
+		try {
+			TransactionTemplate transaction = new TransactionTemplate(this.transactionManager);
+			assertThatThrownBy(() -> transaction.executeWithoutResult((status) -> {
+				this.orders.saveAndFlush(Order.place("rolled-back", 1)); // its event is collected by the flush
+				throw new IllegalStateException("payment declined");
+			})).hasMessage("payment declined");
+
+			this.service.audit("committed"); // the same session's next transaction commits
+
+			assertThat(count("orders")).isZero();
+			assertThat(messageTypes()).containsExactly("test.audit");
+		}
+		finally {
+			TransactionSynchronizationManager.unbindResource(this.entityManagerFactory);
+			shared.close();
+		}
 	}
 
 	@Test

@@ -136,6 +136,7 @@ public final class HibernateOutbox implements OutboxWriter {
 	}
 
 	private void completed(SharedSessionContractImplementor session, SessionOutbox outbox, boolean success) {
+		outbox.completed();
 		this.sessions.remove(session, outbox);
 		if (success && outbox.wroteMessages()) {
 			this.wakeUp.committed();

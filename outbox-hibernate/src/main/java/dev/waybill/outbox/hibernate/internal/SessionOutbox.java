@@ -55,6 +55,9 @@ final class SessionOutbox implements TransactionSynchronization {
 
 	private boolean wroteMessages;
 
+	/** Set when the session's transaction completed, committed or rolled back. */
+	private boolean completed;
+
 	SessionOutbox(JdbcOutboxStore store) {
 		this.store = store;
 	}
@@ -108,8 +111,22 @@ final class SessionOutbox implements TransactionSynchronization {
 		return this.wroteMessages;
 	}
 
+	/**
+	 * Marks the transaction of this outbox completed. Hibernate runs before-completion callbacks
+	 * only on commit and keeps them otherwise: after a rollback this outbox's callback stays
+	 * queued on a session that outlives the transaction (an open-session-in-view
+	 * {@code EntityManager} bound across several transactions) and would run at that session's
+	 * next commit, writing the events of the rolled-back transaction with it.
+	 */
+	void completed() {
+		this.completed = true;
+	}
+
 	/** Runs after the session's last flush before commit, still inside the transaction. */
 	void write(SharedSessionContractImplementor session) {
+		if (this.completed) {
+			return; // the callback of an earlier transaction of this session that rolled back
+		}
 		this.written = true;
 		List<OutboxMessage> messages = new ArrayList<>(this.events);
 		messages.addAll(this.published);
