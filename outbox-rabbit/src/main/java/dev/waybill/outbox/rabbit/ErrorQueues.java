@@ -24,11 +24,12 @@ public interface ErrorQueues {
 	List<ErrorQueueInfo> queues();
 
 	/**
-	 * Looks at the first messages of a consumer's error queue and puts them back (a quorum queue may
-	 * put them back at its head; each is marked redelivered).
+	 * Looks at the first messages of a consumer's error queue and puts them back (a classic queue
+	 * at their place, a quorum queue without a delivery limit at its tail; each is marked
+	 * redelivered).
 	 * @param queue the consumer's queue (or its error queue)
 	 * @param max the most messages, 1 to 100
-	 * @param previewBytes the most bytes of each body to return
+	 * @param previewBytes the most bytes of each body to return, 0 to 65536
 	 * @return the messages, in queue order
 	 * @throws IllegalArgumentException when no consumer has that queue
 	 * @throws ErrorQueueException when the broker cannot be reached or refuses

@@ -28,6 +28,7 @@ import dev.waybill.inbox.InboxHeaders;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.outbox.AdminAudit;
 import dev.waybill.outbox.internal.BodyPreviews;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxBrowser;
 import dev.waybill.outbox.internal.jdbc.PostgresText;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
@@ -146,7 +147,8 @@ public final class RabbitErrorQueues implements ErrorQueues {
 	 * Looks at the first messages of a consumer's error queue and puts them back.
 	 * @param queue the consumer's queue (or its error queue)
 	 * @param max the most messages, 1 to {@value #MAX_PEEK}
-	 * @param previewBytes the most bytes of each body to return
+	 * @param previewBytes the most bytes of each body to return, 0 to
+	 * {@value JdbcOutboxBrowser#MAX_PREVIEW_BYTES}
 	 * @return the messages, in queue order
 	 * @throws IllegalArgumentException when no consumer has that queue
 	 * @throws ErrorQueueException when the broker cannot be reached or refuses
@@ -154,8 +156,9 @@ public final class RabbitErrorQueues implements ErrorQueues {
 	@Override
 	public List<ErrorQueueMessage> peek(String queue, int max, int previewBytes) {
 		ConsumerRegistration<?> consumer = consumer(queue);
-		if (max < 1 || max > MAX_PEEK || previewBytes < 0) {
-			throw new IllegalArgumentException("max must be 1 to " + MAX_PEEK + " and previewBytes at least 0");
+		if (max < 1 || max > MAX_PEEK || previewBytes < 0 || previewBytes > JdbcOutboxBrowser.MAX_PREVIEW_BYTES) {
+			throw new IllegalArgumentException("max must be 1 to " + MAX_PEEK + " and previewBytes 0 to "
+					+ JdbcOutboxBrowser.MAX_PREVIEW_BYTES + " (as for an outbox scope), were " + max + " and " + previewBytes);
 		}
 		return withChannel((channel) -> {
 			List<ErrorQueueMessage> messages = new ArrayList<>();

@@ -121,6 +121,9 @@ class RabbitErrorQueuesIntegrationTests {
 		assertThat(first.bodyTruncated()).isTrue();
 		assertThat(drainIds()).containsExactlyElementsOf(ids);
 		assertThatIllegalArgumentException().isThrownBy(() -> this.errorQueues.peek("elsewhere", 1, 10));
+		// bounded as an outbox scope's preview is (a harness trial found Integer.MAX_VALUE accepted)
+		assertThatIllegalArgumentException().isThrownBy(() -> this.errorQueues.peek(this.queue, 1, Integer.MAX_VALUE))
+			.withMessageContaining("previewBytes 0 to 65536");
 	}
 
 	@Test
