@@ -33,6 +33,7 @@ import org.springframework.transaction.support.AbstractPlatformTransactionManage
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import dev.waybill.outbox.InvalidMessageException;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.ScheduledMessage;
 import dev.waybill.outbox.hibernate.app.AppTables;
@@ -48,6 +49,7 @@ import dev.waybill.outbox.test.TestSchema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Entity events and published messages of a Spring Boot + Spring Data JPA application, written
@@ -156,6 +158,33 @@ class HibernateOutboxIntegrationTests {
 			TransactionSynchronizationManager.unbindResource(this.entityManagerFactory);
 			shared.close();
 		}
+	}
+
+	@Test
+	void anEventThatCannotBePublishedNamesItsEntityAndRollsTheTransactionBack() {
+		// Thrown at the flush, far from registerEvent: a JPA user trial found the entity unnamed.
+		TransactionTemplate transaction = new TransactionTemplate(this.transactionManager);
+		Throwable thrown = catchThrowable(() -> transaction.executeWithoutResult((status) -> {
+			Order order = this.orders.save(Order.place("carol", 5));
+			order.note("x".repeat(1_100_000)); // over waybill.outbox.max-message-bytes (1 MiB)
+			this.orders.flush();
+		}));
+
+		InvalidMessageException invalid = findCause(thrown, InvalidMessageException.class);
+		assertThat(invalid.getMessage()).startsWith("Cannot publish message of type 'test.order-noted': ")
+			.contains("waybill.outbox.max-message-bytes")
+			.contains("(an outbox event of entity " + Order.class.getName() + "#");
+		assertThat(count("orders")).isZero();
+		assertThat(scopes()).isEmpty();
+	}
+
+	private static <T extends Throwable> T findCause(Throwable thrown, Class<T> type) {
+		for (Throwable cause = thrown; cause != null; cause = cause.getCause()) {
+			if (type.isInstance(cause)) {
+				return type.cast(cause);
+			}
+		}
+		throw new AssertionError("no " + type.getSimpleName() + " in the causes of " + thrown, thrown);
 	}
 
 	@Test

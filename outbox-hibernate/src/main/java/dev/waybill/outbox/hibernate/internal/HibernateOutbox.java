@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.orm.jpa.EntityManagerHolder;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import dev.waybill.outbox.InvalidMessageException;
 import dev.waybill.outbox.hibernate.OutboxEventSource;
 import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
@@ -117,9 +118,24 @@ public final class HibernateOutbox implements OutboxWriter {
 		outbox.requireOpen(entity);
 		String orderingKey = source.outboxOrderingKey(defaultKey);
 		for (Object event : source.pendingOutboxEvents()) {
-			outbox.add(messages.create(null, event, (options) -> options.orderingKey(orderingKey)));
+			try {
+				outbox.add(messages.create(null, event, (options) -> options.orderingKey(orderingKey)));
+			}
+			catch (InvalidMessageException ex) {
+				// Thrown at a flush or a commit, far from the registerEvent call: say whose event it is.
+				throw new InvalidMessageException(ex.getMessageType(),
+						reason(ex) + " (an outbox event of entity " + entity + ")", ex);
+			}
 		}
 		source.clearOutboxEvents();
+	}
+
+	/** The exception's reason without the "Cannot publish message of type '...': " it starts with. */
+	private static String reason(InvalidMessageException ex) {
+		String message = String.valueOf(ex.getMessage());
+		String prefix = (ex.getMessageType() != null) ? "Cannot publish message of type '" + ex.getMessageType() + "': "
+				: "Cannot publish message: ";
+		return message.startsWith(prefix) ? message.substring(prefix.length()) : message;
 	}
 
 	private SessionOutbox outboxOf(SharedSessionContractImplementor session) {
