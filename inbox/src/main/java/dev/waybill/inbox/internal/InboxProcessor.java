@@ -1,5 +1,6 @@
 package dev.waybill.inbox.internal;
 
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -117,6 +118,9 @@ public final class InboxProcessor {
 
 	/** Tries to record a delivery before the last resort; an outage is not counted. */
 	static final int RECORDING_TRIES = 3;
+
+	/** PostgreSQL refuses every statement after a failed one in a transaction. */
+	private static final String IN_FAILED_SQL_TRANSACTION = "25P02";
 
 	private static final long RECORDING_PAUSE_MILLIS = 100;
 
@@ -666,6 +670,20 @@ public final class InboxProcessor {
 		return null;
 	}
 
+	/**
+	 * Whether a failure of Waybill's first statement after the handler says the handler left the
+	 * transaction aborted ({@code in_failed_sql_transaction}, SQLSTATE 25P02).
+	 */
+	private static boolean abortedBeforeMarking(Throwable failure) {
+		int depth = 0;
+		for (Throwable current = failure; current != null && depth < 20; current = current.getCause(), depth++) {
+			if (current instanceof SQLException sql && IN_FAILED_SQL_TRANSACTION.equals(sql.getSQLState())) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	private static BatchStop recordingFailed(RuntimeException failure, TransactionConnection connection) {
 		if (DatabaseFailures.unavailableToRecord(failure, connection.check())) {
 			throw new BatchUnavailable(failure);
@@ -911,10 +929,24 @@ public final class InboxProcessor {
 				connection.check();
 				throw new HandlerFailure(ex);
 			}
+			if (status.isRollbackOnly()) {
+				// as the commit would have thrown: the handler's failure, not the inbox's
+				throw new HandlerFailure(new UnexpectedRollbackException(
+						"Transaction silently rolled back because it has been marked as rollback-only"));
+			}
 			try {
 				this.store.markProcessed(id, consumer.consumerId());
 			}
 			catch (RuntimeException ex) {
+				if (abortedBeforeMarking(ex)) {
+					// A statement of the handler failed and it caught the exception (a JPA handler that
+					// catches a failed flush): PostgreSQL refuses everything after it in the transaction.
+					// That is the handler's failure, retried as any other, not Waybill's.
+					connection.check();
+					throw new HandlerFailure(new IllegalStateException("The handler returned normally, but a "
+							+ "statement it ran failed and aborted its transaction (SQLSTATE 25P02); "
+							+ "was a database exception caught in the handler?", ex));
+				}
 				throw RecordingFailure.checked(ex, connection);
 			}
 			return InboxOutcome.PROCESSED;

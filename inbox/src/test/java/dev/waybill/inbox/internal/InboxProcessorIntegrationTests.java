@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -41,6 +42,7 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
@@ -222,6 +224,59 @@ class InboxProcessorIntegrationTests {
 		assertThat(calls).hasValue(3);
 		assertThat(inbox.inboxRow(id, queue).get("processed_at")).isNotNull();
 		assertThat(inbox.outboxMessages(queue + "_error")).isEmpty();
+	}
+
+	@Test
+	void aHandlerThatSwallowsAFailedStatementFailsItselfNotTheInbox() {
+		// What a JPA handler does when it catches the exception of a failed saveAndFlush: PostgreSQL
+		// has aborted the transaction, and the handler returns normally.
+		String queue = queue();
+		AtomicInteger calls = new AtomicInteger();
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+			calls.incrementAndGet();
+			charge(message, context);
+			try {
+				jdbc.update("INSERT INTO " + schema.name() + ".charges (order_id, message_id) VALUES (NULL, ?)",
+						context.messageId());
+			}
+			catch (DataAccessException ex) {
+				// swallowed
+			}
+		});
+		InboundMessage message = TestInbox.inbound(new ChargeCard("o-swallowed", 100));
+		UUID id = UUID.fromString(message.messageId());
+
+		assertThat(processor(0).process(consumer, message)).isEqualTo(InboxOutcome.RETRY_SCHEDULED);
+
+		assertThat(calls).as("the handler ran once, not once per try to record").hasValue(1);
+		assertThat(inbox.outboxMessages(queue + "_error")).isEmpty();
+		assertThat(single(inbox.outboxMessages(queue))).isNotNull();
+		Map<String, Object> row = inbox.inboxRow(id, queue);
+		assertThat(row).containsEntry("attempts", 1).containsEntry("processed_at", null).containsEntry("faulted_at", null);
+		assertThat((String) row.get("last_error")).contains("25P02");
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM " + schema.name() + ".charges WHERE order_id = 'o-swallowed'",
+				Integer.class)).isZero();
+	}
+
+	@Test
+	void aHandlerThatMarksItsTransactionRollbackOnlyFailsItself() {
+		// A JPA repository call that failed and was caught marks the transaction rollback-only.
+		String queue = queue();
+		AtomicInteger calls = new AtomicInteger();
+		// marking rollback-only through a participating transaction
+		ConsumerRegistration<ChargeCard> marking = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+			calls.incrementAndGet();
+			charge(message, context);
+			new TransactionTemplate(inbox.transactions().getTransactionManager())
+				.executeWithoutResult((status) -> status.setRollbackOnly());
+		});
+		InboundMessage message = TestInbox.inbound(new ChargeCard("o-rollback-only", 100));
+		UUID id = UUID.fromString(message.messageId());
+
+		assertThat(processor(0).process(marking, message)).isEqualTo(InboxOutcome.RETRY_SCHEDULED);
+
+		assertThat(calls).hasValue(1);
+		assertThat(inbox.inboxRow(id, queue)).containsEntry("attempts", 1).containsEntry("processed_at", null);
 	}
 
 	@Test
