@@ -16,7 +16,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.rabbitmq.client.Channel;
@@ -31,8 +30,6 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.inbox.MessageContext;
-import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
@@ -82,8 +79,7 @@ class OrderingEndToEndIntegrationTests {
 	void setUp() {
 		this.orders = TestSchema.withWaybillTables("ordering_orders");
 		this.billing = TestSchema.withWaybillTables("ordering_billing");
-		this.billing.execute("CREATE TABLE " + this.billing.name() + ".handled (n bigserial PRIMARY KEY, "
-				+ "ordering_key text NOT NULL, seq int NOT NULL, message_id uuid NOT NULL, consumer text NOT NULL)");
+		KeyedRecorder.createTable(this.billing);
 		this.queue = "ordering-e2e-" + UUID.randomUUID().toString().substring(0, 8);
 	}
 
@@ -107,10 +103,9 @@ class OrderingEndToEndIntegrationTests {
 
 	@Test
 	void everyKeysEventsAreHandledInCommitOrderOnceDespiteFailuresAKilledRelayAndAConsumerHandOver() throws Exception {
-		AtomicInteger overlaps = new AtomicInteger();
-		Map<String, AtomicBoolean> busy = new ConcurrentHashMap<>();
-		RabbitReceiveEndpoint first = endpoint(registration(new Recorder(this.billing, "first", busy, overlaps)));
-		RabbitReceiveEndpoint second = endpoint(registration(new Recorder(this.billing, "second", busy, overlaps)));
+		KeyedRecorder.Shared recorded = new KeyedRecorder.Shared();
+		RabbitReceiveEndpoint first = endpoint(registration(recorder("first", recorded)));
+		RabbitReceiveEndpoint second = endpoint(registration(recorder("second", recorded)));
 		first.start();
 		second.start();
 
@@ -181,7 +176,7 @@ class OrderingEndToEndIntegrationTests {
 		List<String> disordered = byKey.entrySet().stream().filter((e) -> !e.getValue().equals(expected))
 			.map((e) -> e.getKey() + ": " + trace.get(e.getKey())).toList();
 		assertThat(disordered).as("keys whose events were not handled in order, each once").isEmpty();
-		assertThat(overlaps.get()).as("two events of one key handled at once").isZero();
+		assertThat(recorded.overlaps.get()).as("two events of one key handled at once").isZero();
 		assertThat(injected.get()).as("publishes failed on purpose").isPositive();
 		Integer redelivered = billingJdbc.queryForObject("SELECT count(*) FROM " + this.billing.tables().qualifiedInboxState()
 				+ " WHERE receive_count > 1", Integer.class);
@@ -190,7 +185,11 @@ class OrderingEndToEndIntegrationTests {
 		assertThat(redelivered).as("duplicates reached the consumer and were dropped").isPositive();
 	}
 
-	private ConsumerRegistration<Step> registration(Recorder recorder) {
+	private KeyedRecorder<Step> recorder(String name, KeyedRecorder.Shared recorded) {
+		return new KeyedRecorder<>(this.billing, name, Step::key, Step::seq, recorded);
+	}
+
+	private ConsumerRegistration<Step> registration(KeyedRecorder<Step> recorder) {
 		return ConsumerRegistration.of(this.queue, Step.class, recorder)
 			.withConcurrency(4)
 			.withQueueArguments(Map.of("x-single-active-consumer", true));
@@ -234,47 +233,6 @@ class OrderingEndToEndIntegrationTests {
 	/** One event of an aggregate. */
 	@MessageType("test.ordering-step")
 	public record Step(String key, int seq) {
-	}
-
-	/**
-	 * Records each handled event in the inbox transaction, and notices two events of one key
-	 * handled at the same time.
-	 */
-	static final class Recorder implements MessageHandler<Step> {
-
-		private final JdbcTemplate jdbc;
-
-		private final String table;
-
-		private final String name;
-
-		private final Map<String, AtomicBoolean> busy;
-
-		private final AtomicInteger overlaps;
-
-		Recorder(TestSchema schema, String name, Map<String, AtomicBoolean> busy, AtomicInteger overlaps) {
-			this.jdbc = new JdbcTemplate(schema.dataSource());
-			this.table = schema.name() + ".handled";
-			this.name = name;
-			this.busy = busy;
-			this.overlaps = overlaps;
-		}
-
-		@Override
-		public void handle(Step step, MessageContext context) {
-			AtomicBoolean keyBusy = this.busy.computeIfAbsent(step.key(), (key) -> new AtomicBoolean());
-			if (!keyBusy.compareAndSet(false, true)) {
-				this.overlaps.incrementAndGet();
-			}
-			try {
-				this.jdbc.update("INSERT INTO " + this.table + " (ordering_key, seq, message_id, consumer) "
-						+ "VALUES (?, ?, ?, ?)", step.key(), step.seq(), context.messageId(), this.name);
-			}
-			finally {
-				keyBusy.set(false);
-			}
-		}
-
 	}
 
 	/**

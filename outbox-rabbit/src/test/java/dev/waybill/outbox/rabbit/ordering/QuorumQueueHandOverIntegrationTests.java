@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
@@ -24,8 +21,6 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.MessageContext;
-import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.outbox.MessageType;
@@ -90,19 +85,15 @@ class QuorumQueueHandOverIntegrationTests {
 		TestSchema billing = TestSchema.withWaybillTables("handover_billing");
 		String queue = "handover-" + queueType + "-" + UUID.randomUUID().toString().substring(0, 8);
 		try {
-			billing.execute("CREATE TABLE " + billing.name() + ".handled (n bigserial PRIMARY KEY, "
-					+ "ordering_key text NOT NULL, seq int NOT NULL, message_id uuid NOT NULL, consumer text NOT NULL, "
-					+ "redelivery int NOT NULL)");
+			KeyedRecorder.createTable(billing);
 			Map<String, Object> arguments = "quorum".equals(queueType)
 					? Map.of("x-queue-type", "quorum", "x-single-active-consumer", true)
 					: Map.of("x-single-active-consumer", true);
-			AtomicInteger overlaps = new AtomicInteger();
-			Map<String, AtomicBoolean> busy = new ConcurrentHashMap<>();
-			Map<String, List<String>> attempts = new ConcurrentHashMap<>();
+			KeyedRecorder.Shared recorded = new KeyedRecorder.Shared();
 
 			// Declares the queue and its binding, then leaves: the backlog waits in the queue.
 			RabbitReceiveEndpoint declarer = endpoint(resources, billing, null,
-					registration(queue, arguments, concurrency, new Recorder(billing, "declarer", busy, overlaps, attempts)));
+					registration(queue, arguments, concurrency, recorder(billing, "declarer", recorded)));
 			declarer.start();
 			Awaitility.await().atMost(Duration.ofSeconds(30)).until(declarer::isConsuming);
 			declarer.stop();
@@ -112,9 +103,9 @@ class QuorumQueueHandOverIntegrationTests {
 			TcpProxy proxy = TcpProxy.start(TestRabbit.get().host(), TestRabbit.get().port());
 			resources.add(proxy);
 			RabbitReceiveEndpoint a = endpoint(resources, billing, proxy,
-					registration(queue, arguments, concurrency, new Recorder(billing, "A", busy, overlaps, attempts)));
+					registration(queue, arguments, concurrency, recorder(billing, "A", recorded)));
 			RabbitReceiveEndpoint b = endpoint(resources, billing, null,
-					registration(queue, arguments, concurrency, new Recorder(billing, "B", busy, overlaps, attempts)));
+					registration(queue, arguments, concurrency, recorder(billing, "B", recorded)));
 			a.start(); // the first to consume a single-active-consumer queue is its active consumer
 			Awaitility.await().atMost(Duration.ofSeconds(30)).until(a::isConsuming);
 			b.start();
@@ -130,13 +121,15 @@ class QuorumQueueHandOverIntegrationTests {
 			}
 			Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100))
 				.until(() -> handled(billing) >= TOTAL);
-			Thread.sleep(1500); // anything handled twice shows now
+			// anything handled twice would show now: the count stays at TOTAL
+			Awaitility.await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(10))
+				.until(() -> handled(billing) == TOTAL);
 			a.stop();
 			b.stop();
 
 			Round result = new Round();
 			result.atHandOver = atHandOver;
-			result.overlaps = overlaps.get();
+			result.overlaps = recorded.overlaps.get();
 			Map<String, List<Integer>> byKey = new ConcurrentHashMap<>();
 			Map<String, List<String>> trace = new ConcurrentHashMap<>();
 			new JdbcTemplate(billing.dataSource()).query("SELECT ordering_key, seq, consumer, redelivery FROM "
@@ -163,13 +156,13 @@ class QuorumQueueHandOverIntegrationTests {
 				String key = "key-" + k;
 				List<Integer> seqs = byKey.getOrDefault(key, List.of());
 				if (!seqs.equals(expected)) {
-					result.disordered.add(key + " committed " + trace.get(key) + " attempts " + attempts.get(key));
+					result.disordered.add(key + " committed " + trace.get(key) + " attempts " + recorded.calls.get(key));
 				}
 			}
 			Integer receivedAgain = new JdbcTemplate(billing.dataSource()).queryForObject("SELECT count(*) FROM "
 					+ billing.tables().qualifiedInboxState() + " WHERE receive_count > 1", Integer.class);
 			result.receivedAgain = (receivedAgain != null) ? receivedAgain : 0;
-			result.attempts = attempts.values().stream().mapToInt(List::size).sum();
+			result.attempts = recorded.calls.values().stream().mapToInt(List::size).sum();
 			return result;
 		}
 		finally {
@@ -220,8 +213,12 @@ class QuorumQueueHandOverIntegrationTests {
 		}
 	}
 
+	private static KeyedRecorder<Step> recorder(TestSchema billing, String name, KeyedRecorder.Shared recorded) {
+		return new KeyedRecorder<>(billing, name, Step::key, Step::seq, recorded);
+	}
+
 	private static ConsumerRegistration<Step> registration(String queue, Map<String, Object> arguments,
-			int concurrency, Recorder recorder) {
+			int concurrency, KeyedRecorder<Step> recorder) {
 		return ConsumerRegistration.of(queue, Step.class, recorder).withConcurrency(concurrency).withQueueArguments(arguments);
 	}
 
@@ -282,61 +279,6 @@ class QuorumQueueHandOverIntegrationTests {
 					+ this.attempts + ", inbox rows received more than once " + this.receivedAgain + ", overlaps "
 					+ this.overlaps + ", keys violated " + this.disordered.size()
 					+ (this.disordered.isEmpty() ? "" : " e.g. " + this.disordered.subList(0, Math.min(3, this.disordered.size())));
-		}
-
-	}
-
-	/** A quorum queue's count of earlier deliveries (x-delivery-count), 0 when absent (classic queues). */
-	static int deliveryCount(MessageContext context) {
-		Object count = context.headers().get("x-delivery-count");
-		return (count instanceof Number number) ? number.intValue() : 0;
-	}
-
-	/** Records each handled event in the inbox transaction, and every call of the handler in memory. */
-	static final class Recorder implements MessageHandler<Step> {
-
-		private final JdbcTemplate jdbc;
-
-		private final String table;
-
-		private final String name;
-
-		private final Map<String, AtomicBoolean> busy;
-
-		private final AtomicInteger overlaps;
-
-		private final Map<String, List<String>> attempts;
-
-		Recorder(TestSchema schema, String name, Map<String, AtomicBoolean> busy, AtomicInteger overlaps,
-				Map<String, List<String>> attempts) {
-			this.jdbc = new JdbcTemplate(schema.dataSource());
-			this.table = schema.name() + ".handled";
-			this.name = name;
-			this.busy = busy;
-			this.overlaps = overlaps;
-			this.attempts = attempts;
-		}
-
-		@Override
-		public void handle(Step step, MessageContext context) {
-			this.attempts.computeIfAbsent(step.key(), (key) -> Collections.synchronizedList(new ArrayList<>()))
-				.add(step.seq() + "/" + this.name);
-			AtomicBoolean keyBusy = this.busy.computeIfAbsent(step.key(), (key) -> new AtomicBoolean());
-			if (!keyBusy.compareAndSet(false, true)) {
-				this.overlaps.incrementAndGet();
-			}
-			try {
-				this.jdbc.update("INSERT INTO " + this.table + " (ordering_key, seq, message_id, consumer, redelivery) "
-						+ "VALUES (?, ?, ?, ?, ?)", step.key(), step.seq(), context.messageId(), this.name,
-						deliveryCount(context));
-				Thread.sleep(1);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-			finally {
-				keyBusy.set(false);
-			}
 		}
 
 	}
