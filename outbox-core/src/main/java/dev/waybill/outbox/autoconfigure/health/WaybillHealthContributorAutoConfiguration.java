@@ -1,9 +1,11 @@
 package dev.waybill.outbox.autoconfigure.health;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -18,6 +20,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
 import dev.waybill.outbox.autoconfigure.WaybillRelayAutoConfiguration;
 import dev.waybill.outbox.internal.health.BacklogHealthIndicator;
@@ -48,13 +51,20 @@ public final class WaybillHealthContributorAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(name = "waybillBacklogHealth")
-		BacklogHealthIndicator waybillBacklogHealth(OutboxStore store, WaybillHealthProperties properties) {
-			if (properties.getBacklog().getMaxAge() == null || properties.getBacklog().getMaxAge().isNegative()
-					|| properties.getBacklog().getMaxAge().isZero()) {
-				throw new InvalidConfigurationPropertyValueException("waybill.health.backlog.max-age",
-						properties.getBacklog().getMaxAge(), "It must be positive, e.g. 5m.");
+		BacklogHealthIndicator waybillBacklogHealth(OutboxStore store, WaybillHealthProperties properties,
+				ObjectProvider<WaybillThreads> threads) {
+			Duration maxAge = positive("waybill.health.backlog.max-age", properties.getBacklog().getMaxAge(), "5m");
+			Duration timeout = positive("waybill.health.backlog.timeout", properties.getBacklog().getTimeout(), "3s");
+			return new BacklogHealthIndicator(store, maxAge, timeout, Clock.systemUTC(),
+					threads.getIfAvailable(WaybillThreads::platform));
+		}
+
+		private static Duration positive(String property, @Nullable Duration value, String example) {
+			if (value == null || value.isNegative() || value.isZero()) {
+				throw new InvalidConfigurationPropertyValueException(property, value,
+						"It must be positive, e.g. " + example + ".");
 			}
-			return new BacklogHealthIndicator(store, properties.getBacklog().getMaxAge(), Clock.systemUTC());
+			return value;
 		}
 
 		@Bean

@@ -34,6 +34,13 @@ public class WaybillHealthProperties {
 		private Duration maxAge = Duration.ofMinutes(5);
 
 		/**
+		 * How long a health check waits for the database (a connection, the backlog's query) before
+		 * the backlog component reports DOWN, so that /actuator/health answers within it when the
+		 * database is away or a lock is held on the outbox's tables.
+		 */
+		private Duration timeout = Duration.ofSeconds(3);
+
+		/**
 		 * Returns how long a scope may have been due before the backlog is stale.
 		 * @return the maximum age
 		 */
@@ -47,6 +54,22 @@ public class WaybillHealthProperties {
 		 */
 		public void setMaxAge(Duration maxAge) {
 			this.maxAge = maxAge;
+		}
+
+		/**
+		 * Returns how long a check waits for the database before the backlog component reports DOWN.
+		 * @return the timeout
+		 */
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		/**
+		 * Sets how long a check waits for the database before the backlog component reports DOWN.
+		 * @param timeout the timeout, positive
+		 */
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
 		}
 
 	}

@@ -3,11 +3,18 @@ package dev.waybill.outbox.internal.health;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
 import dev.waybill.outbox.OutboxStats;
+import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.spi.OutboxStore;
 
 /**
@@ -17,7 +24,10 @@ import dev.waybill.outbox.spi.OutboxStore;
  * {@link Status#OUT_OF_SERVICE} when a scope has been due for longer than the maximum: the
  * application runs but its messages do not leave. A scope published for later
  * ({@code notBefore}) or waiting out a retry backoff is not due and does not count. DOWN when the
- * database cannot be read.
+ * database cannot be read, or does not answer within the timeout: a check never waits longer than
+ * that (for a connection from an exhausted pool, a database that is away, a lock on the table),
+ * and while one read is still waiting the next check waits for the same read instead of starting
+ * another, so a database that hangs holds one thread, not one per check.
  *
  * @since 0.2
  */
@@ -29,18 +39,32 @@ public final class BacklogHealthIndicator implements WaybillHealthComponent {
 
 	private final Clock clock;
 
+	private final Duration timeout;
+
+	private final WaybillThreads threads;
+
+	private @Nullable CompletableFuture<OutboxStats> read;
+
 	/**
 	 * Creates the component.
 	 * @param store the outbox store
 	 * @param maxAge how long a scope may have been due before the backlog is stale
+	 * @param timeout how long a check waits for the database before it reports DOWN
 	 * @param clock the clock to compare creation times with
+	 * @param threads where the thread that reads the database comes from
 	 */
-	public BacklogHealthIndicator(OutboxStore store, Duration maxAge, Clock clock) {
+	public BacklogHealthIndicator(OutboxStore store, Duration maxAge, Duration timeout, Clock clock,
+			WaybillThreads threads) {
 		this.store = Objects.requireNonNull(store, "store must not be null");
 		this.maxAge = Objects.requireNonNull(maxAge, "maxAge must not be null");
+		this.timeout = Objects.requireNonNull(timeout, "timeout must not be null");
 		this.clock = Objects.requireNonNull(clock, "clock must not be null");
+		this.threads = Objects.requireNonNull(threads, "threads must not be null");
 		if (maxAge.isNegative() || maxAge.isZero()) {
 			throw new IllegalArgumentException("maxAge must be positive, was " + maxAge);
+		}
+		if (timeout.isNegative() || timeout.isZero()) {
+			throw new IllegalArgumentException("timeout must be positive, was " + timeout);
 		}
 	}
 
@@ -53,10 +77,22 @@ public final class BacklogHealthIndicator implements WaybillHealthComponent {
 	public Health health() {
 		OutboxStats stats;
 		try {
-			stats = this.store.stats();
+			stats = read().get(this.timeout.toMillis(), TimeUnit.MILLISECONDS);
 		}
-		catch (RuntimeException ex) {
-			return Health.down().withDetail("error", "cannot read the outbox: " + ex.getClass().getSimpleName()).build();
+		catch (TimeoutException ex) {
+			return Health.down()
+				.withDetail("error", "the outbox did not answer within " + this.timeout
+						+ " (the database is unavailable, its connection pool exhausted, or a lock held on the outbox's tables)")
+				.build();
+		}
+		catch (ExecutionException ex) {
+			return Health.down()
+				.withDetail("error", "cannot read the outbox: " + ex.getCause().getClass().getSimpleName())
+				.build();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return Health.unknown().withDetail("error", "interrupted").build();
 		}
 		Duration nextDueIn = stats.nextDueIn();
 		// the earliest next attempt is in the past: that scope has waited this long since it fell due
@@ -70,6 +106,25 @@ public final class BacklogHealthIndicator implements WaybillHealthComponent {
 			.withDetail("oldestPendingAge", stats.lag(this.clock.instant()).toString())
 			.withDetail("maxAge", this.maxAge.toString())
 			.build();
+	}
+
+	/** The read in progress, or a new one: never more than one at a time. */
+	private synchronized CompletableFuture<OutboxStats> read() {
+		CompletableFuture<OutboxStats> current = this.read;
+		if (current == null || current.isDone()) {
+			CompletableFuture<OutboxStats> next = new CompletableFuture<>();
+			this.threads.newThread("waybill-health-backlog", () -> {
+				try {
+					next.complete(this.store.stats());
+				}
+				catch (Throwable ex) {
+					next.completeExceptionally(ex);
+				}
+			}).start();
+			current = next;
+			this.read = current;
+		}
+		return current;
 	}
 
 }

@@ -2,8 +2,12 @@ package dev.waybill.outbox.internal.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -87,6 +91,46 @@ class WaybillHealthIntegrationTests {
 				.containsEntry("dueScopes", 0L)
 				.containsEntry("oldestDueFor", "PT0S");
 		});
+	}
+
+	@Test
+	void aCheckAnswersDownWithinItsTimeoutWhileALockIsHeldOnTheOutboxAndUpOnceItIsReleased() throws Exception {
+		runner().withPropertyValues("waybill.health.backlog.timeout=500ms").run((context) -> {
+			assertThat(component(context, "backlog").getStatus()).isEqualTo(Status.UP);
+			try (Connection locker = this.schema.dataSource().getConnection()) {
+				locker.setAutoCommit(false);
+				try (Statement statement = locker.createStatement()) {
+					statement.execute("LOCK TABLE " + this.schema.name() + ".outbox_state IN ACCESS EXCLUSIVE MODE");
+				}
+				for (int check = 0; check < 3; check++) {
+					long started = System.nanoTime();
+					Health health = CompletableFuture.supplyAsync(() -> component(context, "backlog"))
+						.get(10, TimeUnit.SECONDS);
+					Duration took = Duration.ofNanos(System.nanoTime() - started);
+					assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+					assertThat((String) health.getDetails().get("error")).contains("did not answer within PT0.5S");
+					assertThat(took).isLessThan(Duration.ofSeconds(2));
+				}
+				assertThat(Thread.getAllStackTraces().keySet().stream()
+					.filter((thread) -> thread.getName().equals("waybill-health-backlog")))
+					.as("checks while a read waits share it").hasSize(1);
+				locker.rollback();
+			}
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(5))
+				.until(() -> component(context, "backlog").getStatus().equals(Status.UP));
+		});
+	}
+
+	@Test
+	void aTimeoutThatIsNotPositiveFailsStartUpNamingTheProperty() {
+		runner().withPropertyValues("waybill.health.backlog.timeout=0s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("waybill.health.backlog.timeout")
+				.hasMessageContaining("must be positive"));
 	}
 
 	@Test
