@@ -4,6 +4,7 @@ import javax.sql.DataSource;
 
 import io.micrometer.observation.ObservationRegistry;
 
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -84,6 +85,12 @@ public final class WaybillInboxAutoConfiguration {
 			InboxProcessor processor = new InboxProcessor(transactionManager, store, writer, publisher, consumerOutbox,
 					serializer, wakeUp, properties.toRetryPolicy(), properties.getRetry().getImmediate(), listener);
 			processor.setPublishFaults(properties.getFaults().isPublish());
+			String whyNotBatched = processor.whyNotBatched();
+			if (properties.getBatch().getMaxSize() > 1 && whyNotBatched != null) {
+				LogFactory.getLog(InboxProcessor.class)
+					.info("Waybill's inbox handles each delivery in a transaction of its own, not in batches of up to "
+							+ properties.getBatch().getMaxSize() + " (waybill.inbox.batch.max-size): " + whyNotBatched);
+			}
 			ObservationRegistry registry = observation.registry(observationRegistry.getIfUnique());
 			if (!registry.isNoop()) {
 				processor.setObservation(new InboxObservation(registry, convention.getIfUnique()));

@@ -325,6 +325,24 @@ public final class InboxProcessor {
 	}
 
 	/**
+	 * Tells why {@link #processBatch} handles each delivery in a transaction of its own, if it
+	 * does: batches need a JDBC transaction manager and the default consumer outbox.
+	 * @return the reason, or {@code null} when deliveries are batched
+	 * @since 0.4
+	 */
+	public @Nullable String whyNotBatched() {
+		if (!(this.transactionManager instanceof DataSourceTransactionManager)) {
+			return "batched transactions need a JDBC transaction manager (DataSourceTransactionManager or "
+					+ "JdbcTransactionManager), and the application's is " + this.transactionManager.getClass().getSimpleName();
+		}
+		if (!(this.consumerOutbox instanceof DefaultConsumerOutbox)) {
+			return "batched transactions need Waybill's own consumer outbox, and the application declares "
+					+ this.consumerOutbox.getClass().getSimpleName();
+		}
+		return null;
+	}
+
+	/**
 	 * Handles one delivery alone; when the database is unavailable, fails it and every later one.
 	 * @return the index of the next delivery to handle
 	 */

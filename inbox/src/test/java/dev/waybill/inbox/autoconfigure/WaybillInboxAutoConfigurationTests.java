@@ -8,16 +8,27 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.DefaultTransactionStatus;
 
 import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.ConsumerRegistration;
@@ -166,6 +177,78 @@ class WaybillInboxAutoConfigurationTests {
 					+ schema.tables().qualifiedInboxState() + " WHERE message_id = ?", Integer.class,
 					UUID.fromString(message.messageId()))).isEqualTo(2);
 		});
+	}
+
+	@Test
+	void aTransactionManagerThatCannotBatchIsNamedAtStartUp() {
+		List<String> lines = processorLines(runner.withUserConfiguration(ChargeCardHandler.class)
+			.withBean("transactionManager", PlatformTransactionManager.class, NotJdbcTransactionManager::new), (context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(InboxProcessor.class).whyNotBatched()).contains("NotJdbcTransactionManager");
+			});
+		assertThat(lines).containsExactly("INFO Waybill's inbox handles each delivery in a transaction of its own, "
+				+ "not in batches of up to 16 (waybill.inbox.batch.max-size): batched transactions need a JDBC "
+				+ "transaction manager (DataSourceTransactionManager or JdbcTransactionManager), and the "
+				+ "application's is NotJdbcTransactionManager");
+	}
+
+	@Test
+	void theJdbcTransactionManagerBatchesWithoutAWord() {
+		assertThat(processorLines(runner.withUserConfiguration(ChargeCardHandler.class),
+				(context) -> assertThat(context.getBean(InboxProcessor.class).whyNotBatched()).isNull()))
+			.isEmpty();
+	}
+
+	@Test
+	void unbatchedBySettingIsNotReported() {
+		assertThat(processorLines(runner.withUserConfiguration(ChargeCardHandler.class)
+			.withPropertyValues("waybill.inbox.batch.max-size=1")
+			.withBean("transactionManager", PlatformTransactionManager.class, NotJdbcTransactionManager::new),
+				(context) -> assertThat(context).hasNotFailed()))
+			.isEmpty();
+	}
+
+	/** What the processor's logger says while a context of {@code runner} starts and runs {@code check}. */
+	private static List<String> processorLines(ApplicationContextRunner runner,
+			ContextConsumer<AssertableApplicationContext> check) {
+		Logger logger = (Logger) LoggerFactory.getLogger(InboxProcessor.class);
+		ListAppender<ILoggingEvent> appender = new ListAppender<>();
+		appender.start();
+		logger.setLevel(Level.INFO);
+		logger.addAppender(appender);
+		try {
+			runner.run(check);
+		}
+		finally {
+			logger.detachAppender(appender);
+			logger.setLevel(null);
+		}
+		return appender.list.stream().map((event) -> event.getLevel() + " " + event.getFormattedMessage()).toList();
+	}
+
+	/** Stands for JPA's or JTA's: a transaction manager that is not a DataSourceTransactionManager. */
+	static final class NotJdbcTransactionManager extends AbstractPlatformTransactionManager {
+
+		@Override
+		protected Object doGetTransaction() {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		protected void doBegin(Object transaction, TransactionDefinition definition) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		protected void doCommit(DefaultTransactionStatus status) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		protected void doRollback(DefaultTransactionStatus status) {
+			throw new UnsupportedOperationException();
+		}
+
 	}
 
 	@Test
