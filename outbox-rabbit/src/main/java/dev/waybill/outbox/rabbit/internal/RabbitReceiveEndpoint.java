@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -81,6 +83,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	public static final String CONNECTION_NAME = "waybill-consumer";
 
 	private static final Log logger = LogFactory.getLog(RabbitReceiveEndpoint.class);
+
+	/** Error queues whose arguments differ from Waybill's, warned about once each. */
+	private final Set<String> errorQueuesWarned = ConcurrentHashMap.newKeySet();
 
 	private static final long INFRASTRUCTURE_PAUSE_MILLIS = 1000;
 
@@ -557,10 +562,46 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			for (EndpointBinding binding : settings.bindings()) {
 				channel.queueBind(queue, binding.exchange(), binding.routingKey());
 			}
-			channel.queueDeclare(settings.errorQueue(), true, false, false, settings.queueArguments());
 		}
 		finally {
 			RabbitTransport.abortQuietly(channel);
+		}
+		declareErrorQueue(connection, settings.errorQueue(), settings.queueArguments());
+	}
+
+	/**
+	 * Declares an error queue with its consumer queue's type but none of its limits. One that exists
+	 * with other arguments (an earlier version declared error queues with all of the consumer queue's)
+	 * is used as it is, with a warning: declaring it anew would need it deleted.
+	 */
+	private void declareErrorQueue(Connection connection, String errorQueue, Map<String, Object> queueArguments)
+			throws IOException {
+		Channel channel = connection.createChannel();
+		try {
+			channel.queueDeclare(errorQueue, true, false, false, ErrorQueueArguments.of(queueArguments));
+			return;
+		}
+		catch (IOException ex) {
+			ShutdownSignalException signal = BrokerErrors.signal(ex);
+			if (signal == null || BrokerErrors.channelReplyCode(signal) != AMQP.PRECONDITION_FAILED) {
+				throw ex;
+			}
+		}
+		finally {
+			RabbitTransport.abortQuietly(channel);
+		}
+		Channel passive = connection.createChannel();
+		try {
+			passive.queueDeclarePassive(errorQueue);
+		}
+		finally {
+			RabbitTransport.abortQuietly(passive);
+		}
+		if (this.errorQueuesWarned.add(errorQueue)) {
+			logger.warn("Waybill's error queue '" + errorQueue + "' exists with other arguments than Waybill declares "
+					+ ErrorQueueArguments.of(queueArguments) + " (its consumer queue's type, none of its limits); it is "
+					+ "used as it is. If it carries a message TTL, a length limit, a delivery limit or dead-lettering, "
+					+ "faulted messages can be dropped: move its messages away, delete it, and Waybill declares it anew");
 		}
 	}
 

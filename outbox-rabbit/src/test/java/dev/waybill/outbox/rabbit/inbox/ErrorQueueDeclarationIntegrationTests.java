@@ -1,0 +1,170 @@
+package dev.waybill.outbox.rabbit.inbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import ch.qos.logback.classic.Level;
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.GetResponse;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
+import dev.waybill.inbox.internal.ConsumerRegistry;
+import dev.waybill.outbox.MessageType;
+import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
+import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
+import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.test.CapturedLogs;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.rabbit.test.TestTopology;
+import dev.waybill.outbox.test.TestSchema;
+import dev.waybill.outbox.test.WaybillContext;
+
+/**
+ * An error queue is declared with its consumer queue's type, not its limits: a console probe found
+ * a quorum error queue with the consumer queue's {@code x-delivery-limit} emptied by looking at it
+ * (each peek returns the messages, a delivery each), and a TTL or length limit would drop faults
+ * the same way. An error queue an earlier version declared with every argument is used as it is.
+ */
+class ErrorQueueDeclarationIntegrationTests {
+
+	private static final String TYPE = "waybill-test.error-queue-declaration.ping";
+
+	private static final Map<String, Object> LIMITED_QUORUM = Map.of("x-queue-type", "quorum", "x-delivery-limit", 2,
+			"x-message-ttl", 1500, "x-max-length", 1);
+
+	private TestSchema schema;
+
+	private TestTopology topology;
+
+	private String queue;
+
+	@BeforeEach
+	void setUp() {
+		this.topology = TestRabbit.get().topology("error-queue-declaration");
+		this.topology.deleteLater(TYPE);
+		this.queue = this.topology.uniqueName("pings");
+		this.schema = TestSchema.create("errorqueuedecl");
+	}
+
+	@AfterEach
+	void tearDown() {
+		for (String name : List.of(this.queue, this.queue + "_error")) {
+			try {
+				this.topology.channel().queueDelete(name);
+			}
+			catch (IOException | RuntimeException ex) {
+				// not declared
+			}
+		}
+		this.topology.close();
+		this.schema.close();
+	}
+
+	@Test
+	void anErrorQueueTakesItsQueuesTypeButNoneOfItsLimitsSoPeekingLosesNothing() throws Exception {
+		service(LIMITED_QUORUM).run((context) -> {
+			assertThat(context).hasNotFailed();
+			await().until(context.getBean(RabbitReceiveEndpoint.class)::isConsuming);
+			for (int i = 1; i <= 3; i++) {
+				publishUnreadable();
+				int faulted = i;
+				await().until(() -> depth(this.queue + "_error") == faulted);
+			}
+			for (int peek = 0; peek < 4; peek++) {
+				List<GetResponse> held = new ArrayList<>();
+				GetResponse response;
+				while ((response = this.topology.channel().basicGet(this.queue + "_error", false)) != null) {
+					held.add(response);
+				}
+				assertThat(held).as("peek %d", peek).hasSize(3);
+				for (GetResponse message : held) {
+					this.topology.channel().basicNack(message.getEnvelope().getDeliveryTag(), false, true);
+				}
+			}
+			GetResponse again = await().until(() -> this.topology.channel().basicGet(this.queue + "_error", false),
+					(response) -> response != null);
+			assertThat(again.getProps().getHeaders()).as("a quorum queue counts deliveries")
+				.containsKey("x-delivery-count");
+			this.topology.channel().basicNack(again.getEnvelope().getDeliveryTag(), false, true);
+			Thread.sleep(2_000); // past the consumer queue's message TTL
+			assertThat(depth(this.queue + "_error")).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void anErrorQueueThatExistsWithTheConsumerQueuesArgumentsIsUsedAsItIsWithAWarning() throws Exception {
+		Map<String, Object> arguments = Map.of("x-queue-type", "quorum", "x-max-length", 100);
+		this.topology.channel().queueDeclare(this.queue + "_error", true, false, false, arguments);
+		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, "dev.waybill.outbox.rabbit")) {
+			service(arguments).run((context) -> {
+				assertThat(context).hasNotFailed();
+				await().until(context.getBean(RabbitReceiveEndpoint.class)::isConsuming);
+				publishUnreadable();
+				await().until(() -> depth(this.queue + "_error") == 1);
+			});
+			assertThat(logs.atLeast(Level.WARN)).singleElement()
+				.satisfies((event) -> assertThat(event.getFormattedMessage())
+					.contains("error queue '" + this.queue + "_error' exists with other arguments")
+					.contains("{x-queue-type=quorum}")
+					.contains("delete it, and Waybill declares it anew"));
+		}
+	}
+
+	private ApplicationContextRunner service(Map<String, Object> queueArguments) {
+		TestRabbit rabbit = TestRabbit.get();
+		ConsumerRegistration<Ping> registration = ConsumerRegistration
+			.of(this.queue, Ping.class, (ping, context) -> {
+			})
+			.withQueueArguments(queueArguments);
+		return WaybillContext.runner(this.schema.name())
+			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
+					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
+			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.of(List.of(registration)))
+			.withPropertyValues("waybill.rabbit.host=" + rabbit.host(), "waybill.rabbit.port=" + rabbit.port(),
+					"waybill.rabbit.virtual-host=" + rabbit.virtualHost(), "waybill.rabbit.username=" + rabbit.username(),
+					"waybill.rabbit.password=" + rabbit.password(), "waybill.outbox.relay.poll-interval=200ms");
+	}
+
+	/** A message whose body is not JSON: poison, faulted to the error queue at once. */
+	private void publishUnreadable() throws IOException {
+		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(UUID.randomUUID().toString())
+			.type(TYPE)
+			.contentType("application/json")
+			.deliveryMode(2)
+			.build();
+		this.topology.channel().basicPublish(TYPE, "", properties, "not json".getBytes(StandardCharsets.UTF_8));
+	}
+
+	private int depth(String name) {
+		try {
+			return this.topology.channel().queueDeclarePassive(name).getMessageCount();
+		}
+		catch (IOException ex) {
+			return -1;
+		}
+	}
+
+	private static ConditionFactory await() {
+		return Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50));
+	}
+
+	@MessageType(TYPE)
+	record Ping(UUID id) {
+	}
+
+}
