@@ -746,6 +746,38 @@ class InboxProcessorIntegrationTests {
 	}
 
 	@Test
+	void aMissingInboxTableIsAnOutageNotTheMessagesFailure() {
+		// A newcomer's trial: with the schema never applied (Liquibase left off the class path), the
+		// consumers sent healthy messages to the error queue, "Recording message ... failed".
+		String queue = queue();
+		AtomicInteger calls = new AtomicInteger();
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+			calls.incrementAndGet();
+			charge(message, context);
+		});
+		InboundMessage message = TestInbox.inbound(new ChargeCard("o-no-table", 2200));
+		UUID id = UUID.fromString(message.messageId());
+		String inboxState = schema.tables().qualifiedInboxState();
+		InboxProcessor processor = processor(0);
+		jdbc.execute("ALTER TABLE " + inboxState + " RENAME TO inbox_state_away");
+		try {
+			assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> processor.process(consumer, message))
+				.havingRootCause()
+				.withMessageContaining("does not exist");
+		}
+		finally {
+			jdbc.execute("ALTER TABLE " + schema.name() + ".inbox_state_away RENAME TO "
+					+ inboxState.substring(inboxState.lastIndexOf('.') + 1));
+		}
+
+		assertThat(calls).hasValue(0);
+		assertThat(inbox.outboxMessages(queue + "_error")).as("not the message's failure").isEmpty();
+		assertThat(processor.process(consumer, message)).isEqualTo(InboxOutcome.PROCESSED);
+		assertThat(calls).hasValue(1);
+		assertThat(inbox.inboxRow(id, queue)).containsEntry("attempts", 0).containsEntry("faulted_at", null);
+	}
+
+	@Test
 	void aDeliveryOfWhichTheDatabaseRefusesEverythingIsHandedToTheTransportForItsErrorQueue() {
 		String queue = queue();
 		AtomicInteger calls = new AtomicInteger();

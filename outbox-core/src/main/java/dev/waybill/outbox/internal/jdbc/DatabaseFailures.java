@@ -58,6 +58,17 @@ public final class DatabaseFailures {
 	 */
 	private static final Set<String> CONTENTION = Set.of("57014", "55P03", "40001", "40P01");
 
+	/**
+	 * The database does not have Waybill's tables as Waybill needs them, whatever the statement
+	 * carried: {@code undefined_table} (42P01: the schema was never applied, e.g. Liquibase left off
+	 * the class path with {@code waybill.liquibase.enabled=false}), {@code invalid_schema_name}
+	 * (3F000), {@code undefined_column} (42703: an older schema than the code) and
+	 * {@code insufficient_privilege} (42501: the role may not use them). An operator's fix, not the
+	 * message's fault: a newcomer's trial saw healthy messages sent to the error queue while the
+	 * tables were missing.
+	 */
+	private static final Set<String> SCHEMA_NOT_READY = Set.of("42P01", "3F000", "42703", "42501");
+
 	private DatabaseFailures() {
 	}
 
@@ -97,7 +108,9 @@ public final class DatabaseFailures {
 	 * {@code read_only_sql_transaction}). A read-write transaction is made read-only only by the
 	 * database: a hot standby (the connection still points at a primary that was demoted), or
 	 * {@code default_transaction_read_only} set by an operator, or by a managed service whose storage
-	 * is nearly full. Waiting is the cure, so no message is charged for it. A handler's own statements
+	 * is nearly full. Waiting is the cure, so no message is charged for it; so also for contention
+	 * on Waybill's statements (a lock, a timeout, a deadlock) and for tables that are missing, of an
+	 * older schema or not granted to the role. A handler's own statements
 	 * are not judged by this: a handler that writes in a read-only transaction of its own fails as
 	 * any handler does, and recording that failure then tells whether the database was read-only.
 	 * @param failure what Waybill's statement threw
@@ -105,7 +118,12 @@ public final class DatabaseFailures {
 	 * @return {@literal true} to retry without counting an attempt
 	 */
 	public static boolean unavailableToRecord(@Nullable Throwable failure, ConnectionState connection) {
-		return unavailable(failure, connection) || (failure != null && (readOnly(failure) || contention(failure)));
+		return unavailable(failure, connection)
+				|| (failure != null && (readOnly(failure) || contention(failure) || schemaNotReady(failure)));
+	}
+
+	private static boolean schemaNotReady(Throwable failure) {
+		return anySqlState(failure, SCHEMA_NOT_READY::contains);
 	}
 
 	private static boolean readOnly(Throwable failure) {

@@ -10,6 +10,7 @@ import org.postgresql.util.PSQLState;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.QueryTimeoutException;
+import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.transaction.TransactionSystemException;
@@ -91,6 +92,18 @@ class DatabaseFailuresTests {
 			.isFalse();
 		assertThat(DatabaseFailures.unavailableToRecord(new SQLException("lost", "08006"), ConnectionState.VALID))
 			.as("and every outage").isTrue();
+	}
+
+	@Test
+	void aSchemaThatIsNotReadyForWaybillsOwnStatementsIsAnOutageNotTheMessagesFailure() {
+		// a newcomer's trial: the tables never applied, healthy messages went to the error queue
+		for (String state : new String[] { "42P01", "3F000", "42703", "42501" }) {
+			Exception translated = new BadSqlGrammarException("insert", "INSERT INTO inbox_state ...",
+					new SQLException("ERROR: relation \"waybill.inbox_state\" does not exist", state));
+			assertThat(DatabaseFailures.unavailableToRecord(translated, ConnectionState.VALID)).as(state).isTrue();
+			assertThat(DatabaseFailures.unavailable(translated, ConnectionState.VALID)).as("a handler's " + state)
+				.isFalse();
+		}
 	}
 
 	@Test
