@@ -7,7 +7,9 @@ import dev.waybill.outbox.spi.OutboxMessage;
 /**
  * The default names and tags of the {@code waybill.relay.publish} observation: the destination
  * exchange and the message type as low-cardinality tags, the message and scope ids as
- * high-cardinality ones; the span is named {@code publish <exchange>}.
+ * high-cardinality ones; the span is named {@code publish <exchange>}, or {@code publish <queue>} for
+ * a message sent through the default exchange (the inbox's redeliveries and its moves to
+ * {@code <queue>_error}), which routes by the queue named in the routing key.
  *
  * @since 0.2
  */
@@ -29,7 +31,9 @@ public class DefaultRelayPublishObservationConvention implements RelayPublishObs
 
 	@Override
 	public String getContextualName(RelayPublishContext context) {
-		return "publish " + context.message().destination();
+		OutboxMessage message = context.message();
+		String target = message.destination().isEmpty() ? message.routingKey() : message.destination();
+		return target.isEmpty() ? "publish" : "publish " + target;
 	}
 
 	@Override
