@@ -11,7 +11,7 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
  * Where every thread of Waybill comes from: the relay's workers ({@code waybill-relay-0}, ...), its
  * settler, lease renewer and claim committer, the PostgreSQL listener and notifier, the consumers
  * ({@code waybill-consumer-1}, ...) and their connecting thread, the confirm-timeout and retention
- * schedulers. Each thread is named {@code waybill-<role>[-<n>]}; platform threads are daemons.
+ * schedulers, the backlog health check's database read. Each thread is named {@code waybill-<role>[-<n>]}; platform threads are daemons.
  * <p>
  * The auto-configuration declares one as a bean: {@linkplain #virtual() virtual threads} when
  * {@code spring.threads.virtual.enabled=true} on Java 21 or later, {@linkplain #platform() platform
