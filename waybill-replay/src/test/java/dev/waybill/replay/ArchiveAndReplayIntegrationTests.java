@@ -213,6 +213,64 @@ class ArchiveAndReplayIntegrationTests {
 		assertThat(count(archive())).as("older than archive-after: deleted, over several batches of 4").isEqualTo(4);
 	}
 
+	@Test
+	void retentionKeepsTheArchivedMessagesAnUnfinishedReplayHasStillToReadAndCountsWhatItDeletes() {
+		// A probe saw retention empty the archive under a running replay, which then reported
+		// COMPLETED with 7,300 of 20,000 messages; the retention log did not count the archive.
+		JdbcTemplate jdbc = new JdbcTemplate(this.schema.dataSource());
+		RetentionWorker retention = new RetentionWorker(this.schema.dataSource(), this.schema.tables(),
+				RetentionSettings.defaults(), RetentionListener.NONE);
+		retention.setArchive(new RetentionArchive(true, Duration.ofDays(7)));
+		publishAndMarkPublished(10, "orders.a");
+		retention.runOnce();
+		assertThat(count(archive())).isEqualTo(10);
+		jdbc.update("UPDATE " + archive() + " SET archived_at = now() - interval '8 days'");
+		JdbcReplays replays = replays(false);
+		ReplayJob job = replays.start(ReplayRequest.all().paced(4, 0));
+		assertThat(replays.runBatch()).isEqualTo(4);
+
+		RetentionResult whileRunning = retention.runOnce();
+		assertThat(whileRunning.archivedMessages()).as("only what the job has read").isEqualTo(4);
+		assertThat(count(archive())).isEqualTo(6);
+		assertThat(replays.pause(job.id())).isTrue();
+		assertThat(retention.runOnce().archivedMessages()).as("a paused job holds them too").isZero();
+		assertThat(replays.resume(job.id())).isTrue();
+		while (replays.runBatch() >= 0) {
+			// until no job is due
+		}
+		assertThat(replays.find(job.id()).orElseThrow().replayed()).isEqualTo(10);
+		RetentionResult afterwards = retention.runOnce();
+		assertThat(afterwards.archivedMessages()).isEqualTo(6);
+		assertThat(afterwards.total()).isGreaterThanOrEqualTo(6);
+		assertThat(count(archive())).isZero();
+	}
+
+	@Test
+	void withoutTheArchiveRetentionKeepsThePublishedMessagesAnUnfinishedReplayHasStillToRead() {
+		RetentionWorker retention = new RetentionWorker(this.schema.dataSource(), this.schema.tables(),
+				RetentionSettings.defaults(), RetentionListener.NONE);
+		Set<String> originals = new HashSet<>();
+		for (int i = 0; i < 10; i++) {
+			originals.addAll(publishAndMarkPublished(1, "orders.a")); // a scope each: retention purges whole scopes
+		}
+		JdbcReplays replays = replays(false);
+		ReplayJob job = replays.start(ReplayRequest.all().to(ReplayTarget.queue(this.name)).newMessageIds().paced(4, 0));
+		assertThat(replays.runBatch()).isEqualTo(4);
+
+		assertThat(retention.runOnce().outboxMessages()).as("only what the job has read").isEqualTo(4);
+		List<String> retained = retainedIds();
+		assertThat(retained.stream().filter(originals::contains)).as("the originals it has still to read").hasSize(6);
+		assertThat(retained).as("and the job's copies").hasSize(10);
+		assertThat(replays.cancel(job.id())).isTrue();
+		retention.runOnce();
+		assertThat(retainedIds()).as("the job's pending copies only").hasSize(4).doesNotContainAnyElementsOf(originals);
+	}
+
+	private List<String> retainedIds() {
+		return new JdbcTemplate(this.schema.dataSource()).queryForList("SELECT message_id::text FROM "
+				+ this.schema.tables().qualifiedOutboxMessage(), String.class);
+	}
+
 	/** The archive's size on disk after archiving MESSAGES messages, printed for the README. */
 	private void reportArchiveSize() {
 		JdbcTemplate jdbc = new JdbcTemplate(this.schema.dataSource());

@@ -80,10 +80,26 @@ final class RetentionSql {
 			  FROM %6$s m JOIN purged p ON p.id = m.outbox_id)
 			SELECT count(*), coalesce(sum(message_count), 0) FROM purged""";
 
-	/** Deletes archived messages older than the age (over the archive's BRIN index). */
+	/**
+	 * Deletes archived messages older than the age (over the archive's BRIN index), except those a
+	 * replay job that is running or paused has still to read (%2$s: {@link #NOT_AWAITED_BY_REPLAY}).
+	 */
 	private static final String PURGE_ARCHIVE = """
 			DELETE FROM %1$s WHERE sequence_number = ANY(ARRAY(
-			  SELECT sequence_number FROM %1$s WHERE archived_at < now() - ? * interval '1 millisecond' LIMIT ?))""";
+			  SELECT sequence_number FROM %1$s WHERE archived_at < now() - ? * interval '1 millisecond'
+			    AND %2$s LIMIT ?))""";
+
+	/**
+	 * A message (sequence number %1$s) that no unfinished replay job (%2$s: the job table) has still
+	 * to read: below the cursor of every running or paused job, or above the upper bound of all of
+	 * them. Both bounds are uncorrelated sub-selects of the small job table, evaluated once per
+	 * statement; without such a job every message qualifies. A probe found retention emptying the
+	 * archive under a running replay, which then completed with a fraction of its messages and said
+	 * nothing.
+	 */
+	private static final String NOT_AWAITED_BY_REPLAY = "(%1$s <= coalesce((SELECT min(last_sequence) FROM %2$s "
+			+ "WHERE status IN ('running', 'paused')), 9223372036854775807) OR %1$s > coalesce((SELECT max(upper_sequence) "
+			+ "FROM %2$s WHERE status IN ('running', 'paused')), 0))";
 
 	private static final String COMPLETED = "s.status = 'published' AND s.published_at < " + AGE
 			+ " AND (s.inbound_message_id IS NULL OR NOT EXISTS (SELECT 1 FROM %1$s i "
@@ -124,7 +140,13 @@ final class RetentionSql {
 		// Scenarios 1 and 2: published, and either no inbox row (a producer scope, or a consumer
 		// scope whose inbox row is gone) or a processed one. A consumer scope whose inbound message
 		// is still unprocessed (a delayed retry in flight) stays.
-		this.completedScopes = DELETE_SCOPES.formatted(state, inbox, COMPLETED.formatted(inbox), "s.published_at");
+		// Without the archive, a purged message is gone: one an unfinished replay has still to read stays.
+		String replay = new AuxiliaryTables(tables).qualifiedReplay();
+		String notAwaited = " AND (NOT EXISTS (SELECT 1 FROM " + replay + " WHERE status IN ('running', 'paused'))"
+				+ " OR NOT EXISTS (SELECT 1 FROM " + tables.qualifiedOutboxMessage() + " m WHERE m.outbox_id = s.id AND NOT "
+				+ NOT_AWAITED_BY_REPLAY.formatted("m.sequence_number", replay) + "))";
+		this.completedScopes = DELETE_SCOPES.formatted(state, inbox, COMPLETED.formatted(inbox) + notAwaited,
+				"s.published_at");
 		// Expired and cancelled scopes are final and will never be delivered, so they go by their
 		// completion time whatever their inbox row says (over the finished index).
 		this.finishedScopes = DELETE_SCOPES.formatted(state, inbox,
@@ -153,7 +175,7 @@ final class RetentionSql {
 		String archive = new AuxiliaryTables(tables).qualifiedArchive();
 		this.archivedScopes = ARCHIVE_SCOPES.formatted(state, inbox, COMPLETED.formatted(inbox), "s.published_at",
 				archive, tables.qualifiedOutboxMessage());
-		this.purgeArchive = PURGE_ARCHIVE.formatted(archive);
+		this.purgeArchive = PURGE_ARCHIVE.formatted(archive, NOT_AWAITED_BY_REPLAY.formatted("sequence_number", replay));
 	}
 
 	/**

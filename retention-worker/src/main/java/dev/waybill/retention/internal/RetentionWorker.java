@@ -232,7 +232,7 @@ public final class RetentionWorker implements SmartLifecycle {
 			}
 			connection.commit();
 			this.archiveFull = archivePurged >= limit;
-			return new RetentionResult(false, 1, scopes[0], scopes[1], inbox);
+			return new RetentionResult(false, 1, scopes[0], scopes[1], inbox, archivePurged);
 		}
 		catch (SQLException | RuntimeException ex) {
 			connection.rollback();
@@ -291,7 +291,9 @@ public final class RetentionWorker implements SmartLifecycle {
 			}
 			if (run.total() > 0) {
 				logger.info("Retention purged " + run.outboxStates() + " outbox scopes, " + run.outboxMessages()
-						+ " outbox messages and " + run.inboxStates() + " inbox rows in " + run.batches() + " batches");
+						+ " outbox messages and " + run.inboxStates() + " inbox rows"
+						+ ((run.archivedMessages() > 0) ? ", and " + run.archivedMessages() + " archived messages" : "")
+						+ " in " + run.batches() + " batches");
 			}
 			else if (logger.isDebugEnabled()) {
 				logger.debug(run.skipped() ? "Retention skipped: another worker holds the retention lock"

@@ -39,7 +39,8 @@ class RetentionQueryPlanTests {
 
 	@Test
 	void completedScopesWalkThePublishedIndex() throws SQLException {
-		assertThat(plan(sql.completedScopes)).doesNotContain("Seq Scan")
+		// the replay job table, a few rows, is read once per statement whatever its size
+		assertThat(plan(sql.completedScopes)).doesNotContainPattern("Seq Scan on (?!" + schema.tables().outboxState() + "_replay )")
 			.contains(schema.tables().outboxState() + "_published_idx");
 	}
 

@@ -21,7 +21,7 @@ import dev.waybill.retention.RetentionResult;
  */
 public final class RetentionMetrics implements MeterBinder, RetentionListener {
 
-	/** Rows purged, tagged {@code table=outbox_state|outbox_message|inbox_state}. */
+	/** Rows purged, tagged {@code table=outbox_state|outbox_message|inbox_state|outbox_message_archive}. */
 	public static final String PURGED = "waybill.retention.purged";
 
 	/** Duration of one batch (one transaction). */
@@ -43,7 +43,7 @@ public final class RetentionMetrics implements MeterBinder, RetentionListener {
 			.description("When this instance last completed a retention run, since the epoch")
 			.register(registry);
 		this.meters = new Meters(purged(registry, "outbox_state"), purged(registry, "outbox_message"),
-				purged(registry, "inbox_state"),
+				purged(registry, "inbox_state"), purged(registry, "outbox_message_archive"),
 				Timer.builder(BATCH_DURATION).description("Duration of one retention batch").register(registry));
 	}
 
@@ -59,6 +59,7 @@ public final class RetentionMetrics implements MeterBinder, RetentionListener {
 			meters.outboxStates.increment(batch.outboxStates());
 			meters.outboxMessages.increment(batch.outboxMessages());
 			meters.inboxStates.increment(batch.inboxStates());
+			meters.archivedMessages.increment(batch.archivedMessages());
 			meters.batchDuration.record(duration);
 		}
 	}
@@ -68,7 +69,8 @@ public final class RetentionMetrics implements MeterBinder, RetentionListener {
 		this.lastRunMillis = finishedAt.toEpochMilli();
 	}
 
-	private record Meters(Counter outboxStates, Counter outboxMessages, Counter inboxStates, Timer batchDuration) {
+	private record Meters(Counter outboxStates, Counter outboxMessages, Counter inboxStates, Counter archivedMessages,
+			Timer batchDuration) {
 	}
 
 }
