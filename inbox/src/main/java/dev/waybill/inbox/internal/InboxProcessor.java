@@ -1,5 +1,6 @@
 package dev.waybill.inbox.internal;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
@@ -20,8 +21,11 @@ import java.util.stream.Collectors;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
@@ -677,6 +681,15 @@ public final class InboxProcessor {
 			return new BatchStop(entry, new UnexpectedRollbackException(
 					"Transaction silently rolled back because it has been marked as rollback-only"));
 		}
+		if (transactionAborted()) {
+			// A statement of the handler failed and it caught the exception. Unbatched, the inbox mark
+			// after the handler tells; here the next statement may be the next handler's (which would
+			// take the blame) or the commit (which PostgreSQL turns into a silent rollback of the
+			// whole batch, its deliveries then acknowledged as processed).
+			return new BatchStop(entry, new IllegalStateException("The handler returned normally, but a "
+					+ "statement it ran failed and aborted its transaction (SQLSTATE 25P02); "
+					+ "was a database exception caught in the handler?"));
+		}
 		try {
 			// marked processed with the others of the batch, before the commit
 			((DefaultConsumerOutbox) this.consumerOutbox).writeInboundNow();
@@ -686,6 +699,24 @@ public final class InboxProcessor {
 		}
 		entry.outcome = InboxOutcome.PROCESSED;
 		return null;
+	}
+
+	/**
+	 * Whether the current transaction's connection is in a failed transaction (a statement failed,
+	 * PostgreSQL refuses every later one), as the driver knows it without a round trip.
+	 */
+	private boolean transactionAborted() {
+		Connection connection = DataSourceUtils.getConnection(this.store.dataSource());
+		try {
+			return connection.isWrapperFor(BaseConnection.class)
+					&& connection.unwrap(BaseConnection.class).getTransactionState() == TransactionState.FAILED;
+		}
+		catch (SQLException ex) {
+			return false;
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.store.dataSource());
+		}
 	}
 
 	/**

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.dao.DataAccessException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
@@ -297,6 +298,45 @@ class InboxBatchIntegrationTests {
 		assertThat(inbox.jdbc().queryForObject("SELECT attempts FROM " + schema.tables().qualifiedInboxState()
 				+ " WHERE message_id = ?::uuid AND consumer_id = ?", Integer.class, b.messageId(), this.queue))
 			.as("the failure in the batch counted as the first attempt").isEqualTo(1);
+	}
+
+	@Test
+	void aHandlerThatSwallowsAFailedStatementInABatchFailsItselfNotTheNextHandler() {
+		// A handler that catches the exception of a failed statement and returns normally, publishing
+		// nothing: PostgreSQL has aborted the batch's transaction. That handler failed, not the next
+		// one, whose first statement is refused (SQLSTATE 25P02).
+		Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
+			calls.computeIfAbsent(item.name(), (name) -> new AtomicInteger()).incrementAndGet();
+			inbox.jdbc().update("INSERT INTO " + schema.name() + ".own_effects (item) VALUES (?)", this.queue + item.name());
+			if (item.name().startsWith("swallow")) {
+				try {
+					inbox.jdbc().queryForObject("SELECT 1/0", Integer.class);
+				}
+				catch (DataAccessException ex) {
+					// swallowed
+				}
+			}
+		});
+		List<InboundMessage> messages = List.of(TestInbox.inbound(new Item("a")), TestInbox.inbound(new Item("swallow-b")),
+				TestInbox.inbound(new Item("c")), TestInbox.inbound(new Item("d")));
+
+		List<DeliveryResult> results = this.processor
+			.processBatch(messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList());
+
+		assertThat(results).extracting(DeliveryResult::outcome).containsExactly(InboxOutcome.PROCESSED,
+				InboxOutcome.RETRY_SCHEDULED, InboxOutcome.PROCESSED, InboxOutcome.PROCESSED);
+		assertThat(ownEffects()).containsExactlyInAnyOrder(this.queue + "a", this.queue + "c", this.queue + "d");
+		assertThat(inbox.publishedWhileHandling(UUID.fromString(messages.get(2).messageId())))
+			.as("no redelivery of c, whose handler did nothing wrong").isEmpty();
+		Map<String, Object> swallowed = inbox.jdbc().queryForMap("SELECT attempts, last_error FROM "
+				+ schema.tables().qualifiedInboxState() + " WHERE message_id = ?::uuid AND consumer_id = ?",
+				messages.get(1).messageId(), this.queue);
+		assertThat(swallowed).containsEntry("attempts", 1);
+		assertThat((String) swallowed.get("last_error")).contains("25P02");
+		assertThat(inbox.jdbc().queryForObject("SELECT attempts FROM " + schema.tables().qualifiedInboxState()
+				+ " WHERE message_id = ?::uuid AND consumer_id = ?", Integer.class, messages.get(2).messageId(), this.queue))
+			.as("c lost no attempt").isZero();
 	}
 
 	@Test
