@@ -122,6 +122,9 @@ public final class Relay implements SmartLifecycle {
 	/** The threads of the last start, for health checks that must not wait for the lock. */
 	private volatile List<Thread> startedThreads = List.of();
 
+	/** One of the relay's threads died (an Error): it claims nothing more until it is restarted. */
+	private volatile boolean halted;
+
 	// System.nanoTime() values at which known pending scopes (retries, leases, not-before times)
 	// fall due; each is consumed once it has passed, so a later one is never lost to an earlier.
 	private final ConcurrentSkipListSet<Long> dueTimes = new ConcurrentSkipListSet<>();
@@ -290,6 +293,7 @@ public final class Relay implements SmartLifecycle {
 			this.claimCommits = new ClaimCommits();
 		}
 		this.startedBefore = true;
+		this.halted = false;
 		this.threads.add(startThread("waybill-relay-settler", this.settler::run));
 		this.threads.add(startThread("waybill-relay-leases", this::renewLeases));
 		this.threads.add(startThread("waybill-relay-commits", this.claimCommits::run));
@@ -352,8 +356,9 @@ public final class Relay implements SmartLifecycle {
 		return this.running;
 	}
 
+	/** Whether the relay claims and publishes: started, not stopped, and none of its threads died. */
 	boolean running() {
-		return this.running;
+		return this.running && !this.halted;
 	}
 
 	OutboxStore store() {
@@ -396,6 +401,11 @@ public final class Relay implements SmartLifecycle {
 		try {
 			while (this.running) {
 				pause(this.leases.renewInterval());
+				Thread dead = deadThread();
+				if (dead != null && this.running) {
+					halt(dead);
+					return;
+				}
 				if (this.running) {
 					this.leases.renew();
 				}
@@ -404,6 +414,29 @@ public final class Relay implements SmartLifecycle {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	private @Nullable Thread deadThread() {
+		for (Thread thread : this.startedThreads) {
+			if (thread != Thread.currentThread() && !thread.isAlive()) {
+				return thread;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Stops claiming and gives back what the relay holds once one of its threads died: renewing
+	 * leases for scopes that no thread will ever record (a dead settler) or publish (a dead worker)
+	 * kept them from every other relay for as long as the process lived.
+	 */
+	private void halt(Thread dead) {
+		this.halted = true;
+		this.wakeUp.signal();
+		int released = this.leases.releaseAll();
+		logger.error("Waybill relay " + this.id + " stops claiming: its thread " + dead.getName()
+				+ " died (logged when it did); it gave back " + released
+				+ " scope(s) it held to other relays. Restart the application to relay from this instance again.");
 	}
 
 	String nextLeaseOwner(int worker) {
@@ -541,7 +574,15 @@ public final class Relay implements SmartLifecycle {
 	}
 
 	private Thread startThread(String name, Runnable task) {
-		Thread thread = this.threadSource.newThread(name, task);
+		Thread thread = this.threadSource.newThread(name, () -> {
+			try {
+				task.run();
+			}
+			catch (RuntimeException | Error ex) {
+				logger.error("Waybill relay " + this.id + " lost its thread " + name + ": " + ex, ex);
+				throw ex;
+			}
+		});
 		thread.start();
 		return thread;
 	}

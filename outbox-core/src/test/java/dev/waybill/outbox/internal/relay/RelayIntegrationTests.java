@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -354,6 +355,48 @@ class RelayIntegrationTests {
 			.until(() -> "another-relay".equals(stateRow(scope.id()).get("lease_owner")));
 		assertThat(stateRow(scope.id())).containsEntry("status", "pending");
 		assertThat(registry.get(RelayMetrics.PUBLISHED).counter().count()).as("not this relay's to count").isZero();
+	}
+
+	@Test
+	void aRelayWhoseSettlerDiedGivesBackWhatItHoldsInsteadOfRenewingItForEver() {
+		// A probe saw a relay's settler die of an Error (a jar replaced under a running process):
+		// the renewer went on renewing the leases of scopes no thread would ever record, so no other
+		// relay could take them over for as long as the process lived.
+		AtomicBoolean fail = new AtomicBoolean(true);
+		OutboxStore broken = new ForwardingOutboxStore(this.store) {
+			@Override
+			public int markPublished(String leaseOwner, Collection<UUID> scopeIds) {
+				if (fail.getAndSet(false)) {
+					throw new NoClassDefFoundError("injected: a class the settler needs is gone");
+				}
+				return super.markPublished(leaseOwner, scopeIds);
+			}
+		};
+		RelaySettings shortLeases = new RelaySettings(1, 20, Duration.ofSeconds(3), Duration.ofMillis(100),
+				Duration.ofSeconds(2), RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
+		OutboxScope scope = TestMessages.scope("orders", "settled by nobody");
+		this.store.write(scope);
+		OutboxBacklog backlog = new OutboxBacklog();
+		Relay relay = new Relay(broken, this.broker, new RelayWakeUp(), shortLeases, RelayListener.NONE, backlog);
+		this.relays.add(relay);
+		relay.start();
+		await().dontCatchUncaughtExceptions().until(() -> this.broker.delivered().size() == 1);
+		await().dontCatchUncaughtExceptions().until(() -> relay.liveThreads() < relay.expectedThreads());
+
+		// given back: due at once, its attempt not counted, so another relay publishes it
+		await().dontCatchUncaughtExceptions().until(() -> stateRow(scope.id()).get("lease_owner") == null);
+		assertThat(stateRow(scope.id())).containsEntry("status", "pending");
+		OutboxScope later = TestMessages.scope("orders", "written after");
+		this.store.write(later);
+		Awaitility.await().dontCatchUncaughtExceptions().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5))
+			.until(() -> stateRow(later.id()).get("attempts").equals(0)); // its workers claim no more
+
+		Relay other = new Relay(this.store, this.broker, new RelayWakeUp(), shortLeases, RelayListener.NONE,
+				new OutboxBacklog());
+		this.relays.add(other);
+		other.start();
+		await().dontCatchUncaughtExceptions().until(() -> "published".equals(stateRow(scope.id()).get("status"))
+				&& "published".equals(stateRow(later.id()).get("status")));
 	}
 
 	@Test
