@@ -13,6 +13,7 @@ import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 import dev.waybill.outbox.internal.BodyPreviews;
 import dev.waybill.outbox.OutboxAdmin;
@@ -33,6 +34,8 @@ import dev.waybill.outbox.ScopeStatus;
  * of a consumer's error queue, put back after reading;</li>
  * <li>{@code GET /actuator/waybill/messages/{id}}: what every consumer did with a message id.</li>
  * </ul>
+ * A request the endpoint refuses (a bad id, an unknown queue, status or section, a value out of
+ * range) is answered 400 with the reason in the body: {@code {"status": 400, "error": "..."}}.
  *
  * @since 0.2
  */
@@ -91,18 +94,18 @@ public class WaybillEndpoint {
 	 * @param destination for scopes: only those with a message for this exchange
 	 * @param offset for scopes: how many to skip
 	 * @param limit for scopes: the page size, at most 500
-	 * @return the list
+	 * @return the list, or a 400 response whose body's {@code error} says what is wrong with the request
 	 */
 	@ReadOperation
 	public Object list(@Selector String section, @Nullable String status, @Nullable String destination,
 			@Nullable Integer offset, @Nullable Integer limit) {
-		return switch (section) {
+		return answer(() -> switch (section) {
 			case "scopes" -> argument(() -> this.outbox.scopes(ScopeStatus.parse((status != null) ? status : "dead"),
 					blankToNull(destination), (offset != null) ? offset : 0, (limit != null) ? limit : DEFAULT_LIMIT));
 			case "error-queues" -> errorQueuesOrProblem();
 			default -> throw new InvalidEndpointRequestException("Unknown section '" + section
 					+ "'; use scopes or error-queues", "Unknown section");
-		};
+		});
 	}
 
 	/**
@@ -112,20 +115,21 @@ public class WaybillEndpoint {
 	 * @param key the scope id, queue name or message id
 	 * @param max the most messages to return (scopes: 1 to 100, default 20; error queues: 1 to 100, default 20)
 	 * @param previewBytes the most body bytes per message (default 4096)
-	 * @return the item, or {@literal null} (404) when there is none
+	 * @return the item, {@literal null} (404) when there is none, or a 400 response whose body's
+	 * {@code error} says what is wrong with the request
 	 */
 	@ReadOperation
 	public @Nullable Object item(@Selector String section, @Selector String key, @Nullable Integer max,
 			@Nullable Integer previewBytes) {
 		int messages = (max != null) ? max : DEFAULT_PEEK;
 		int preview = (previewBytes != null) ? previewBytes : BodyPreviews.DEFAULT_PREVIEW_BYTES;
-		return switch (section) {
+		return answer(() -> switch (section) {
 			case "scopes" -> argument(() -> this.outbox.scope(uuid(key), messages, preview).orElse(null));
 			case "error-queues" -> argument(() -> consumers().peek(key, messages, preview));
 			case "messages" -> argument(() -> consumers().lookup(uuid(key)));
 			default -> throw new InvalidEndpointRequestException("Unknown section '" + section
 					+ "'; use scopes, error-queues or messages", "Unknown section");
-		};
+		});
 	}
 
 	/**
@@ -177,6 +181,29 @@ public class WaybillEndpoint {
 		catch (IllegalArgumentException ex) {
 			throw new InvalidEndpointRequestException("'" + text + "' is not a UUID", "Not a UUID");
 		}
+	}
+
+	/**
+	 * Runs an operation, turning a rejected request into a 400 response whose body carries the reason
+	 * as {@code {"error": "..."}}. Actuator's own answer to the exception is a 400 whose body drops
+	 * the reason (Spring Boot's {@code server.error.include-message} is {@code never} by default), so
+	 * the operator would never learn what was wrong. The reasons are Waybill's own texts about the
+	 * request (a bad id, an unknown queue or status, a value out of range), nothing internal.
+	 */
+	static @Nullable Object answer(java.util.function.Supplier<@Nullable Object> operation) {
+		try {
+			return operation.get();
+		}
+		catch (InvalidEndpointRequestException ex) {
+			return badRequest(ex.getMessage());
+		}
+	}
+
+	static WebEndpointResponse<Map<String, Object>> badRequest(@Nullable String reason) {
+		Map<String, Object> body = new LinkedHashMap<>();
+		body.put("status", WebEndpointResponse.STATUS_BAD_REQUEST);
+		body.put("error", (reason != null) ? reason : "Bad request");
+		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_BAD_REQUEST);
 	}
 
 	/**

@@ -51,29 +51,52 @@ public class WaybillWritableEndpoint extends WaybillEndpoint {
 	 * @param ids the scope or message ids, separated by commas
 	 * @param queue for error queues: the consumer's queue
 	 * @param security who asks
-	 * @return what was changed
+	 * @return what was changed: for scopes {@code affected}, for error queues the ids moved or dropped
+	 * ({@code messages}) and the chosen ones not found ({@code notFound}), with the number of distinct
+	 * ids asked for ({@code requested}); or a 400 response whose body's {@code error} says what is
+	 * wrong with the request
 	 */
 	@WriteOperation
-	public Map<String, Object> change(@Selector String section, @Selector String action, @Nullable String ids,
+	public Object change(@Selector String section, @Selector String action, @Nullable String ids,
 			@Nullable String queue, SecurityContext security) {
+		return answer(() -> doChange(section, action, ids, queue, security));
+	}
+
+	private Map<String, Object> doChange(String section, String action, @Nullable String ids, @Nullable String queue,
+			@Nullable SecurityContext security) {
 		String actor = actor(security);
-		List<String> idList = (ids != null) ? Arrays.stream(ids.split(",")).map(String::trim).filter((id) -> !id.isEmpty()).toList() : null;
+		List<String> idList = (ids != null)
+				? Arrays.stream(ids.split(",")).map(String::trim).filter((id) -> !id.isEmpty()).distinct().toList() : null;
 		Map<String, Object> result = new LinkedHashMap<>();
 		result.put("section", section);
 		result.put("action", action);
 		result.put("actor", actor);
+		if (idList != null) {
+			result.put("requested", idList.size());
+		}
 		switch (section + "/" + action) {
 			case "scopes/redrive" -> result.put("affected", argument(() -> outbox().redrive(uuids(idList), actor)));
 			case "scopes/delete" -> result.put("affected", argument(() -> outbox().deleteDead(uuids(idList), actor)));
-			case "error-queues/redrive" -> result.put("messages",
+			case "error-queues/redrive" -> messages(result, idList,
 					argument(() -> consumers().redrive(required(queue), idList, actor)));
-			case "error-queues/discard" -> result.put("messages",
+			case "error-queues/discard" -> messages(result, idList,
 					argument(() -> consumers().discard(required(queue), required(idList), actor)));
 			default -> throw new InvalidEndpointRequestException("Unknown change '" + section + "/" + action
 					+ "'; use scopes/redrive, scopes/delete, error-queues/redrive or error-queues/discard",
 					"Unknown change");
 		}
 		return result;
+	}
+
+	/**
+	 * Puts the ids taken and, when ids were chosen, those not found: already gone, or held by another
+	 * reader of the error queue (a peek) for longer than the take waited.
+	 */
+	private static void messages(Map<String, Object> result, @Nullable List<String> requested, List<String> taken) {
+		result.put("messages", taken);
+		if (requested != null) {
+			result.put("notFound", requested.stream().filter((id) -> !taken.contains(id)).toList());
+		}
 	}
 
 	@Override

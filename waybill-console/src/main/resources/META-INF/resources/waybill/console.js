@@ -56,10 +56,24 @@
     return (list || []).map((d) => (d === '' ? '(default exchange)' : d)).join(', ');
   }
 
+  // What the endpoint says is wrong with a request: its {"error": "..."}, else the status.
+  async function failure(method, path, response) {
+    const text = await response.text();
+    let reason = text;
+    try {
+      const body = JSON.parse(text);
+      if (body && typeof body.error === 'string') reason = body.error;
+    } catch (e) {
+      // not JSON: the text as it is
+    }
+    if (!reason) reason = response.statusText;
+    return new Error(response.status === 400 ? reason : method + ' ' + path + ': HTTP ' + response.status + ' ' + reason);
+  }
+
   async function get(path) {
     const response = await fetch(endpoint + path, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
     if (response.status === 404) return null;
-    if (!response.ok) throw new Error('GET ' + path + ': HTTP ' + response.status);
+    if (!response.ok) throw await failure('GET', path, response);
     return response.json();
   }
 
@@ -69,7 +83,7 @@
       headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
       body: JSON.stringify(body)
     });
-    if (!response.ok) throw new Error('POST ' + path + ': HTTP ' + response.status + ' ' + (await response.text()));
+    if (!response.ok) throw await failure('POST', path, response);
     return response.json();
   }
 
@@ -79,16 +93,72 @@
     status.className = 'status' + (error ? ' error' : '');
   }
 
-  function button(text, className, action) {
+  // The outcome of the operator's last action: it stays until the next action (the refreshes
+  // every 5 s write to the status line only), so what an action did, or did not do, is seen.
+  function showResult(text, level) {
+    const result = document.getElementById('result');
+    result.replaceChildren(el('span', text));
+    const close = el('button', 'Dismiss', 'dismiss');
+    close.type = 'button';
+    close.addEventListener('click', () => { result.hidden = true; });
+    result.appendChild(close);
+    result.className = 'result ' + level;
+    result.dataset.level = level;
+    result.hidden = false;
+  }
+
+  function plural(count, noun) {
+    return count + ' ' + noun + (count === 1 ? '' : 's');
+  }
+
+  // Describes an action's answer; fewer done than asked is a warning that says why that happens.
+  function outcome(label, result) {
+    if (result === 'cancelled') return { text: label + ': cancelled.', level: 'ok' };
+    if (result && result.section === 'scopes') {
+      const done = result.affected;
+      const asked = result.requested;
+      const verb = result.action === 'delete' ? 'deleted' : 'redriven';
+      if (typeof asked === 'number' && done < asked) {
+        return { level: 'warning', text: label + ': only ' + done + ' of ' + plural(asked, 'dead scope') + ' ' + verb
+          + '. The others were already gone (redriven or deleted by someone else, or no longer dead); '
+          + 'the lists below show the current state.' };
+      }
+      return { level: 'ok', text: label + ': ' + plural(done, 'dead scope') + ' ' + verb + '.' };
+    }
+    if (result && result.section === 'error-queues') {
+      const done = (result.messages || []).length;
+      const verb = result.action === 'discard' ? 'discarded' : 'moved back to their queue';
+      const notFound = result.notFound || [];
+      if (notFound.length > 0) {
+        return { level: 'warning', text: label + ': only ' + done + ' of ' + plural(result.requested, 'message') + ' '
+          + verb + '; not found: ' + notFound.join(', ') + '. Such a message is already gone (redriven or discarded '
+          + 'by someone else), or was held by another reader of the error queue at that moment (another open '
+          + 'console reads it every 5 s): try again.' };
+      }
+      if (result.requested === undefined && done === 0) {
+        return { level: 'warning', text: label + ': no message ' + verb + '. The error queue was empty, or its '
+          + 'messages were held by another reader at that moment (another open console reads it every 5 s): try again.' };
+      }
+      return { level: 'ok', text: label + ': ' + plural(done, 'message') + ' ' + verb + '.' };
+    }
+    return { level: 'ok', text: label + ': ' + JSON.stringify(result) };
+  }
+
+  function button(text, className, action, reports) {
     const b = el('button', text, className);
     b.type = 'button';
     b.addEventListener('click', async () => {
       b.disabled = true;
+      const report = reports !== false;
+      if (report) showResult(text + ': working…', 'ok');
       try {
         const result = await action();
-        setStatus(text + ': ' + JSON.stringify(result));
+        if (report) {
+          const o = outcome(text, result);
+          showResult(o.text, o.level);
+        }
       } catch (e) {
-        setStatus(String(e.message || e), true);
+        showResult(text + ' failed: ' + String(e.message || e), 'error');
       }
       await refresh();
     });
@@ -119,7 +189,7 @@
   function scopeRow(scope, now, withActions) {
     const link = el('a', scope.id.substring(0, 8) + '…', 'scope-link');
     link.title = scope.id;
-    link.addEventListener('click', () => showScope(scope.id));
+    link.addEventListener('click', () => showScope(scope.id).catch((e) => showResult(String(e.message || e), 'error')));
     const idCell = el('td', null, 'mono');
     idCell.appendChild(link);
     const cells = [idCell, el('td', destination(scope.destinations)), el('td', (scope.messageTypes || []).join(', ')),
@@ -149,7 +219,7 @@
     const details = await get('/scopes/' + encodeURIComponent(id) + '?max=20&previewBytes=2048');
     box.replaceChildren();
     box.hidden = false;
-    const close = button('Close', '', async () => { openScope = null; box.hidden = true; return 'closed'; });
+    const close = button('Close', '', async () => { openScope = null; box.hidden = true; return 'closed'; }, false);
     box.appendChild(close);
     if (!details) {
       box.appendChild(el('p', 'Scope ' + id + ' is no longer pending or dead.'));
@@ -215,8 +285,10 @@
       tr.dataset.queue = q.queue;
       list.appendChild(tr);
       if (q.depth > 0) {
-        const peeked = await get('/error-queues/' + encodeURIComponent(q.queue) + '?max=20&previewBytes=512');
-        (peeked || []).forEach((m) => fresh.push({ queue: q.queue, message: m }));
+        const peeked = (await get('/error-queues/' + encodeURIComponent(q.queue) + '?max=20&previewBytes=512')) || [];
+        peeked.forEach((m) => fresh.push({ queue: q.queue, message: m }));
+        // the page shows 20 per queue; the depth says how many more the queue holds
+        if (q.depth > peeked.length) fresh.push({ queue: q.queue, more: q.depth - peeked.length });
       }
     }
     messages.replaceChildren();
@@ -224,7 +296,12 @@
       emptyRow(messages, 8, 'No messages in error queues.');
       return;
     }
-    for (const { queue, message } of fresh) {
+    for (const { queue, message, more } of fresh) {
+      if (more) {
+        emptyRow(messages, 8, more + ' more in ' + queue + ' not shown.');
+        messages.lastChild.dataset.more = queue;
+        continue;
+      }
       const fault = (message.faultExceptionType ? message.faultExceptionType + ': ' : '') + (message.faultMessage || '');
       const actions = el('td', null, 'write');
       actions.appendChild(button('Redrive', 'redrive', () => post('/error-queues/redrive', { queue, ids: message.messageId })));
@@ -246,9 +323,7 @@
       renderOverview(overview);
       await Promise.all([renderDead(overview.now), renderPending(overview.now), renderErrorQueues(overview)]);
       document.body.dataset.refreshed = String(Date.now());
-      if (!document.getElementById('status').classList.contains('error')) {
-        setStatus('Updated ' + new Date().toLocaleTimeString());
-      }
+      setStatus('Updated ' + new Date().toLocaleTimeString());
     } catch (e) {
       setStatus(String(e.message || e), true);
     }

@@ -12,6 +12,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
@@ -78,6 +79,62 @@ class ConsoleBrowserTests {
 				app.close();
 			}
 		}
+	}
+
+	@BeforeEach
+	void reset() throws Exception {
+		app.reset();
+	}
+
+	@Test
+	void thePageShowsTheReasonTheEndpointGivesForABadRequest() {
+		browser.get(app.baseUrl() + "/waybill");
+		waitFor(By.cssSelector("#error-queue-list tr[data-queue]"));
+
+		browser.findElement(By.id("lookup-id")).sendKeys("not-a-uuid");
+		browser.findElement(By.cssSelector("#lookup-form button")).click();
+
+		WebElement empty = waitFor(By.id("lookup-empty"));
+		new WebDriverWait(browser, Duration.ofSeconds(30)).until((driver) -> !empty.getText().isBlank());
+		assertThat(empty.getText()).contains("'not-a-uuid' is not a UUID").doesNotContain("Bad Request");
+	}
+
+	@Test
+	void anActionThatFoundNothingStaysShownAsAWarningAcrossRefreshes() throws Exception {
+		UUID message = app.publish(new Order("o-43", "pay"));
+		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> app.depth(app.errorQueue()) == 1);
+		browser.get(app.baseUrl() + "/waybill");
+		WebElement staleRow = waitFor(By.cssSelector("#error-messages tr[data-message-id='" + message + "']"));
+		browser.findElement(By.id("auto-refresh")).click(); // the row stays on the page, stale
+		// another operator discards it meanwhile
+		Http http = new Http(app.baseUrl() + "/actuator/waybill");
+		assertThat(http.post("/error-queues/discard", "{\"queue\": \"" + app.queue + "\", \"ids\": \"" + message + "\"}")
+			.json().get("messages")).hasSize(1);
+
+		staleRow.findElement(By.cssSelector("button.redrive")).click();
+
+		WebElement result = waitFor(By.cssSelector("#result[data-level='warning']"));
+		String warning = result.getText();
+		assertThat(warning).contains("0 of 1 message").contains(message.toString()).contains("try again");
+		browser.findElement(By.id("auto-refresh")).click();
+		String refreshed = browser.findElement(By.tagName("body")).getDomAttribute("data-refreshed");
+		new WebDriverWait(browser, Duration.ofSeconds(30)).until((driver) -> !String.valueOf(refreshed)
+			.equals(driver.findElement(By.tagName("body")).getDomAttribute("data-refreshed")));
+		assertThat(browser.findElement(By.id("status")).getText()).startsWith("Updated");
+		assertThat(browser.findElement(By.id("result")).isDisplayed()).isTrue();
+		assertThat(browser.findElement(By.id("result")).getText()).isEqualTo(warning);
+	}
+
+	@Test
+	void anErrorQueueHoldingMoreThanThePageShowsSaysHowManyMore() throws Exception {
+		for (int i = 0; i < 23; i++) {
+			app.putInErrorQueue(UUID.randomUUID());
+		}
+		browser.get(app.baseUrl() + "/waybill");
+
+		WebElement more = waitFor(By.cssSelector("#error-messages tr[data-more='" + app.queue + "']"));
+		assertThat(more.getText()).isEqualTo("3 more in " + app.queue + " not shown.");
+		assertThat(browser.findElements(By.cssSelector("#error-messages tr[data-message-id]"))).hasSize(20);
 	}
 
 	@Test

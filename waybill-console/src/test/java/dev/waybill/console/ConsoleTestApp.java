@@ -129,6 +129,17 @@ final class ConsoleTestApp implements AutoCloseable {
 		}
 	}
 
+	/** Puts a message straight into the error queue, as the inbox would after a failure. */
+	void putInErrorQueue(UUID messageId) throws Exception {
+		try (Connection connection = TestRabbit.get().connect(); Channel channel = connection.createChannel()) {
+			channel.basicPublish("", errorQueue(), new com.rabbitmq.client.AMQP.BasicProperties.Builder()
+				.messageId(messageId.toString())
+				.type(ORDER_TYPE)
+				.contentType("application/json")
+				.build(), "{\"id\":\"o-x\",\"mode\":\"pay\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+		}
+	}
+
 	/** Empties the error queue and lets the handler fail again, so each test starts clean. */
 	void reset() throws Exception {
 		failing.set(true);

@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
@@ -23,6 +25,7 @@ import tools.jackson.databind.JsonNode;
 import dev.waybill.console.ConsoleTestApp.Order;
 import dev.waybill.console.ConsoleTestApp.Unroutable;
 import dev.waybill.outbox.internal.metrics.AdminActionMeter;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
 
 /**
  * The Actuator endpoint over HTTP, on a running application with real PostgreSQL and RabbitMQ: it
@@ -172,8 +175,64 @@ class WaybillEndpointIntegrationTests {
 		assertThat(http.get("/nonsense").status()).isEqualTo(400);
 		assertThat(http.get("/messages/not-a-uuid").status()).isEqualTo(400);
 		assertThat(http.get("/error-queues/no-such-queue").status()).isEqualTo(400);
+		assertThat(http.get("/error-queues/" + app.queue + "?max=abc").status()).isEqualTo(400);
 		assertThat(http.post("/scopes/explode", "{\"ids\": \"\"}").status()).isEqualTo(400);
 		assertThat(http.post("/error-queues/discard", "{\"queue\": \"" + app.queue + "\"}").status()).isEqualTo(400);
+	}
+
+	@Test
+	void aBadRequestsAnswerSaysWhatIsWrongForReadsAndWrites() throws Exception {
+		assertReason(http.get("/nonsense"), "Unknown section 'nonsense'");
+		assertReason(http.get("/messages/not-a-uuid"), "'not-a-uuid' is not a UUID");
+		assertReason(http.get("/scopes/not-a-uuid"), "'not-a-uuid' is not a UUID");
+		assertReason(http.get("/error-queues/no-such-queue"), "No consumer endpoint has the queue 'no-such-queue'");
+		assertReason(http.get("/scopes?status=published"), "Unknown scope status 'published'");
+		assertReason(http.get("/error-queues/" + app.queue + "?max=500"), "max must be 1 to 100");
+		assertReason(http.post("/scopes/explode", "{\"ids\": \"\"}"), "Unknown change 'scopes/explode'");
+		assertReason(http.post("/scopes/redrive", "{\"ids\": \"nope\"}"), "'nope' is not a UUID");
+		assertReason(http.post("/error-queues/discard", "{\"queue\": \"" + app.queue + "\"}"),
+				"The body must name the queue and the ids");
+		assertReason(http.post("/error-queues/redrive", "{\"queue\": \"no-such-queue\", \"ids\": \"x\"}"),
+				"No consumer endpoint has the queue 'no-such-queue'");
+	}
+
+	@Test
+	void takingAnErrorQueueMessageAnotherReaderHoldsStillTakesItAndNamesAnIdNotFound() throws Exception {
+		ConsoleTestApp.failing.set(true);
+		UUID id = app.publish(new Order("o-5", "pay"));
+		await().until(() -> app.depth(app.errorQueue()) == 1);
+		UUID gone = UUID.randomUUID();
+		Http.Response discarded;
+		// A second operator's page peeks the error queue (basic.get, then nack requeue) as the discard runs.
+		try (Connection connection = TestRabbit.get().connect(); Channel other = connection.createChannel()) {
+			long tag = other.basicGet(app.errorQueue(), false).getEnvelope().getDeliveryTag();
+			Thread putBack = new Thread(() -> {
+				try {
+					Thread.sleep(400);
+					other.basicNack(tag, false, true);
+				}
+				catch (Exception ex) {
+					throw new IllegalStateException(ex);
+				}
+			});
+			putBack.start();
+			discarded = http.post("/error-queues/discard",
+					"{\"queue\": \"" + app.queue + "\", \"ids\": \"" + id + "," + gone + "\"}");
+			putBack.join();
+		}
+
+		assertThat(discarded.status()).isEqualTo(200);
+		JsonNode result = discarded.json();
+		assertThat(result.get("requested").asInt()).isEqualTo(2);
+		assertThat(result.get("messages")).extracting(JsonNode::asString).containsExactly(id.toString());
+		assertThat(result.get("notFound")).extracting(JsonNode::asString).containsExactly(gone.toString());
+		assertThat(app.depth(app.errorQueue())).isZero();
+	}
+
+	private static void assertReason(Http.Response response, String reason) {
+		assertThat(response.status()).as(response.body()).isEqualTo(400);
+		assertThat(response.json().get("error").asString()).as(response.body()).contains(reason);
+		assertThat(response.body()).doesNotContain("trace").doesNotContain("exception").doesNotContain("Exception");
 	}
 
 	@Test

@@ -42,7 +42,8 @@ public interface ErrorQueues {
 	 * @param queue the consumer's queue (or its error queue)
 	 * @param messageIds the ids of the messages to move, or {@literal null} for every message
 	 * @param actor who asks, for the audit
-	 * @return the ids of the messages moved
+	 * @return the ids of the messages moved; a chosen id missing from it was not found (already gone,
+	 * or held by another reader of the error queue for longer than the implementation waits)
 	 * @throws IllegalArgumentException when no consumer has that queue
 	 * @throws ErrorQueueException when the broker cannot be reached or refuses; messages moved before
 	 * the failure stay moved, the others stay in the error queue
@@ -54,7 +55,8 @@ public interface ErrorQueues {
 	 * @param queue the consumer's queue (or its error queue)
 	 * @param messageIds the ids of the messages to drop
 	 * @param actor who asks, for the audit
-	 * @return the ids of the messages dropped
+	 * @return the ids of the messages dropped; a chosen id missing from it was not found (already gone,
+	 * or held by another reader of the error queue for longer than the implementation waits)
 	 * @throws IllegalArgumentException when no consumer has that queue
 	 * @throws ErrorQueueException when the broker cannot be reached or refuses
 	 */

@@ -2,6 +2,7 @@ package dev.waybill.outbox.rabbit.internal;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -51,7 +52,9 @@ import dev.waybill.outbox.internal.TimeOrderedUuids;
  * at its place in the queue where it can (classic queues; a quorum queue without a delivery limit
  * puts it at its tail).
  * While a call runs, the messages it holds are invisible to other readers of the error queue, and
- * a requeued message carries the {@code redelivered} flag.
+ * a requeued message carries the {@code redelivered} flag. A redrive or discard of chosen ids that
+ * does not find them all (another operator's page peeking the queue at that moment) looks again for
+ * up to two seconds; the ids still missing then are left out of its result.
  * <p>
  * <b>Redrive</b> goes through the outbox: for each chosen message, one database transaction writes
  * an outbox scope holding the message (id, type, body and headers as they were, without the fault
@@ -75,6 +78,14 @@ public final class RabbitErrorQueues implements ErrorQueues {
 
 	/** The most messages one peek returns. */
 	public static final int MAX_PEEK = 100;
+
+	/**
+	 * How long a take keeps looking for chosen messages it did not find, which another reader of the
+	 * error queue (a peek) may hold for a moment.
+	 */
+	static final Duration TAKE_RETRY = Duration.ofSeconds(2);
+
+	private static final Duration TAKE_RETRY_PAUSE = Duration.ofMillis(100);
 
 	/** Headers the inbox adds to a faulted message; a redriven message goes without them. */
 	private static final Set<String> FAULT_HEADERS = Set.of(InboxHeaders.FAULT_REASON, InboxHeaders.FAULT_EXCEPTION_TYPE,
@@ -231,7 +242,9 @@ public final class RabbitErrorQueues implements ErrorQueues {
 
 	/**
 	 * Takes the chosen messages off an error queue: each is handed to {@code action} and acknowledged
-	 * after it returns; the others are put back.
+	 * after it returns; the others are put back. A message another reader holds at that moment (a
+	 * peek, which puts it back within milliseconds) is invisible: while chosen ids are missing, the
+	 * queue is scanned again for up to {@link #TAKE_RETRY} before the call gives up on them.
 	 */
 	private List<String> take(ConsumerRegistration<?> consumer, @Nullable Collection<String> messageIds,
 			TakeAction action) {
@@ -241,37 +254,61 @@ public final class RabbitErrorQueues implements ErrorQueues {
 		}
 		return withChannel((channel) -> {
 			List<String> taken = new ArrayList<>();
-			long lastTag = -1;
-			try {
-				long depth = channel.queueDeclarePassive(consumer.errorQueue()).getMessageCount();
-				long scan = Math.min(depth, MAX_SCAN);
-				for (long i = 0; i < scan && (wanted == null || taken.size() < wanted.size()); i++) {
-					GetResponse response = channel.basicGet(consumer.errorQueue(), false);
-					if (response == null) {
-						break;
-					}
-					long tag = response.getEnvelope().getDeliveryTag();
-					String id = response.getProps().getMessageId();
-					if (wanted != null && !wanted.contains(id)) {
-						lastTag = tag; // put back at the end
-						continue;
-					}
-					try {
-						action.accept(response);
-					}
-					catch (RuntimeException ex) {
-						lastTag = tag;
-						throw ex;
-					}
-					channel.basicAck(tag, false);
-					taken.add(String.valueOf(id));
+			long deadline = System.nanoTime() + TAKE_RETRY.toNanos();
+			while (true) {
+				scan(channel, consumer, wanted, action, taken);
+				if (wanted == null || wanted.isEmpty() || System.nanoTime() - deadline >= 0) {
+					return taken;
+				}
+				try {
+					Thread.sleep(TAKE_RETRY_PAUSE.toMillis());
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return taken;
 				}
 			}
-			finally {
-				requeue(channel, lastTag);
-			}
-			return taken;
 		});
+	}
+
+	/**
+	 * One pass over the error queue: takes the messages in {@code wanted} (removing each id taken from
+	 * it; every message when it is {@literal null}), puts the others back.
+	 */
+	private void scan(Channel channel, ConsumerRegistration<?> consumer, @Nullable Set<String> wanted,
+			TakeAction action, List<String> taken) throws IOException {
+		long lastTag = -1;
+		try {
+			long depth = channel.queueDeclarePassive(consumer.errorQueue()).getMessageCount();
+			long scan = Math.min(depth, MAX_SCAN);
+			for (long i = 0; i < scan && (wanted == null || !wanted.isEmpty()); i++) {
+				GetResponse response = channel.basicGet(consumer.errorQueue(), false);
+				if (response == null) {
+					break;
+				}
+				long tag = response.getEnvelope().getDeliveryTag();
+				String id = response.getProps().getMessageId();
+				if (wanted != null && !wanted.contains(id)) {
+					lastTag = tag; // put back at the end
+					continue;
+				}
+				try {
+					action.accept(response);
+				}
+				catch (RuntimeException ex) {
+					lastTag = tag;
+					throw ex;
+				}
+				channel.basicAck(tag, false);
+				taken.add(String.valueOf(id));
+				if (wanted != null) {
+					wanted.remove(id);
+				}
+			}
+		}
+		finally {
+			requeue(channel, lastTag);
+		}
 	}
 
 	private OutboxMessage redriven(ConsumerRegistration<?> consumer, GetResponse response) {

@@ -195,6 +195,51 @@ class RabbitErrorQueuesIntegrationTests {
 		assertThat(this.counted).containsExactly("error-queue.discard");
 	}
 
+	@Test
+	void messagesAnotherReaderHoldsForAMomentAreStillTakenExactlyOnce() throws Exception {
+		List<String> ids = List.of(fault("first"), fault("second"), fault("third"));
+		// Another reader (a second operator's console peeking every 5 s) holds every message for a moment.
+		Channel other = this.rabbit.createChannel();
+		long lastTag = -1;
+		for (int i = 0; i < ids.size(); i++) {
+			lastTag = other.basicGet(this.queue + "_error", false).getEnvelope().getDeliveryTag();
+		}
+		long held = lastTag;
+		Thread putBack = new Thread(() -> {
+			try {
+				Thread.sleep(400);
+				other.basicNack(held, true, true);
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		putBack.start();
+
+		List<String> dropped = this.errorQueues.discard(this.queue, List.of(ids.get(1)), "dave");
+		putBack.join();
+		List<String> moved = this.errorQueues.redrive(this.queue, List.of(ids.get(2), ids.get(2)), "carol");
+
+		assertThat(dropped).containsExactly(ids.get(1));
+		assertThat(moved).containsExactly(ids.get(2));
+		assertThat(jdbc().queryForObject("SELECT count(*) FROM " + this.schema.tables().qualifiedOutboxMessage(),
+				Long.class)).isEqualTo(1);
+		assertThat(drainIds()).containsExactly(ids.get(0));
+		other.close();
+	}
+
+	@Test
+	void anIdThatIsNotThereIsGivenUpAfterAShortWhile() throws Exception {
+		String id = fault("first");
+		long started = System.nanoTime();
+
+		assertThat(this.errorQueues.discard(this.queue, List.of("not-there"), "dave")).isEmpty();
+
+		long millis = (System.nanoTime() - started) / 1_000_000;
+		assertThat(millis).isBetween(1_500L, 10_000L);
+		assertThat(drainIds()).containsExactly(id);
+	}
+
 	/** Publishes a faulted message to the error queue as the inbox would. */
 	private String fault(String id) throws Exception {
 		String messageId = UUID.randomUUID().toString();
