@@ -100,6 +100,8 @@ public final class PublishOptions {
 	 * message is written as a scope of its own, so it does not hold back the other messages of its
 	 * transaction (they are published at once, and the order between them and it is not kept), and
 	 * it can be cancelled on its own, see {@link OutboxPublisher#schedule(Object, Instant)}.
+	 * A time before 0001-01-01T00:00:00Z or after 9999-12-31T23:59:59.999999Z, which the outbox
+	 * table cannot hold, fails the publish with {@link InvalidMessageException}.
 	 * @param notBefore the earliest delivery time, {@literal null} for as soon as committed
 	 * @return these options
 	 */
@@ -115,7 +117,10 @@ public final class PublishOptions {
 	 * counts from the message's not-before time when it has one, else from when it is published. A
 	 * message with a time-to-live is written as a scope of its own, like a scheduled one, so it
 	 * expires alone. The expiry is computed on the publishing host's clock and checked on the
-	 * relay's: keep the hosts' clocks synchronized.
+	 * relay's: keep the hosts' clocks synchronized. A time-to-live that would end after
+	 * 9999-12-31T23:59:59.999999Z, the latest time the outbox table holds (e.g.
+	 * {@code Duration.ofMillis(Long.MAX_VALUE)}), fails the publish with
+	 * {@link InvalidMessageException}; leave it {@literal null} for a message that never expires.
 	 * @param timeToLive how long the message stays deliverable, positive; {@literal null} for ever
 	 * @return these options
 	 * @throws IllegalArgumentException when {@code timeToLive} is zero or negative

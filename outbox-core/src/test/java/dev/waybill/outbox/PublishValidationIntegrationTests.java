@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -15,6 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
@@ -73,6 +77,85 @@ class PublishValidationIntegrationTests {
 			.withMessageStartingWith("Cannot publish message of type 'test.nul")
 			.withMessageContaining("must be 1 to 255 letters, digits"); // MessageTypes checks names
 		assertNothingWritten();
+	}
+
+	@Test
+	void anUnpairedSurrogateIsRefusedInEveryStringFieldRatherThanWrittenAsAQuestionMark() {
+		String lone = "hostile\uD800";
+		assertRefused((p) -> p.send(lone, new Validated(1)),
+				"the destination contains an unpaired surrogate (U+D800) at index 7; it is not valid Unicode, and"
+						+ " PostgreSQL would store it as '?'");
+		assertRefused((p) -> p.publish(new Validated(1), (o) -> o.routingKey(lone)),
+				"the routing key contains an unpaired surrogate (U+D800) at index 7");
+		assertRefused((p) -> p.publish(new Validated(1), (o) -> o.header(lone, "v")),
+				"the header name 'hostile\\uD800' contains an unpaired surrogate (U+D800) at index 7");
+		assertRefused((p) -> p.publish(new Validated(1), (o) -> o.header("tenant", lone)),
+				"the value of header 'tenant' contains an unpaired surrogate (U+D800) at index 7");
+		assertRefused((p) -> p.publish(new Validated(1), (o) -> o.orderingKey(lone)),
+				"the ordering key (header 'waybill-ordering-key') contains an unpaired surrogate (U+D800) at index 7");
+		assertRefused((p) -> p.publish(new Validated(1), (o) -> o.correlationId("\uDC00")),
+				"the correlation id contains an unpaired surrogate (U+DC00) at index 0");
+		assertRefused((p) -> p.publish(new Validated(1), (o) -> o.conversationId(lone)),
+				"the conversation id contains an unpaired surrogate (U+D800) at index 7");
+		assertRefused((p) -> p.scheduleSend(lone, new Validated(1), Instant.now().plusSeconds(60), (o) -> {
+		}), "the destination contains an unpaired surrogate");
+		assertThatExceptionOfType(InvalidMessageException.class)
+			.isThrownBy(() -> inTransaction(publisher(), (p) -> p.publish(new SurrogateType())))
+			.withMessageContaining("must be 1 to 255 letters, digits"); // MessageTypes checks names
+		assertNothingWritten();
+
+		// A well-formed pair (an emoji) is stored and read back as it was sent.
+		String emoji = "orders-\uD83D\uDE00";
+		inTransaction(publisher(), (p) -> p.send(emoji, new Validated(1),
+				(o) -> o.routingKey(emoji).header(emoji, emoji).correlationId(emoji).orderingKey(emoji)));
+		assertThat(new JdbcTemplate(schema.dataSource()).queryForObject("SELECT destination || '|' || routing_key FROM "
+				+ schema.tables().qualifiedOutboxMessage(), String.class)).isEqualTo(emoji + "|" + emoji);
+	}
+
+	@Test
+	void anUnpairedSurrogateInAJsonBodyIsEscapedAndReadsBack() {
+		JacksonMessageSerializer json = new JacksonMessageSerializer();
+
+		byte[] body = json.serialize(new Named("hostile\uD800"));
+
+		assertThat(new String(body, StandardCharsets.UTF_8)).isEqualTo("{\"name\":\"hostile\\uD800\"}");
+		assertThat(json.deserialize(body, Named.class)).isEqualTo(new Named("hostile\uD800"));
+		inTransaction(publisher(), (p) -> p.publish(new Named("hostile\uD800")));
+		byte[] stored = new JdbcTemplate(schema.dataSource())
+			.queryForObject("SELECT body FROM " + schema.tables().qualifiedOutboxMessage(), byte[].class);
+		assertThat(json.deserialize(stored, Named.class)).isEqualTo(new Named("hostile\uD800"));
+	}
+
+	@Test
+	void aTimeOutsideWhatTheOutboxStoresIsRefusedAtTheCallAndTheTransactionStillCommits() {
+		schema.execute("CREATE TABLE IF NOT EXISTS " + schema.name() + ".business (id int PRIMARY KEY)");
+		String range = "the outbox stores times from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z";
+		JdbcTemplate jdbc = new JdbcTemplate(schema.dataSource());
+		OutboxPublisher publisher = publisher();
+		new TransactionTemplate(new DataSourceTransactionManager(schema.dataSource())).executeWithoutResult((status) -> {
+			jdbc.update("INSERT INTO " + schema.name() + ".business (id) VALUES (1)");
+			for (Instant bad : new Instant[] { Instant.MAX, Instant.MIN, Instant.parse("+300000-01-01T00:00:00Z"),
+					Instant.parse("+294277-01-01T00:00:00Z"), Instant.parse("-5000-01-01T00:00:00Z") }) {
+				assertRefused(publisher, (p) -> p.publish(new Validated(1), (o) -> o.notBefore(bad)),
+						"the not-before time (notBefore, or the time given to schedule) is " + bad + "; " + range);
+				assertRefused(publisher, (p) -> p.schedule(new Validated(1), bad),
+						"the not-before time (notBefore, or the time given to schedule) is " + bad + "; " + range);
+				assertRefused(publisher, (p) -> p.scheduleSend("orders", new Validated(1), bad, (o) -> {
+				}), "the not-before time", range);
+			}
+			assertRefused(publisher, (p) -> p.publish(new Validated(1), (o) -> o.timeToLive(Duration.ofMillis(Long.MAX_VALUE))),
+					"the timeToLive PT2562047788015H12M55.807S from ", " ends at +292", range);
+			assertRefused(publisher, (p) -> p.publish(new Validated(1), (o) -> o.timeToLive(Duration.ofSeconds(Long.MAX_VALUE))),
+					"the timeToLive PT2562047788015215H30M7S from ", " ends beyond any representable time", range);
+			assertRefused(publisher, (p) -> p.schedule(new Validated(1), Instant.parse("9999-12-01T00:00:00Z"),
+					(o) -> o.timeToLive(Duration.ofDays(60))),
+					"the timeToLive PT1440H from 9999-12-01T00:00:00Z ends at +10000-01-30T00:00:00Z", range);
+			publisher.publish(new Validated(2), (o) -> o.timeToLive(Duration.ofDays(365)));
+			publisher.schedule(new Validated(3), Instant.parse("9999-12-31T23:59:59.999999Z"));
+		});
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM " + schema.name() + ".business", Integer.class)).isOne();
+		assertThat(count()).isEqualTo(2);
+		schema.execute("DROP TABLE " + schema.name() + ".business");
 	}
 
 	@Test
@@ -188,7 +271,14 @@ class PublishValidationIntegrationTests {
 
 	private static void assertRefused(OutboxPublisher publisher, Consumer<OutboxPublisher> publish, String... expected) {
 		InvalidMessageException refused = catchThrowableOfType(InvalidMessageException.class,
-				() -> inTransaction(publisher, publish));
+				() -> {
+					if (TransactionSynchronizationManager.isActualTransactionActive()) {
+						publish.accept(publisher); // inside the caller's transaction
+					}
+					else {
+						inTransaction(publisher, publish);
+					}
+				});
 		assertThat(refused).as("refused").isNotNull();
 		assertThat(refused).hasMessageStartingWith("Cannot publish message of type '" + TYPE + "': ");
 		assertThat(refused.getMessageType()).isEqualTo(TYPE);
@@ -226,6 +316,14 @@ class PublishValidationIntegrationTests {
 
 	@MessageType("test.nul\0type")
 	record NulType() {
+	}
+
+	@MessageType("test.lone\uD800type")
+	record SurrogateType() {
+	}
+
+	@MessageType(TYPE)
+	record Named(String name) {
 	}
 
 	@MessageType(TYPE)

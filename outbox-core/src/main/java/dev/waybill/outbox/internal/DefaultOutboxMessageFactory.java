@@ -104,8 +104,9 @@ public final class DefaultOutboxMessageFactory implements OutboxMessageFactory {
 		}
 		Instant sentAt = this.clock.instant();
 		// The time-to-live counts from when the message is due: its not-before time, else now.
-		Instant expiresAt = (options.timeToLive() != null)
-				? ((options.notBefore() != null) ? options.notBefore() : sentAt).plus(options.timeToLive()) : null;
+		MessageChecks.notBefore(type, options.notBefore());
+		Instant expiresAt = MessageChecks.expiry(type, (options.notBefore() != null) ? options.notBefore() : sentAt,
+				options.timeToLive());
 		OutboxMessage built = new OutboxMessage(id, (destination != null) ? destination : type, options.routingKey(),
 				type, this.serializer.contentType(), headers, body, options.correlationId(), conversationId,
 				this.sourceHost, sentAt, options.notBefore(), expiresAt);

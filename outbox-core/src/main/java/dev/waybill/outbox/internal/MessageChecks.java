@@ -3,6 +3,9 @@ package dev.waybill.outbox.internal;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -11,9 +14,13 @@ import dev.waybill.outbox.InvalidMessageException;
 import dev.waybill.outbox.spi.OutboxMessage;
 
 /**
- * Refuses, at publish, what the database or the broker would refuse later: a NUL character
- * (PostgreSQL cannot store U+0000 in text or jsonb), an AMQP short string over 255 bytes, a NaN or
- * infinite header number (JSON cannot carry it), and headers that would not fit in one AMQP frame.
+ * Refuses, at publish, what the database or the broker would refuse later, or would change: a NUL
+ * character (PostgreSQL cannot store U+0000 in text or jsonb), an unpaired surrogate (not Unicode:
+ * the PostgreSQL driver writes it as '?', so a destination {@code "orders\uD800"} would become
+ * {@code "orders?"}), an AMQP short string over 255 bytes, a NaN or infinite header number (JSON
+ * cannot carry it), headers that would not fit in one AMQP frame, and a not-before time or an
+ * expiry outside the years 1 to 9999 (the outbox writes them as ISO-8601 text, which PostgreSQL
+ * reads only with four-digit years).
  */
 final class MessageChecks {
 
@@ -28,7 +35,57 @@ final class MessageChecks {
 	/** Room for a name the transport chooses (app id, its own header names), as a short string. */
 	static final int TRANSPORT_NAME_BYTES = 32;
 
+	/** The earliest not-before time or expiry the outbox stores: 0001-01-01T00:00:00Z. */
+	static final Instant MIN_TIME = Instant.parse("0001-01-01T00:00:00Z");
+
+	/** The latest not-before time or expiry the outbox stores: 9999-12-31T23:59:59.999999Z. */
+	static final Instant MAX_TIME = Instant.parse("9999-12-31T23:59:59.999999Z");
+
+	private static final String TIME_RANGE = "the outbox stores times from " + MIN_TIME + " to " + MAX_TIME;
+
 	private MessageChecks() {
+	}
+
+	/**
+	 * Checks a not-before time before it is used.
+	 * @param type the message type, for the error
+	 * @param notBefore the not-before time, or {@literal null}
+	 * @throws InvalidMessageException when the time is outside what the outbox stores
+	 */
+	static void notBefore(String type, @Nullable Instant notBefore) {
+		if (notBefore != null && (notBefore.isBefore(MIN_TIME) || notBefore.isAfter(MAX_TIME))) {
+			throw new InvalidMessageException(shown(type), "the not-before time (notBefore, or the time given to"
+					+ " schedule) is " + notBefore + "; " + TIME_RANGE, null);
+		}
+	}
+
+	/**
+	 * Computes a message's expiry: its time-to-live from its not-before time, else from its sent
+	 * time.
+	 * @param type the message type, for the error
+	 * @param due when the time-to-live starts counting
+	 * @param timeToLive the time-to-live, or {@literal null}
+	 * @return the expiry, or {@literal null} without a time-to-live
+	 * @throws InvalidMessageException when the expiry is outside what the outbox stores
+	 */
+	static @Nullable Instant expiry(String type, Instant due, @Nullable Duration timeToLive) {
+		if (timeToLive == null) {
+			return null;
+		}
+		Instant expiresAt;
+		try {
+			expiresAt = due.plus(timeToLive);
+		}
+		catch (ArithmeticException | DateTimeException ex) {
+			expiresAt = null;
+		}
+		if (expiresAt == null || expiresAt.isBefore(MIN_TIME) || expiresAt.isAfter(MAX_TIME)) {
+			throw new InvalidMessageException(shown(type), "the timeToLive " + timeToLive + " from " + due
+					+ " ends " + ((expiresAt != null) ? "at " + expiresAt : "beyond any representable time") + "; "
+					+ TIME_RANGE + ", so the time-to-live must end by then (use none for a message that never"
+					+ " expires)", null);
+		}
+		return expiresAt;
 	}
 
 	/**
@@ -39,6 +96,7 @@ final class MessageChecks {
 	 */
 	static void check(OutboxMessage message, long maxHeaderBytes) {
 		String type = message.messageType();
+		notBefore(type, message.notBefore());
 		shortString(type, "the message type", type);
 		shortString(type, "the destination", message.destination());
 		shortString(type, "the routing key", message.routingKey());
@@ -48,7 +106,8 @@ final class MessageChecks {
 		message.headers().forEach((name, value) -> {
 			shortString(type, "the header name '" + shown(name) + "'", name);
 			if (value instanceof String text) {
-				noNul(type, "the value of header '" + shown(name) + "'", text);
+				noNul(type, dev.waybill.outbox.PublishOptions.ORDERING_KEY_HEADER.equals(name)
+						? "the ordering key (header '" + name + "')" : "the value of header '" + shown(name) + "'", text);
 			}
 			else if ((value instanceof Double number && !Double.isFinite(number))
 					|| (value instanceof Float single && !Float.isFinite(single))) {
@@ -137,20 +196,70 @@ final class MessageChecks {
 		}
 	}
 
+	/**
+	 * Refuses a NUL character, which PostgreSQL cannot store, and an unpaired surrogate, which is
+	 * not Unicode: the PostgreSQL driver would write it as '?'.
+	 */
 	private static void noNul(String type, String field, @Nullable String value) {
 		int at = (value != null) ? value.indexOf('\0') : -1;
 		if (at >= 0) {
 			throw new InvalidMessageException(shown(type), field + " contains a NUL character (U+0000) at index " + at
 					+ "; PostgreSQL cannot store it in the outbox table", null);
 		}
+		at = (value != null) ? unpairedSurrogate(value) : -1;
+		if (at >= 0) {
+			throw new InvalidMessageException(shown(type), field + " contains an unpaired surrogate ("
+					+ escape(value.charAt(at)) + ") at index " + at + "; it is not valid Unicode, and PostgreSQL would"
+					+ " store it as '?'", null);
+		}
 	}
 
 	/**
-	 * Shows a name in an error message: NUL escaped, at most 100 characters.
+	 * Finds the first surrogate that is not part of a pair.
+	 * @param value the text
+	 * @return its index, or -1 when the text is well-formed UTF-16
+	 */
+	static int unpairedSurrogate(String value) {
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+				i++;
+			}
+			else if (Character.isSurrogate(c)) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	/**
+	 * Shows a name in an error message: NUL and unpaired surrogates escaped, at most 100
+	 * characters.
 	 */
 	static String shown(String value) {
 		String escaped = value.replace("\0", "\\u0000");
+		if (unpairedSurrogate(escaped) >= 0) {
+			StringBuilder text = new StringBuilder(escaped.length() + 10);
+			for (int i = 0; i < escaped.length(); i++) {
+				char c = escaped.charAt(i);
+				if (Character.isHighSurrogate(c) && i + 1 < escaped.length()
+						&& Character.isLowSurrogate(escaped.charAt(i + 1))) {
+					text.append(c).append(escaped.charAt(++i));
+				}
+				else if (Character.isSurrogate(c)) {
+					text.append(String.format("\\u%04X", (int) c));
+				}
+				else {
+					text.append(c);
+				}
+			}
+			escaped = text.toString();
+		}
 		return (escaped.length() > 100) ? escaped.substring(0, 100) + "..." : escaped;
+	}
+
+	private static String escape(char c) {
+		return String.format("U+%04X", (int) c);
 	}
 
 	static int utf8Length(String value) {
