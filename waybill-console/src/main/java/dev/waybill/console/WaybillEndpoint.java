@@ -78,6 +78,7 @@ public class WaybillEndpoint {
 		outbox.put("deadScopes", stats.deadScopes());
 		outbox.put("oldestPending", stats.oldestPending());
 		outbox.put("lagMillis", stats.lag(now).toMillis());
+		outbox.put("oldestDueForMillis", stats.oldestDueFor().toMillis());
 		Map<String, Object> overview = new LinkedHashMap<>();
 		overview.put("now", now);
 		overview.put("writeEnabled", writeEnabled());

@@ -175,7 +175,9 @@
     document.getElementById('pending-scopes').textContent = o.pendingScopes;
     document.getElementById('pending-messages').textContent = o.pendingMessages;
     document.getElementById('due-scopes').textContent = o.dueScopes;
-    document.getElementById('lag').textContent = o.pendingScopes > 0 ? age(o.lagMillis) : '0 s';
+    // how long the oldest due scope has waited: not the age of the oldest pending one, which counts
+    // messages published for later (scheduled) and scopes waiting out a retry backoff
+    document.getElementById('due-for').textContent = o.dueScopes > 0 ? age(o.oldestDueForMillis) : '0 s';
     const dead = document.getElementById('dead-count');
     dead.textContent = o.deadScopes;
     dead.classList.toggle('bad', o.deadScopes > 0);

@@ -147,7 +147,8 @@ final class ConsoleTestApp implements AutoCloseable {
 		try (Connection connection = TestRabbit.get().connect(); Channel channel = connection.createChannel()) {
 			channel.queuePurge(errorQueue());
 		}
-		this.schema.execute("DELETE FROM " + this.schema.name() + ".outbox_state WHERE status = 'dead'");
+		this.schema.execute("DELETE FROM " + this.schema.name() + ".outbox_state WHERE status = 'dead' "
+				+ "OR status = 'pending' AND next_attempt_at > now() + interval '1 hour'"); // published for later
 	}
 
 	/** Declares a queue bound to the unroutable type's exchange, so a redriven dead scope gets through. */

@@ -3,6 +3,7 @@ package dev.waybill.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
@@ -20,10 +21,13 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 
 import dev.waybill.console.ConsoleTestApp.Order;
 import dev.waybill.console.ConsoleTestApp.Unroutable;
+import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.internal.metrics.AdminActionMeter;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 
@@ -95,6 +99,21 @@ class WaybillEndpointIntegrationTests {
 		assertThat(output.getOut()).contains("Waybill admin action 'outbox.delete' by 'anonymous'")
 			.contains(scope.toString());
 		assertThat(actions("outbox.delete")).isEqualTo(1.0);
+	}
+
+	@Test
+	void aMessagePublishedForLaterIsPendingButNotLate() throws Exception {
+		// A browser probe saw the page's "Lag" card climb while only a scheduled message waited.
+		TransactionTemplate transaction = new TransactionTemplate(app.bean(PlatformTransactionManager.class));
+		transaction.executeWithoutResult((status) -> app.bean(OutboxPublisher.class)
+			.publish(new Unroutable("tomorrow"), (options) -> options.notBefore(Instant.now().plus(Duration.ofDays(1)))));
+		Thread.sleep(1_100);
+
+		JsonNode outbox = http.get("").json().get("outbox");
+		assertThat(outbox.get("pendingScopes").asLong()).isEqualTo(1);
+		assertThat(outbox.get("dueScopes").asLong()).isZero();
+		assertThat(outbox.get("lagMillis").asLong()).as("its age").isGreaterThanOrEqualTo(1_000);
+		assertThat(outbox.get("oldestDueForMillis").asLong()).as("nothing late").isZero();
 	}
 
 	@Test
