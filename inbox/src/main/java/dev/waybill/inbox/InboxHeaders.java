@@ -49,6 +49,15 @@ public final class InboxHeaders {
 	public static final String ORIGINAL_MESSAGE_ID = "waybill-original-message-id";
 
 	/**
+	 * On a fault whose copy would not fit in one AMQP frame with the headers the message arrived
+	 * with: how many of them were left out and their size in bytes, as text. The copy keeps
+	 * Waybill's own headers (the fault, the original exchange and routing key), its body and
+	 * properties.
+	 * @since 0.4
+	 */
+	public static final String DROPPED_HEADERS = "waybill-dropped-headers";
+
+	/**
 	 * On a message whose AMQP headers the RabbitMQ Java client cannot read (tables nested deeper
 	 * than it allows, a field type it does not know, a length beyond the table): those headers,
 	 * undecoded, as a byte array in place of all of them. Set by the receive endpoint, which would

@@ -23,6 +23,7 @@ import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.InboxLookup;
 import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.outbox.spi.Transport;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.outbox.OutboxPublisher;
@@ -80,11 +81,15 @@ public final class WaybillInboxAutoConfiguration {
 				InboxStore store, OutboxWriter writer, OutboxPublisher publisher, ConsumerOutbox consumerOutbox,
 				MessageSerializer serializer, RelayWakeUp wakeUp, ObjectProvider<InboxListener> listeners,
 				WaybillObservationProperties observation, ObjectProvider<ObservationRegistry> observationRegistry,
-				ObjectProvider<InboxProcessObservationConvention> convention) {
+				ObjectProvider<InboxProcessObservationConvention> convention, ObjectProvider<Transport> transport) {
 			InboxListener listener = listeners.orderedStream().reduce(InboxListener.NONE, InboxListener::andThen);
 			InboxProcessor processor = new InboxProcessor(transactionManager, store, writer, publisher, consumerOutbox,
 					serializer, wakeUp, properties.toRetryPolicy(), properties.getRetry().getImmediate(), listener);
 			processor.setPublishFaults(properties.getFaults().isPublish());
+			Transport headerLimit = transport.getIfUnique();
+			if (headerLimit != null) {
+				processor.setMaxHeaderBytes(headerLimit::maxHeaderBytes);
+			}
 			String whyNotBatched = processor.whyNotBatched();
 			if (properties.getBatch().getMaxSize() > 1 && whyNotBatched != null) {
 				LogFactory.getLog(InboxProcessor.class)

@@ -35,7 +35,7 @@ public final class ForwardedHeaders {
 		Map<String, Object> headers = new LinkedHashMap<>(inbound);
 		for (String own : List.of(InboxHeaders.FAULT_REASON, InboxHeaders.FAULT_EXCEPTION_TYPE,
 				InboxHeaders.FAULT_MESSAGE, InboxHeaders.FAULT_STACK_TRACE, InboxHeaders.FAULT_ATTEMPTS,
-				InboxHeaders.ORIGINAL_MESSAGE_ID)) {
+				InboxHeaders.ORIGINAL_MESSAGE_ID, InboxHeaders.DROPPED_HEADERS)) {
 			headers.remove(own);
 		}
 		boolean forwardedBefore = Forwarding.DEFAULT_EXCHANGE.equals(exchange) && consumer.queue().equals(routingKey);

@@ -15,6 +15,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -57,6 +58,7 @@ import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxWriter;
+import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.internal.HostNames;
 import dev.waybill.inbox.EndpointRetry;
 
@@ -160,6 +162,9 @@ public final class InboxProcessor {
 	private static final String HOST = HostNames.local();
 
 	private volatile boolean publishFaults;
+
+	/** The largest encoded header a forwarded copy may have: see {@link #setMaxHeaderBytes}. */
+	private volatile LongSupplier maxHeaderBytes = () -> Transport.DEFAULT_MAX_HEADER_BYTES;
 
 	/** How long batching pauses after a batch failed for a reason that is not an outage. */
 	private static final long BATCH_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -1018,24 +1023,36 @@ public final class InboxProcessor {
 	private InboxOutcome fail(ConsumerRegistration<?> consumer, InboundMessage message, UUID id, DeliveryFault fault,
 			@Nullable Object payload) {
 		RetryPolicy retryPolicy = retryPolicy(consumer);
+		long maxHeaderBytes = this.maxHeaderBytes.getAsLong();
+		if (!fault.poison() && retryPolicy.maxAttempts() > 1) {
+			// A redelivery that can never be published would leave the message in no queue, not final.
+			String tooLarge = Forwarding.redeliveryTooLarge(consumer, message, this.clock.instant(), maxHeaderBytes);
+			if (tooLarge != null) {
+				fault = DeliveryFault.poison(tooLarge, fault.exception());
+			}
+		}
+		DeliveryFault recorded = fault;
+		Object[] dropped = new Object[1];
 		int faultAt = fault.poison() ? 1 : retryPolicy.maxAttempts();
 		InboxOutcome outcome = record(consumer, id, (connection) -> execute((status) -> {
 			this.writer.checkTransaction();
 			connection.attach(this.store.dataSource());
 			try {
-				InboxStore.Failure failure = this.store.recordFailure(id, consumer.consumerId(), fault.summary(), faultAt);
+				InboxStore.Failure failure = this.store.recordFailure(id, consumer.consumerId(), recorded.summary(),
+						faultAt);
 				if (!failure.recorded()) {
 					// A concurrent delivery processed the message, or gave it up, meanwhile.
 					return failure.processed() ? InboxOutcome.DUPLICATE : InboxOutcome.ALREADY_FAULTED;
 				}
 				Instant now = this.clock.instant();
 				OutboxMessage forward = failure.faulted()
-						? Forwarding.fault(id, consumer, message, fault, failure.attempts(), now)
+						? Forwarding.fault(id, consumer, message, recorded, failure.attempts(), now, maxHeaderBytes)
 						: Forwarding.redelivery(id, consumer, message, failure.attempts(), now,
 								now.plus(retryPolicy.delay(failure.attempts() - 1)));
 				this.writer.write(new OutboxScope(TimeOrderedUuids.next(), List.of(forward), id, consumer.consumerId()));
+				dropped[0] = forward.headers().get(InboxHeaders.DROPPED_HEADERS);
 				OutboxMessage event = (failure.faulted() && payload != null && this.publishFaults)
-						? faultEvent(consumer, message, id, payload, fault, failure.attempts(), now) : null;
+						? faultEvent(consumer, message, id, payload, recorded, failure.attempts(), now) : null;
 				if (event != null) {
 					// A scope of its own, so that an unroutable fault event (no service consumes the
 					// faults yet) never holds back the copy in the error queue.
@@ -1052,7 +1069,7 @@ public final class InboxProcessor {
 		}
 		if (outcome == InboxOutcome.FAULTED) {
 			logger.warn("Message " + id + " on queue '" + consumer.queue() + "' moved to '" + consumer.errorQueue()
-					+ "': " + fault.summary());
+					+ "': " + fault.summary() + ((dropped[0] != null) ? " (" + dropped[0] + ")" : ""));
 			if (fault.poison()) {
 				poisoned(consumer, message, fault.summary());
 			}
@@ -1129,7 +1146,8 @@ public final class InboxProcessor {
 		String raw = message.messageId();
 		DeliveryFault fault = DeliveryFault.poison((raw == null) ? "the message has no message id"
 				: "message id '" + shown(raw) + "' is not a UUID", null);
-		OutboxMessage forward = Forwarding.fault(TimeOrderedUuids.next(), consumer, message, fault, 1, this.clock.instant());
+		OutboxMessage forward = Forwarding.fault(TimeOrderedUuids.next(), consumer, message, fault, 1, this.clock.instant(),
+				this.maxHeaderBytes.getAsLong());
 		writeFault(consumer, null, forward);
 		logger.warn("Message on queue '" + consumer.queue() + "' moved to '" + consumer.errorQueue() + "': "
 				+ fault.summary());
@@ -1148,7 +1166,7 @@ public final class InboxProcessor {
 		String reason = shorten("Waybill could not record the delivery in its inbox: " + cause, MAX_REASON_LENGTH);
 		DeliveryFault fault = DeliveryFault.poison(reason, cause);
 		OutboxMessage forward = Forwarding.fault((id != null) ? id : TimeOrderedUuids.next(), consumer, message, fault, 1,
-				this.clock.instant());
+				this.clock.instant(), this.maxHeaderBytes.getAsLong());
 		String shown = (id != null) ? id.toString() : "without a valid id";
 		try {
 			writeFault(consumer, id, forward);
@@ -1270,6 +1288,18 @@ public final class InboxProcessor {
 			ex.addSuppressed(failure);
 			throw ex;
 		}
+	}
+
+	/**
+	 * Sets the frame budget of the copies the inbox forwards (redeliveries, faults), read at each
+	 * one: a redelivery whose headers would not fit faults the message at once, and a fault copy is
+	 * shortened until it fits; {@link Transport#DEFAULT_MAX_HEADER_BYTES} by default.
+	 * @param maxHeaderBytes typically {@link Transport#maxHeaderBytes()}; it must answer without
+	 * contacting the broker
+	 * @since 0.4
+	 */
+	public void setMaxHeaderBytes(LongSupplier maxHeaderBytes) {
+		this.maxHeaderBytes = Objects.requireNonNull(maxHeaderBytes, "maxHeaderBytes must not be null");
 	}
 
 	/**

@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Date;
+import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -21,8 +23,10 @@ import dev.waybill.outbox.spi.OutboxMessage;
  * cannot carry it), headers that would not fit in one AMQP frame, and a not-before time or an
  * expiry outside the years 1 to 9999 (the outbox writes them as ISO-8601 text, which PostgreSQL
  * reads only with four-digit years).
+ * Public for {@link #headerBytes}: the inbox sizes the copies it forwards (redeliveries, faults)
+ * with it, so that they fit the same frame budget as what is published.
  */
-final class MessageChecks {
+public final class MessageChecks {
 
 	/** The longest AMQP short string: exchange names, routing keys, most properties, header names. */
 	static final int MAX_SHORT_STRING_BYTES = 255;
@@ -133,7 +137,7 @@ final class MessageChecks {
 	 * @param message the message
 	 * @return the encoded size of the content header frame's payload
 	 */
-	static long headerBytes(OutboxMessage message) {
+	public static long headerBytes(OutboxMessage message) {
 		long size = FIXED_HEADER_BYTES;
 		size += shortStringBytes(message.contentType());
 		size += 4; // the headers table's length
@@ -157,7 +161,10 @@ final class MessageChecks {
 		return size;
 	}
 
-	private static long valueBytes(Object value) {
+	private static long valueBytes(@Nullable Object value) {
+		if (value == null) {
+			return 0;
+		}
 		if (value instanceof Boolean || value instanceof Byte) {
 			return 1;
 		}
@@ -173,6 +180,27 @@ final class MessageChecks {
 		if (value instanceof BigInteger || value instanceof BigDecimal) {
 			// a long or a decimal when it fits, else its text: count the larger
 			return Math.max(8, longStringBytes(value.toString()));
+		}
+		// What an inbound message forwarded by the inbox may carry, as the AMQP client reads it
+		if (value instanceof Date) {
+			return 8;
+		}
+		if (value instanceof byte[] bytes) {
+			return 4L + bytes.length;
+		}
+		if (value instanceof Map<?, ?> table) {
+			long size = 4; // the table's length
+			for (Map.Entry<?, ?> entry : table.entrySet()) {
+				size += shortStringBytes(String.valueOf(entry.getKey())) + 1 + valueBytes(entry.getValue());
+			}
+			return size;
+		}
+		if (value instanceof List<?> array) {
+			long size = 4; // the array's length
+			for (Object item : array) {
+				size += 1 + valueBytes(item);
+			}
+			return size;
 		}
 		return longStringBytes(String.valueOf(value));
 	}
@@ -262,7 +290,13 @@ final class MessageChecks {
 		return String.format("U+%04X", (int) c);
 	}
 
-	static int utf8Length(String value) {
+	/**
+	 * Returns the length of {@code value} in UTF-8, an unpaired surrogate counted as the three bytes
+	 * of its replacement.
+	 * @param value the text
+	 * @return its length in bytes
+	 */
+	public static int utf8Length(String value) {
 		int bytes = 0;
 		for (int i = 0; i < value.length(); i++) {
 			char c = value.charAt(i);

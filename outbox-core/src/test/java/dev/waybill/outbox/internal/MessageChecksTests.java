@@ -114,6 +114,24 @@ class MessageChecksTests {
 		}
 	}
 
+	@Test
+	void headersAnInboundMessageCarriesAreSizedByTheirEncodingNotTheirText() {
+		long none = MessageChecks.headerBytes(withHeaders(Map.of()));
+		// a byte array's text is "[B@1234abcd"; a table's and an array's leave out the tags and lengths
+		assertThat(MessageChecks.headerBytes(withHeaders(Map.of("b", new byte[100_000]))) - none)
+			.isEqualTo(2 + 1 + 4 + 100_000);
+		assertThat(MessageChecks.headerBytes(withHeaders(Map.of("t", Map.of("k", new byte[1_000])))) - none)
+			.isEqualTo(2 + 1 + 4 + (2 + 1 + 4 + 1_000));
+		assertThat(MessageChecks.headerBytes(withHeaders(Map.of("a", java.util.List.of("x", "y")))) - none)
+			.isEqualTo(2 + 1 + 4 + 2 * (1 + 4 + 1));
+		assertThat(MessageChecks.headerBytes(withHeaders(Map.of("d", new java.util.Date()))) - none).isEqualTo(2 + 1 + 8);
+	}
+
+	private static OutboxMessage withHeaders(Map<String, Object> headers) {
+		return new OutboxMessage(UUID.randomUUID(), "dest", "", "type", "application/json", headers, new byte[0], null,
+				null, null, Instant.now(), null);
+	}
+
 	private static final Instant NOW = Instant.parse("2026-11-26T16:00:00Z");
 
 	private static OutboxMessage create(Consumer<PublishOptions> options) {

@@ -165,6 +165,104 @@ class UntrustedMessagesRabbitIntegrationTests {
 	}
 
 	@Test
+	void aFailingMessageWhoseRedeliveryWouldNotFitInOneFrameIsFaultedAtOnceWithoutItsHeaders() {
+		service().run((context) -> {
+			String id = UUID.randomUUID().toString();
+			publish(id, TYPE, frameFillingHeaders(), "fail"); // fits one frame as it arrived, not as a redelivery
+
+			GetResponse fault = awaitError();
+
+			assertThat(fault.getProps().getMessageId()).isEqualTo(id);
+			assertThat(new String(fault.getBody(), StandardCharsets.UTF_8)).contains("\"mode\":\"fail\"");
+			Map<String, Object> headers = fault.getProps().getHeaders();
+			assertThat(headers.get(InboxHeaders.FAULT_REASON).toString())
+				.startsWith("headers too large to forward for a redelivery (").contains(" bytes > 131064");
+			assertThat(headers.get(InboxHeaders.FAULT_EXCEPTION_TYPE)).hasToString("java.lang.IllegalStateException");
+			assertThat(headers.get(InboxHeaders.FAULT_MESSAGE)).hasToString("declined: \0 in the card number");
+			assertThat(headers.get(InboxHeaders.FAULT_ATTEMPTS)).isEqualTo(1);
+			assertThat(headers.get(InboxHeaders.ORIGINAL_ROUTING_KEY)).hasToString(this.queue);
+			assertThat(headers.get(InboxHeaders.DROPPED_HEADERS).toString()).startsWith("127 headers (");
+			assertThat(headers).doesNotContainKey("h000").doesNotContainKey("big");
+			assertThat(handled).containsExactly(id);
+			assertFinal(id, true, 1, "headers too large to forward for a redelivery");
+			assertNoLoop(publishSentinel());
+		});
+	}
+
+	@Test
+	void aMessageOfAnUnknownTypeWhoseFaultCopyWouldNotFitInOneFrameReachesTheErrorQueueWithoutItsHeaders() {
+		service().run((context) -> {
+			String id = UUID.randomUUID().toString();
+			publish(id, TYPE + ".unknown", frameFillingHeaders(), "ok");
+
+			GetResponse fault = awaitError();
+
+			assertThat(fault.getProps().getMessageId()).isEqualTo(id);
+			Map<String, Object> headers = fault.getProps().getHeaders();
+			assertThat(headers.get(InboxHeaders.FAULT_REASON).toString())
+				.startsWith("no handler for type '" + TYPE + ".unknown' on queue");
+			assertThat(headers.get(InboxHeaders.DROPPED_HEADERS).toString()).startsWith("127 headers (");
+			assertThat(headers).doesNotContainKey("h000");
+			assertThat(handled).isEmpty();
+			assertFinal(id, true, 1, "no handler for type");
+			assertNoLoop(publishSentinel());
+		});
+	}
+
+	@Test
+	void aFaultWithAHugeExceptionMessageAndLargeHeadersReachesTheErrorQueueWithItsTextsShortened() {
+		service().run((context) -> {
+			String id = UUID.randomUUID().toString();
+			Map<String, Object> large = new LinkedHashMap<>();
+			for (int i = 0; i < 127; i++) {
+				large.put(String.format("h%03d", i), "v".repeat(1000)); // about 128 KB: redeliveries fit
+			}
+			publish(id, TYPE, large, "huge");
+
+			GetResponse fault = awaitError();
+
+			assertThat(fault.getProps().getMessageId()).isEqualTo(id);
+			Map<String, Object> headers = fault.getProps().getHeaders();
+			assertThat(headers).containsKeys("h000", "h126").doesNotContainKey(InboxHeaders.DROPPED_HEADERS);
+			assertThat(headers.get("h126")).hasToString("v".repeat(1000));
+			assertThat(headers.get(InboxHeaders.FAULT_ATTEMPTS)).isEqualTo(3);
+			assertThat(headers.get(InboxHeaders.FAULT_EXCEPTION_TYPE)).hasToString("java.lang.IllegalStateException");
+			String trace = String.valueOf(headers.get(InboxHeaders.FAULT_STACK_TRACE));
+			String message = headers.get(InboxHeaders.FAULT_MESSAGE).toString();
+			assertThat(message).startsWith("declined: xxx").endsWith("... (200010 characters in all)");
+			assertThat(trace.length() + message.length()).as("shortened to fit the frame").isLessThan(4_000);
+			assertThat(handled).containsExactly(id, id, id);
+			assertFinal(id, true, 3, "declined: xxx");
+			assertNoLoop(publishSentinel());
+		});
+	}
+
+	/** Asserts that the message's inbox row is final: faulted (or processed), with its attempts. */
+	private void assertFinal(String messageId, boolean faulted, int attempts, String lastError) {
+		Map<String, Object> row = jdbc().queryForMap("SELECT attempts, last_error, processed_at IS NOT NULL AS processed, "
+				+ "faulted_at IS NOT NULL AS faulted FROM " + this.schema.name() + ".inbox_state WHERE message_id = ?::uuid",
+				messageId);
+		assertThat(row.get("faulted")).isEqualTo(faulted);
+		assertThat(row.get("processed")).isEqualTo(!faulted);
+		assertThat(row.get("attempts")).isEqualTo(attempts);
+		assertThat(row.get("last_error").toString()).contains(lastError);
+	}
+
+	/**
+	 * Headers within a few bytes of what one AMQP frame of RabbitMQ's default frame_max carries with
+	 * this test's properties: 126 of 1,000 characters and one of 3,670 (the message arrives, and is
+	 * handled; any header Waybill adds to forward it takes it over the frame).
+	 */
+	private static Map<String, Object> frameFillingHeaders() {
+		Map<String, Object> headers = new LinkedHashMap<>();
+		for (int i = 0; i < 126; i++) {
+			headers.put(String.format("h%03d", i), "v".repeat(1000));
+		}
+		headers.put("big", "b".repeat(3670));
+		return headers;
+	}
+
+	@Test
 	void aMessageWithNulAndTypedHeadersIsProcessedOnce() {
 		service().run((context) -> {
 			String sentinel = publishSentinel();
