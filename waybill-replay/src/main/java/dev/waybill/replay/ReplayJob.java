@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * @param status the state
  * @param request what is replayed, and how
  * @param upperSequence the highest outbox sequence number when the job was created: later
- * messages (the replayed ones among them) are not selected
+ * messages are not selected; copies written by any replay job (header {@code waybill-replay-job})
+ * are never selected, below the bound either
  * @param lastSequence the cursor: every selected message up to this sequence number was written
  * @param replayed how many messages were written to the outbox so far
  * @param batches how many batches committed

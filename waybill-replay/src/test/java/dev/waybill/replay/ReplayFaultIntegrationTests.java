@@ -228,6 +228,52 @@ class ReplayFaultIntegrationTests {
 		assertThat(done.replayed()).as("README: published when its batch reads it, so selected").isEqualTo(11);
 	}
 
+	/**
+	 * A multi-instance probe started a second job 3 s after a first, both to the original
+	 * destination: its upper bound (the highest sequence number at its creation) took in the first
+	 * job's copies, so it replayed them too and the originals went out a fourth time. A job never
+	 * selects a copy written by any replay job, whether the copy is still retained or archived.
+	 */
+	@Test
+	void aJobStartedAfterAnotherReplaysOnlyTheOriginalsNeverTheOtherJobsCopies() {
+		Set<String> originals = originalsHalfArchived(100);
+		JdbcReplays replays = replays(this.schema.dataSource(), false);
+		ReplayJob first = replays.start(ReplayRequest.all().paced(10, 0));
+		for (int i = 0; i < 3; i++) {
+			assertThat(replays.runBatch()).isEqualTo(10);
+		}
+		// The relay publishes the first job's copies written so far; retention archives some of them.
+		JdbcTemplate jdbc = new JdbcTemplate(this.schema.dataSource());
+		String state = this.schema.tables().qualifiedOutboxState();
+		jdbc.update("UPDATE " + state + " SET status = 'published', published_at = now() - interval '31 days' "
+				+ "WHERE id = (SELECT min(id::text)::uuid FROM " + state + " WHERE status = 'pending')");
+		jdbc.update("UPDATE " + state + " SET status = 'published', published_at = now() WHERE status = 'pending'");
+		RetentionWorker retention = new RetentionWorker(this.schema.dataSource(), this.schema.tables(),
+				RetentionSettings.defaults(), RetentionListener.NONE);
+		retention.setArchive(new RetentionArchive(true, Duration.ofDays(90)));
+		assertThat(retention.runOnce().outboxMessages()).as("the 50 retained originals and 10 copies archived")
+			.isEqualTo(60);
+
+		ReplayJob second = replays.start(ReplayRequest.all().paced(10, 0));
+		assertThat(second.upperSequence()).as("the bound takes in the first job's copies").isGreaterThan(100);
+		// Both jobs run at once until done; the first job's later copies stay pending.
+		drain(replays);
+		ReplayJob firstDone = replays.find(first.id()).orElseThrow();
+		ReplayJob secondDone = replays.find(second.id()).orElseThrow();
+		assertThat(firstDone.replayed()).isEqualTo(100);
+		assertThat(secondDone.replayed()).as("the originals only, none of the first job's 30 copies").isEqualTo(100);
+		List<String> secondCopies = jdbc.queryForList("SELECT message_id::text FROM "
+				+ this.schema.tables().qualifiedOutboxMessage() + " WHERE headers ->> 'waybill-replay-job' = ?",
+				String.class, second.id().toString());
+		assertThat(secondCopies).doesNotHaveDuplicates();
+		assertThat(new HashSet<>(secondCopies)).isEqualTo(originals);
+
+		// A third job, after both completed: again the 100 originals, not the 200 copies.
+		ReplayJob third = replays.start(ReplayRequest.all().paced(10, 0));
+		drain(replays);
+		assertThat(replays.find(third.id()).orElseThrow().replayed()).isEqualTo(100);
+	}
+
 	// --- helpers ---------------------------------------------------------------------------------
 
 	private static Throwable catchFuture(CompletableFuture<?> future) {

@@ -99,8 +99,9 @@ class ReplayInboxIntegrationTests {
 			jdbc.update("DELETE FROM " + inbox);
 			ReplayJob again = replays.start(ReplayRequest.all().messageType(TYPE));
 			await().until(() -> replays.find(again.id()).orElseThrow().status() == ReplayStatus.COMPLETED);
-			assertThat(replays.find(again.id()).orElseThrow().replayed()).as("the first replay's copies are not selected")
-				.isEqualTo(20 + 20);
+			assertThat(replays.find(again.id()).orElseThrow().replayed())
+				.as("the originals only: the first replay's copies (published, below the bound) are not selected")
+				.isEqualTo(20);
 			await().until(() -> total() >= 20 + 20);
 		});
 	}

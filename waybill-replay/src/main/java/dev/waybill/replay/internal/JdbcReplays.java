@@ -198,6 +198,7 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 			parameters.add(request.target().destination());
 			parameters.add(request.target().destination());
 			parameters.add(request.target().routingKey());
+			parameters.add(job.id().toString());
 			long[] result = this.jdbc.queryForObject(this.sql.batch(filters.toString()),
 					(rs, n) -> new long[] { rs.getLong(1), rs.getLong(2), rs.wasNull() ? 1 : 0 }, parameters.toArray());
 			long count = result[0];

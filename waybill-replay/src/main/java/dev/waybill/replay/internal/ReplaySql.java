@@ -5,12 +5,20 @@ import dev.waybill.outbox.internal.jdbc.OutboxTables;
 
 /**
  * The replay's SQL. A batch is one statement: it selects the next messages after the cursor from
- * the archive and from the published scopes still retained (a message is in exactly one of them
+ * the archive and from the published scopes still retained, except copies written by replay jobs (a message is in exactly one of them
  * in any snapshot: retention moves it in one statement), writes them as one new pending outbox
  * scope, and returns how many it wrote and the last sequence number. The caller advances the
  * job's cursor in the same transaction.
  */
 final class ReplaySql {
+
+	/**
+	 * The header every replayed copy carries, with the id of the job that wrote it: the durable mark
+	 * by which no job selects a copy (its own or another job's), whether the copy is still in the
+	 * outbox or archived (the archive keeps the headers), across restarts. A header needs no schema
+	 * change and travels with the message through retention and the archive as it is.
+	 */
+	static final String REPLAY_JOB_HEADER = "waybill-replay-job";
 
 	private static final String JOB_COLUMNS = "id, status, destination, message_type, from_time, to_time, "
 			+ "target_destination, target_routing_key, keep_message_ids, batch_size, batch_interval_ms, upper_sequence, "
@@ -74,15 +82,17 @@ final class ReplaySql {
 	 * Returns the batch statement for a job's filters. Parameters, in order: per source (archive,
 	 * then retained) the cursor, the upper bound, then the filter values, then the source limit;
 	 * then the batch limit, the new scope id, whether ids are kept, the target destination (twice),
-	 * the target routing key.
+	 * the target routing key, the job id (the value of the copies' {@value #REPLAY_JOB_HEADER} header).
+	 * Messages that carry that header are copies written by a replay job, never selected.
 	 * @param filters the filter, e.g. {@code " AND x.destination = ?"}, over alias {@code x}
 	 */
 	String batch(String filters) {
+		String notACopy = " AND x.headers -> '" + REPLAY_JOB_HEADER + "' IS NULL";
 		String archived = "SELECT " + SOURCE_COLUMNS + " FROM " + this.archive + " x WHERE x.sequence_number > ? "
-				+ "AND x.sequence_number <= ?" + filters + " ORDER BY x.sequence_number LIMIT ?";
+				+ "AND x.sequence_number <= ?" + notACopy + filters + " ORDER BY x.sequence_number LIMIT ?";
 		String retained = "SELECT " + prefixed("x") + " FROM " + this.message + " x JOIN " + this.state
 				+ " s ON s.id = x.outbox_id WHERE s.status = 'published' AND x.sequence_number > ? "
-				+ "AND x.sequence_number <= ?" + filters + " ORDER BY x.sequence_number LIMIT ?";
+				+ "AND x.sequence_number <= ?" + notACopy + filters + " ORDER BY x.sequence_number LIMIT ?";
 		return """
 				WITH picked AS MATERIALIZED (
 				  SELECT * FROM ((%1$s) UNION ALL (%2$s)) u ORDER BY sequence_number LIMIT ?
@@ -96,13 +106,14 @@ final class ReplaySql {
 				  SELECT scope.id, CASE WHEN ? THEN p.message_id ELSE gen_random_uuid() END,
 				         coalesce(?::text, p.destination),
 				         CASE WHEN ?::text IS NULL THEN p.routing_key ELSE ? END,
-				         p.message_type, p.content_type, p.headers, p.body, p.correlation_id, p.conversation_id,
+				         p.message_type, p.content_type, p.headers || jsonb_build_object('%5$s', ?::text), p.body,
+				         p.correlation_id, p.conversation_id,
 				         p.source_host
 				  FROM scope, picked p ORDER BY p.sequence_number
 				  RETURNING 1
 				)
 				SELECT count(*), max(sequence_number) FROM picked""".formatted(archived, retained, this.state,
-				this.message);
+				this.message, REPLAY_JOB_HEADER);
 	}
 
 	private static String prefixed(String alias) {
