@@ -12,6 +12,8 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -21,8 +23,10 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
 
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
@@ -30,6 +34,8 @@ import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.internal.BackgroundLoop;
 import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.internal.TimeOrderedUuids;
+import dev.waybill.outbox.internal.jdbc.DatabaseFailures;
+import dev.waybill.outbox.internal.jdbc.DatabaseFailures.ConnectionState;
 import dev.waybill.replay.ReplayJob;
 import dev.waybill.replay.ReplayRequest;
 import dev.waybill.replay.ReplayStatus;
@@ -53,7 +59,10 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 
 	private final JdbcTemplate jdbc;
 
-	private final TransactionTemplate transactions;
+	/** How often a worker whose batches keep failing says so again. */
+	private static final Duration OUTAGE_WARNING_INTERVAL = Duration.ofMinutes(1);
+
+	private final PlatformTransactionManager transactionManager;
 
 	private final ReplaySql sql;
 
@@ -67,6 +76,11 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 
 	private volatile boolean worker = true;
 
+	/** When the worker's passes began to fail ({@link System#nanoTime()}), 0 while they succeed; its thread's only. */
+	private long failingSince;
+
+	private long warnedAt;
+
 	/**
 	 * Creates the replays.
 	 * @param dataSource the database of the outbox
@@ -78,14 +92,14 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 	public JdbcReplays(DataSource dataSource, OutboxTables tables, PlatformTransactionManager transactionManager,
 			RelayWakeUp wakeUp, Duration pollInterval) {
 		this.jdbc = new JdbcTemplate(Objects.requireNonNull(dataSource, "dataSource must not be null"));
-		this.transactions = new TransactionTemplate(transactionManager);
+		this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager must not be null");
 		this.sql = new ReplaySql(Objects.requireNonNull(tables, "tables must not be null"));
 		this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp must not be null");
 		if (pollInterval.toMillis() < 5) {
 			throw new IllegalArgumentException("pollInterval must be at least 5ms, was " + pollInterval);
 		}
 		this.pollInterval = pollInterval;
-		// The database is unreachable or failing: the batch rolled back, the cursor stands.
+		// A pass tells its own failures (passFailed); the loop's message is for an Error only.
 		this.loop = new BackgroundLoop("waybill-replay", this::pass, pollInterval, logger,
 				"Replay worker failed a batch");
 	}
@@ -160,7 +174,7 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 	 * @return how many messages the batch wrote, or {@code -1} when no job was due
 	 */
 	public long runBatch() {
-		Long written = this.transactions.execute((status) -> {
+		Long written = inTransaction(() -> {
 			List<ReplayJob> jobs = this.jdbc.query(this.sql.claim, JdbcReplays::job);
 			if (jobs.isEmpty()) {
 				return -1L;
@@ -243,9 +257,79 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 		return Duration.ofMillis(Math.max(1, Math.min(wait, this.pollInterval.toMillis())));
 	}
 
+	/**
+	 * Runs {@code work} in a transaction of the transaction manager, as a {@code TransactionTemplate}
+	 * does, except that a rollback that fails after the work failed (the connection is gone: the
+	 * database is down, or the backend was terminated) is added to the work's failure as a suppressed
+	 * exception instead of being logged at ERROR with its stack trace: the worker tells the outage.
+	 */
+	private <T> T inTransaction(Supplier<T> work) {
+		TransactionStatus status = this.transactionManager.getTransaction(TransactionDefinition.withDefaults());
+		T result;
+		try {
+			result = work.get();
+		}
+		catch (RuntimeException | Error ex) {
+			try {
+				this.transactionManager.rollback(status);
+			}
+			catch (RuntimeException | Error rollbackFailure) {
+				ex.addSuppressed(rollbackFailure);
+			}
+			throw ex;
+		}
+		this.transactionManager.commit(status);
+		return result;
+	}
+
 	private Duration pass() {
-		runDue();
-		return untilNextDue();
+		Duration wait;
+		try {
+			runDue();
+			wait = untilNextDue();
+		}
+		catch (RuntimeException ex) {
+			passFailed(ex);
+			return this.pollInterval;
+		}
+		if (this.failingSince != 0) {
+			logger.info("Replay worker runs again after " + failingFor(System.nanoTime()) + " of failed batches");
+			this.failingSince = 0;
+		}
+		return wait;
+	}
+
+	/**
+	 * Tells failed passes as the relay and the retention worker tell a database outage: once when
+	 * they begin to fail (with the stack trace only when the database is not simply unavailable),
+	 * once a minute while they fail, once when one succeeds again; the failures between at debug.
+	 * A failed batch rolled back: its job's cursor stands, the next pass writes it again.
+	 */
+	private void passFailed(RuntimeException failure) {
+		long now = System.nanoTime();
+		String reason = NestedExceptionUtils.getMostSpecificCause(failure).toString();
+		if (this.failingSince == 0) {
+			this.failingSince = now;
+			this.warnedAt = now;
+			if (DatabaseFailures.unavailable(failure, ConnectionState.UNKNOWN)) {
+				logger.warn("Replay worker failed a batch: database unavailable (" + reason + "); retrying every "
+						+ this.pollInterval);
+			}
+			else {
+				logger.warn("Replay worker failed a batch; retrying every " + this.pollInterval, failure);
+			}
+		}
+		else if (now - this.warnedAt >= OUTAGE_WARNING_INTERVAL.toNanos()) {
+			this.warnedAt = now;
+			logger.warn("Replay worker still fails after " + failingFor(now) + " (" + reason + ")");
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug("Replay worker failed a batch again", failure);
+		}
+	}
+
+	private Duration failingFor(long now) {
+		return Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(now - this.failingSince));
 	}
 
 	private void wake() {
