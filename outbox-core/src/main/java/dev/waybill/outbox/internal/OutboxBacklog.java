@@ -1,5 +1,6 @@
 package dev.waybill.outbox.internal;
 
+import java.time.Duration;
 import java.util.Objects;
 
 import dev.waybill.outbox.OutboxStats;
@@ -12,14 +13,14 @@ import dev.waybill.outbox.OutboxStats;
  */
 public final class OutboxBacklog {
 
-	private volatile OutboxStats current = OutboxStats.EMPTY;
+	private volatile Reading reading = new Reading(OutboxStats.EMPTY, System.nanoTime());
 
 	/**
 	 * Returns the latest figures.
 	 * @return the figures; {@link OutboxStats#EMPTY} until the relay first reads them
 	 */
 	public OutboxStats current() {
-		return this.current;
+		return this.reading.stats;
 	}
 
 	/**
@@ -27,7 +28,28 @@ public final class OutboxBacklog {
 	 * @param stats the new figures
 	 */
 	public void update(OutboxStats stats) {
-		this.current = Objects.requireNonNull(stats, "stats must not be null");
+		this.reading = new Reading(Objects.requireNonNull(stats, "stats must not be null"), System.nanoTime());
+	}
+
+	/**
+	 * Returns how long the oldest due scope has been due now: what the last reading said, plus the
+	 * time since it was taken. While the figures cannot be read again (the database is away, the
+	 * relay halted), nothing is claimed either, so the age keeps growing, as the lag does, instead
+	 * of standing at the figure of the last reading.
+	 * @return the time, zero when no scope is due
+	 * @since 0.2
+	 */
+	public Duration oldestDueFor() {
+		Reading reading = this.reading;
+		Duration nextDueIn = reading.stats.nextDueIn();
+		if (nextDueIn == null) {
+			return Duration.ZERO;
+		}
+		Duration due = Duration.ofNanos(System.nanoTime() - reading.readAt).minus(nextDueIn);
+		return due.isNegative() ? Duration.ZERO : due;
+	}
+
+	private record Reading(OutboxStats stats, long readAt) {
 	}
 
 }

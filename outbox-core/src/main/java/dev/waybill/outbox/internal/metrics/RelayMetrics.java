@@ -93,7 +93,7 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 			.description("Pending outbox scopes due for delivery")
 			.baseUnit("scopes")
 			.register(registry);
-		TimeGauge.builder(OLDEST_DUE_AGE, this.backlog, TimeUnit.MILLISECONDS, (b) -> b.current().oldestDueFor().toMillis())
+		TimeGauge.builder(OLDEST_DUE_AGE, this.backlog, TimeUnit.MILLISECONDS, (b) -> b.oldestDueFor().toMillis())
 			.description("How long the oldest due outbox scope has been due")
 			.register(registry);
 		Gauge.builder(CIRCUIT, this, (m) -> m.circuit.ordinal()) // CLOSED, HALF_OPEN, OPEN
