@@ -5,10 +5,10 @@ import dev.waybill.outbox.internal.jdbc.OutboxTables;
 
 /**
  * The replay's SQL. A batch is one statement: it selects the next messages after the cursor from
- * the archive and from the published scopes still retained, except copies written by replay jobs (a message is in exactly one of them
- * in any snapshot: retention moves it in one statement), writes them as one new pending outbox
- * scope, and returns how many it wrote and the last sequence number. The caller advances the
- * job's cursor in the same transaction.
+ * the archive and from the published scopes still retained (a message is in exactly one of them
+ * in any snapshot: retention moves it in one statement), never a copy a replay job wrote, writes
+ * them as one new pending outbox scope, and returns how many it wrote and the last sequence
+ * number. The caller advances the job's cursor in the same transaction.
  */
 final class ReplaySql {
 
