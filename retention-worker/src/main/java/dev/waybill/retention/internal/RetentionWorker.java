@@ -17,15 +17,13 @@ import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.springframework.core.NestedExceptionUtils;
 
 import org.springframework.context.SmartLifecycle;
 
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 
-import dev.waybill.outbox.internal.jdbc.DatabaseFailures;
-import dev.waybill.outbox.internal.jdbc.DatabaseFailures.ConnectionState;
+import dev.waybill.outbox.internal.OutageLog;
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.retention.RetentionArchive;
 import dev.waybill.retention.RetentionResult;
@@ -66,9 +64,6 @@ public final class RetentionWorker implements SmartLifecycle {
 	/** A batch that meets a lock the skip did not avoid (say, a cascade) fails instead of waiting long. */
 	private static final String LOCK_TIMEOUT = "SET LOCAL lock_timeout = '5s'";
 
-	/** How often runs that keep failing are told again. */
-	private static final Duration OUTAGE_WARNING_INTERVAL = Duration.ofMinutes(1);
-
 	private final DataSource dataSource;
 
 	private final RetentionSettings settings;
@@ -92,10 +87,9 @@ public final class RetentionWorker implements SmartLifecycle {
 	/** Whether the last batch deleted a full batch of archived messages (runs are serialized by the lock). */
 	private volatile boolean archiveFull;
 
-	/** When the scheduled runs began to fail ({@link System#nanoTime()}), 0 while they succeed; its thread's only. */
-	private long failingSince;
-
-	private long warnedAt;
+	/** The scheduled runs' failures (the scheduler's thread only). */
+	private final OutageLog outages = new OutageLog(logger, "Retention run failed", "Retention runs still fail",
+			"Retention runs again after %s of failed runs");
 
 	/**
 	 * Creates a worker.
@@ -285,10 +279,7 @@ public final class RetentionWorker implements SmartLifecycle {
 	private void runScheduled() {
 		try {
 			RetentionResult run = runOnce();
-			if (this.failingSince != 0) {
-				logger.info("Retention runs again after " + failingFor(System.nanoTime()) + " of failed runs");
-				this.failingSince = 0;
-			}
+			this.outages.succeeded();
 			if (run.total() > 0) {
 				logger.info("Retention purged " + run.outboxStates() + " outbox scopes, " + run.outboxMessages()
 						+ " outbox messages and " + run.inboxStates() + " inbox rows"
@@ -301,40 +292,8 @@ public final class RetentionWorker implements SmartLifecycle {
 			}
 		}
 		catch (RuntimeException ex) {
-			runFailed(ex);
+			this.outages.failed(ex, this.settings.interval());
 		}
-	}
-
-	/**
-	 * Tells failed runs as the relay tells a database outage: once when the runs begin to fail
-	 * (with the stack trace only when the database is not simply unavailable), once a minute while
-	 * they fail, once when one succeeds again; the failures between at debug.
-	 */
-	private void runFailed(RuntimeException failure) {
-		long now = System.nanoTime();
-		String reason = NestedExceptionUtils.getMostSpecificCause(failure).toString();
-		if (this.failingSince == 0) {
-			this.failingSince = now;
-			this.warnedAt = now;
-			if (DatabaseFailures.unavailable(failure, ConnectionState.UNKNOWN)) {
-				logger.warn("Retention run failed: database unavailable (" + reason + "); retrying every "
-						+ this.settings.interval());
-			}
-			else {
-				logger.warn("Retention run failed; retrying every " + this.settings.interval(), failure);
-			}
-		}
-		else if (now - this.warnedAt >= OUTAGE_WARNING_INTERVAL.toNanos()) {
-			this.warnedAt = now;
-			logger.warn("Retention runs still fail after " + failingFor(now) + " (" + reason + ")");
-		}
-		else if (logger.isDebugEnabled()) {
-			logger.debug("Retention run failed again", failure);
-		}
-	}
-
-	private Duration failingFor(long now) {
-		return Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(now - this.failingSince));
 	}
 
 	/**

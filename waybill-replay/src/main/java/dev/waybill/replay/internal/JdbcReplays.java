@@ -12,7 +12,6 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -23,7 +22,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.core.NestedExceptionUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
@@ -32,10 +30,9 @@ import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.internal.BackgroundLoop;
+import dev.waybill.outbox.internal.OutageLog;
 import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.internal.TimeOrderedUuids;
-import dev.waybill.outbox.internal.jdbc.DatabaseFailures;
-import dev.waybill.outbox.internal.jdbc.DatabaseFailures.ConnectionState;
 import dev.waybill.replay.ReplayJob;
 import dev.waybill.replay.ReplayRequest;
 import dev.waybill.replay.ReplayStatus;
@@ -59,9 +56,6 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 
 	private final JdbcTemplate jdbc;
 
-	/** How often a worker whose batches keep failing says so again. */
-	private static final Duration OUTAGE_WARNING_INTERVAL = Duration.ofMinutes(1);
-
 	private final PlatformTransactionManager transactionManager;
 
 	private final ReplaySql sql;
@@ -76,10 +70,9 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 
 	private volatile boolean worker = true;
 
-	/** When the worker's passes began to fail ({@link System#nanoTime()}), 0 while they succeed; its thread's only. */
-	private long failingSince;
-
-	private long warnedAt;
+	/** The worker's failed batches (its thread only). */
+	private final OutageLog outages = new OutageLog(logger, "Replay worker failed a batch", "Replay worker still fails",
+			"Replay worker runs again after %s of failed batches");
 
 	/**
 	 * Creates the replays.
@@ -289,47 +282,12 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 			wait = untilNextDue();
 		}
 		catch (RuntimeException ex) {
-			passFailed(ex);
+			// a failed batch rolled back: its job's cursor stands, the next pass writes it again
+			this.outages.failed(ex, this.pollInterval);
 			return this.pollInterval;
 		}
-		if (this.failingSince != 0) {
-			logger.info("Replay worker runs again after " + failingFor(System.nanoTime()) + " of failed batches");
-			this.failingSince = 0;
-		}
+		this.outages.succeeded();
 		return wait;
-	}
-
-	/**
-	 * Tells failed passes as the relay and the retention worker tell a database outage: once when
-	 * they begin to fail (with the stack trace only when the database is not simply unavailable),
-	 * once a minute while they fail, once when one succeeds again; the failures between at debug.
-	 * A failed batch rolled back: its job's cursor stands, the next pass writes it again.
-	 */
-	private void passFailed(RuntimeException failure) {
-		long now = System.nanoTime();
-		String reason = NestedExceptionUtils.getMostSpecificCause(failure).toString();
-		if (this.failingSince == 0) {
-			this.failingSince = now;
-			this.warnedAt = now;
-			if (DatabaseFailures.unavailable(failure, ConnectionState.UNKNOWN)) {
-				logger.warn("Replay worker failed a batch: database unavailable (" + reason + "); retrying every "
-						+ this.pollInterval);
-			}
-			else {
-				logger.warn("Replay worker failed a batch; retrying every " + this.pollInterval, failure);
-			}
-		}
-		else if (now - this.warnedAt >= OUTAGE_WARNING_INTERVAL.toNanos()) {
-			this.warnedAt = now;
-			logger.warn("Replay worker still fails after " + failingFor(now) + " (" + reason + ")");
-		}
-		else if (logger.isDebugEnabled()) {
-			logger.debug("Replay worker failed a batch again", failure);
-		}
-	}
-
-	private Duration failingFor(long now) {
-		return Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(now - this.failingSince));
 	}
 
 	private void wake() {
