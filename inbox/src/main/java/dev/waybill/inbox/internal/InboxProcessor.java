@@ -22,8 +22,6 @@ import java.util.stream.Collectors;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.postgresql.core.BaseConnection;
-import org.postgresql.core.TransactionState;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -713,11 +711,7 @@ public final class InboxProcessor {
 	private boolean transactionAborted() {
 		Connection connection = DataSourceUtils.getConnection(this.store.dataSource());
 		try {
-			return connection.isWrapperFor(BaseConnection.class)
-					&& connection.unwrap(BaseConnection.class).getTransactionState() == TransactionState.FAILED;
-		}
-		catch (SQLException ex) {
-			return false;
+			return DatabaseFailures.transactionAborted(connection);
 		}
 		finally {
 			DataSourceUtils.releaseConnection(connection, this.store.dataSource());

@@ -737,12 +737,8 @@ class InboxProcessorIntegrationTests {
 			jdbc.execute("DROP TRIGGER " + trigger + " ON " + inboxState);
 		}
 
-		assertThat(calls).hasValue(0);
 		assertThat(inbox.inboxRow(id, queue)).isNull();
-		assertThat(inbox.outboxMessages(queue + "_error")).as("not the message's failure").isEmpty();
-		assertThat(processor.process(consumer, message)).isEqualTo(InboxOutcome.PROCESSED);
-		assertThat(calls).hasValue(1);
-		assertThat(inbox.inboxRow(id, queue)).containsEntry("attempts", 0).containsEntry("faulted_at", null);
+		assertAnOutageCostNothing(processor, consumer, message, calls);
 	}
 
 	@Test
@@ -756,7 +752,6 @@ class InboxProcessorIntegrationTests {
 			charge(message, context);
 		});
 		InboundMessage message = TestInbox.inbound(new ChargeCard("o-no-table", 2200));
-		UUID id = UUID.fromString(message.messageId());
 		String inboxState = schema.tables().qualifiedInboxState();
 		InboxProcessor processor = processor(0);
 		jdbc.execute("ALTER TABLE " + inboxState + " RENAME TO inbox_state_away");
@@ -770,6 +765,17 @@ class InboxProcessorIntegrationTests {
 					+ inboxState.substring(inboxState.lastIndexOf('.') + 1));
 		}
 
+		assertAnOutageCostNothing(processor, consumer, message, calls);
+	}
+
+	/**
+	 * After a delivery that failed with an outage: its handler never ran, nothing went to the error
+	 * queue, and once the database is back it is processed with no attempt counted.
+	 */
+	private static void assertAnOutageCostNothing(InboxProcessor processor, ConsumerRegistration<ChargeCard> consumer,
+			InboundMessage message, AtomicInteger calls) {
+		UUID id = UUID.fromString(message.messageId());
+		String queue = consumer.queue();
 		assertThat(calls).hasValue(0);
 		assertThat(inbox.outboxMessages(queue + "_error")).as("not the message's failure").isEmpty();
 		assertThat(processor.process(consumer, message)).isEqualTo(InboxOutcome.PROCESSED);

@@ -1,7 +1,6 @@
 package dev.waybill.outbox.internal;
 
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -11,12 +10,11 @@ import java.util.Map;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
-import org.postgresql.core.BaseConnection;
-import org.postgresql.core.TransactionState;
 import org.springframework.core.Ordered;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import dev.waybill.outbox.internal.jdbc.DatabaseFailures;
 import dev.waybill.outbox.spi.OutboxScope;
 
 /**
@@ -110,21 +108,11 @@ public final class DirectScopes implements TransactionSynchronization {
 	@Override
 	public void beforeCompletion() {
 		for (Connection connection : this.connections) {
-			if (aborted(connection)) {
+			if (DatabaseFailures.transactionAborted(connection)) {
 				this.leases.forEach(DirectDispatcher::abandoned);
 				this.leases.clear();
 				return;
 			}
-		}
-	}
-
-	private static boolean aborted(Connection connection) {
-		try {
-			return connection.isWrapperFor(BaseConnection.class)
-					&& connection.unwrap(BaseConnection.class).getTransactionState() == TransactionState.FAILED;
-		}
-		catch (SQLException ex) {
-			return false;
 		}
 	}
 

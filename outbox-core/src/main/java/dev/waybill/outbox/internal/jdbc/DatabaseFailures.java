@@ -1,5 +1,6 @@
 package dev.waybill.outbox.internal.jdbc;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
@@ -13,6 +14,8 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
@@ -124,6 +127,23 @@ public final class DatabaseFailures {
 
 	private static boolean schemaNotReady(Throwable failure) {
 		return anySqlState(failure, SCHEMA_NOT_READY::contains);
+	}
+
+	/**
+	 * Tells whether PostgreSQL aborted the connection's transaction (a statement failed; every later
+	 * one is refused and COMMIT rolls back without an error), as the driver knows it from the
+	 * protocol, without a round trip.
+	 * @param connection the transaction's connection
+	 * @return {@literal true} when the transaction can no longer commit
+	 */
+	public static boolean transactionAborted(Connection connection) {
+		try {
+			return connection.isWrapperFor(BaseConnection.class)
+					&& connection.unwrap(BaseConnection.class).getTransactionState() == TransactionState.FAILED;
+		}
+		catch (SQLException ex) {
+			return false;
+		}
 	}
 
 	private static boolean readOnly(Throwable failure) {

@@ -101,8 +101,9 @@ class ErrorQueueDeclarationIntegrationTests {
 			assertThat(again.getProps().getHeaders()).as("a quorum queue counts deliveries")
 				.containsKey("x-delivery-count");
 			this.topology.channel().basicNack(again.getEnvelope().getDeliveryTag(), false, true);
-			Thread.sleep(2_000); // past the consumer queue's message TTL
-			assertThat(depth(this.queue + "_error")).isEqualTo(3);
+			// through and past the consumer queue's message TTL (1.5 s)
+			Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+				.until(() -> depth(this.queue + "_error") == 3);
 		});
 	}
 
