@@ -1060,6 +1060,8 @@ public final class InboxProcessor {
 		}));
 		if (outcome == InboxOutcome.FAULTED || outcome == InboxOutcome.RETRY_SCHEDULED) {
 			this.wakeUp.committed();
+			this.observation.failed((fault.exception() != null) ? fault.exception()
+					: new IllegalArgumentException(fault.summary()));
 		}
 		if (outcome == InboxOutcome.FAULTED) {
 			logger.warn("Message " + id + " on queue '" + consumer.queue() + "' moved to '" + consumer.errorQueue()

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -28,6 +29,8 @@ import dev.waybill.inbox.internal.observation.InboxObservation;
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxOutcome;
+import dev.waybill.inbox.internal.DeliveryResult;
+import dev.waybill.inbox.internal.InboxDelivery;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
@@ -132,7 +135,37 @@ class InboxObservationIntegrationTests {
 
 		assertThat(stopped).singleElement()
 			.satisfies((context) -> assertThat(context.getLowCardinalityKeyValues())
-				.contains(KeyValue.of("waybill.outcome", "retry_scheduled")));
+				.contains(KeyValue.of("waybill.outcome", "retry_scheduled")))
+			.satisfies((context) -> assertThat(context.getError()).hasMessage("declined"));
+	}
+
+	@Test
+	void aFailedDeliveryIsAnErrorOfItsObservationInABatchAndAsPoisonAndASuccessIsNot() {
+		List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
+		ObservationRegistry registry = recording(stopped);
+		ConsumerRegistration<Charge> consumer = ConsumerRegistration.of("observed-" + UUID.randomUUID(), Charge.class,
+				(charge, context) -> {
+					if (charge.order().equals("declined")) {
+						throw new IllegalStateException("declined in a batch");
+					}
+				});
+		InboundMessage good = TestInbox.inbound(new Charge("fine"));
+		InboundMessage bad = TestInbox.inbound(new Charge("declined"));
+		InboundMessage poison = TestInbox.altered(TestInbox.inbound(new Charge("x")), UUID.randomUUID().toString(),
+				null, "not json");
+
+		assertThat(processor(registry).processBatch(List.of(new InboxDelivery(consumer, good),
+				new InboxDelivery(consumer, bad), new InboxDelivery(consumer, poison))))
+			.extracting(DeliveryResult::outcome)
+			.containsExactly(InboxOutcome.PROCESSED, InboxOutcome.RETRY_SCHEDULED, InboxOutcome.FAULTED);
+
+		Map<String, Observation.Context> byId = new HashMap<>();
+		stopped.forEach((context) -> byId.put(((InboxProcessContext) context).message().messageId(), context));
+		assertThat(byId.get(good.messageId()).getError()).isNull();
+		assertThat(byId.get(bad.messageId()).getError()).hasMessage("declined in a batch");
+		assertThat(byId.get(poison.messageId()).getError()).isNotNull();
+		assertThat(byId.get(poison.messageId()).getLowCardinalityKeyValues())
+			.contains(KeyValue.of("waybill.outcome", "faulted"));
 	}
 
 	@Test

@@ -74,6 +74,20 @@ public final class InboxObservation {
 	}
 
 	/**
+	 * Marks the delivery observed on this thread as failed, so a trace shows its span as an error:
+	 * its handler failed (a redelivery is scheduled or the message went to the error queue), or the
+	 * message can never be handled. Called in the delivery's scope; does nothing outside one.
+	 * @param failure the handler's exception, or one that says why the message is poison
+	 * @since 0.4
+	 */
+	public void failed(Throwable failure) {
+		Observation current = this.registry.getCurrentObservation();
+		if (current != null && current.getContext() instanceof InboxProcessContext) {
+			current.error(failure);
+		}
+	}
+
+	/**
 	 * Starts observing a delivery whose outcome is known only later: a batched inbox runs its
 	 * handler among others and commits them together. Stop it with {@link Pending#stop}.
 	 * @param consumer the consumer the message arrived for
