@@ -51,4 +51,22 @@ public final class ForwardedHeaders {
 		return headers;
 	}
 
+	/**
+	 * Returns Waybill's own headers among forwarded ones (where the message was first published
+	 * and how often it was redelivered): what a forward keeps when the sender's headers leave no
+	 * room in one AMQP frame.
+	 * @param forwarded headers as {@link #of} returned them
+	 * @return a new, modifiable map
+	 */
+	public static Map<String, Object> waybillsOwn(Map<String, Object> forwarded) {
+		Map<String, Object> own = new LinkedHashMap<>();
+		for (String name : List.of(InboxHeaders.ORIGINAL_EXCHANGE, InboxHeaders.ORIGINAL_ROUTING_KEY,
+				InboxHeaders.REDELIVERY_COUNT)) {
+			if (forwarded.containsKey(name)) {
+				own.put(name, forwarded.get(name));
+			}
+		}
+		return own;
+	}
+
 }

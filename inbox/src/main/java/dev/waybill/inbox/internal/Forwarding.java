@@ -84,13 +84,7 @@ final class Forwarding {
 			return shortened;
 		}
 		// The sender's headers leave no room: forward Waybill's own only, saying what was left out.
-		Map<String, Object> own = new LinkedHashMap<>();
-		for (String name : List.of(InboxHeaders.ORIGINAL_EXCHANGE, InboxHeaders.ORIGINAL_ROUTING_KEY,
-				InboxHeaders.REDELIVERY_COUNT)) {
-			if (inbound.containsKey(name)) {
-				own.put(name, inbound.get(name));
-			}
-		}
+		Map<String, Object> own = ForwardedHeaders.waybillsOwn(inbound);
 		long droppedBytes = size - MessageChecks.headerBytes(faultCopy(messageId, consumer, message, fault, attempts,
 				now, own, trace, text, message.conversationId()));
 		own.put(InboxHeaders.DROPPED_HEADERS, (inbound.size() - own.size()) + " headers (" + droppedBytes

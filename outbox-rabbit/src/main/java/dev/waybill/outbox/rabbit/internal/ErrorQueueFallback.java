@@ -30,7 +30,9 @@ final class ErrorQueueFallback {
 	}
 
 	/**
-	 * Publishes the delivery to the consumer's error queue and waits for the confirm.
+	 * Publishes the delivery to the consumer's error queue and waits for the confirm. When the
+	 * inbound headers with Waybill's leave no room in one AMQP frame, the copy goes with Waybill's
+	 * own headers only and {@link InboxHeaders#DROPPED_HEADERS} says how many were left out.
 	 * @throws IOException when the broker did not take it (the delivery must be requeued then)
 	 */
 	static void publish(Connection connection, ConsumerRegistration<?> consumer, Envelope envelope,
@@ -40,7 +42,24 @@ final class ErrorQueueFallback {
 				(properties.getHeaders() != null) ? properties.getHeaders() : Map.of(), envelope.getExchange(),
 				envelope.getRoutingKey());
 		headers.put(InboxHeaders.FAULT_REASON, failure.reason());
-		AMQP.BasicProperties forward = properties.builder().headers(headers).deliveryMode(2).build();
+		try {
+			send(connection, consumer, properties.builder().headers(headers).deliveryMode(2).build(), body);
+		}
+		catch (IllegalArgumentException tooLarge) {
+			// amqp-client refuses a content header larger than one frame before it sends anything.
+			if (tooLarge.getMessage() == null || !tooLarge.getMessage().contains("max frame size")) {
+				throw tooLarge;
+			}
+			Map<String, Object> own = ForwardedHeaders.waybillsOwn(headers);
+			own.put(InboxHeaders.FAULT_REASON, failure.reason());
+			own.put(InboxHeaders.DROPPED_HEADERS, (headers.size() - own.size()) + " headers left out: with them the "
+					+ "copy's headers did not fit one AMQP frame (" + tooLarge.getMessage() + ")");
+			send(connection, consumer, properties.builder().headers(own).deliveryMode(2).build(), body);
+		}
+	}
+
+	private static void send(Connection connection, ConsumerRegistration<?> consumer, AMQP.BasicProperties forward,
+			byte[] body) throws IOException, TimeoutException {
 		Channel channel = connection.createChannel();
 		try {
 			AtomicBoolean returned = new AtomicBoolean();

@@ -256,19 +256,69 @@ class InboxRabbitIntegrationTests {
 	}
 
 	@Test
+	void aDeliveryTheDatabaseRefusesToRecordWhoseHeadersFillAFrameReachesTheErrorQueueWithoutThem() throws Exception {
+		billingService().run((context) -> {
+			UUID order = UUID.randomUUID();
+			String messageId = UUID.randomUUID().toString();
+			refuseInserts(messageId);
+			this.channel.exchangeDeclare(Billing.ORDER_TYPE, "fanout", true);
+			// The largest header that still fits one frame inbound: with the fault reason the copy does not.
+			int filler = this.channel.getConnection().getFrameMax() - 100;
+			while (true) {
+				AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(messageId)
+					.type(Billing.ORDER_TYPE)
+					.contentType("application/json")
+					.deliveryMode(2)
+					.headers(Map.of("filler", "f".repeat(filler), "tenant", "acme"))
+					.build();
+				try {
+					this.channel.basicPublish(Billing.ORDER_TYPE, "", properties, json(order, "ok"));
+					break;
+				}
+				catch (IllegalArgumentException tooLarge) {
+					filler -= 50;
+				}
+			}
+			UUID after = UUID.randomUUID();
+			publishRaw(UUID.randomUUID().toString(), Billing.ORDER_TYPE, json(after, "ok"));
+
+			GetResponse fault = awaitError();
+			await().until(() -> payments(after) == 1);
+
+			assertThat(fault.getProps().getMessageId()).isEqualTo(messageId);
+			assertThat(fault.getBody()).isEqualTo(json(order, "ok"));
+			Map<String, Object> headers = fault.getProps().getHeaders();
+			assertThat(headers.get("waybill-fault-reason").toString())
+				.startsWith("Waybill could not record the delivery in its inbox: ")
+				.contains("refused by the test trigger");
+			assertThat(headers.get("waybill-dropped-headers").toString()).startsWith("2 headers left out");
+			assertThat(headers).doesNotContainKeys("filler", "tenant");
+			assertThat(headers.get("waybill-original-exchange")).hasToString(Billing.ORDER_TYPE);
+			assertThat(Billing.attempts).as("the handler never ran").doesNotContainKey(order);
+			await().until(() -> this.channel.queueDeclarePassive(Billing.QUEUE).getMessageCount() == 0);
+			assertThat(this.channel.basicGet(ERROR_QUEUE, true)).as("moved once").isNull();
+		});
+	}
+
+	private void refuseInserts(String messageId) {
+		// Not an outage: the database refuses this message's inbox row, and its fault in the outbox.
+		String schema = this.billing.name();
+		jdbc().execute("CREATE FUNCTION " + schema + ".refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+				+ "IF NEW.message_id = '" + messageId + "' THEN RAISE EXCEPTION 'refused by the test trigger'; END IF; "
+				+ "RETURN NEW; END $$");
+		for (String table : List.of("inbox_state", "outbox_message")) {
+			jdbc().execute("CREATE TRIGGER refuse BEFORE INSERT ON " + schema + "." + table
+					+ " FOR EACH ROW EXECUTE FUNCTION " + schema + ".refuse()");
+		}
+	}
+
+	@Test
 	void aDeliveryTheDatabaseRefusesToRecordReachesTheErrorQueueWithItsReasonInsteadOfLooping() throws Exception {
 		billingService().run((context) -> {
 			UUID order = UUID.randomUUID();
 			String messageId = UUID.randomUUID().toString();
-			// Not an outage: the database refuses this message's inbox row, and its fault in the outbox.
+			refuseInserts(messageId);
 			String schema = this.billing.name();
-			jdbc().execute("CREATE FUNCTION " + schema + ".refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-					+ "IF NEW.message_id = '" + messageId + "' THEN RAISE EXCEPTION 'refused by the test trigger'; END IF; "
-					+ "RETURN NEW; END $$");
-			for (String table : List.of("inbox_state", "outbox_message")) {
-				jdbc().execute("CREATE TRIGGER refuse BEFORE INSERT ON " + schema + "." + table
-						+ " FOR EACH ROW EXECUTE FUNCTION " + schema + ".refuse()");
-			}
 			Date sent = new Date(1_700_000_000_000L);
 			AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(messageId)
 				.type(Billing.ORDER_TYPE)
