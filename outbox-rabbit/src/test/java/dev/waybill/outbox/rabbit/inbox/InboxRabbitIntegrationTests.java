@@ -238,15 +238,7 @@ class InboxRabbitIntegrationTests {
 				.deliveryMode(2)
 				.headers(Map.of("deep", deep))
 				.build(), json(order, "ok"));
-			UUID after = UUID.randomUUID();
-			publishRaw(UUID.randomUUID().toString(), Billing.ORDER_TYPE, json(after, "ok"));
-
-			GetResponse fault = awaitError();
-			await().until(() -> payments(after) == 1);
-
-			assertThat(fault.getProps().getMessageId()).isEqualTo(messageId);
-			assertThat(fault.getBody()).isEqualTo(json(order, "ok"));
-			Map<String, Object> headers = fault.getProps().getHeaders();
+			Map<String, Object> headers = faultWhileTheNextMessageFlows(messageId, order);
 			assertThat(headers.get("waybill-fault-reason").toString())
 				.contains("cannot be read by the RabbitMQ Java client", "nested deeper than 32 levels",
 						"waybill-unreadable-headers");
@@ -279,15 +271,7 @@ class InboxRabbitIntegrationTests {
 					filler -= 50;
 				}
 			}
-			UUID after = UUID.randomUUID();
-			publishRaw(UUID.randomUUID().toString(), Billing.ORDER_TYPE, json(after, "ok"));
-
-			GetResponse fault = awaitError();
-			await().until(() -> payments(after) == 1);
-
-			assertThat(fault.getProps().getMessageId()).isEqualTo(messageId);
-			assertThat(fault.getBody()).isEqualTo(json(order, "ok"));
-			Map<String, Object> headers = fault.getProps().getHeaders();
+			Map<String, Object> headers = faultWhileTheNextMessageFlows(messageId, order);
 			assertThat(headers.get("waybill-fault-reason").toString())
 				.startsWith("Waybill could not record the delivery in its inbox: ")
 				.contains("refused by the test trigger");
@@ -298,6 +282,20 @@ class InboxRabbitIntegrationTests {
 			await().until(() -> this.channel.queueDeclarePassive(Billing.QUEUE).getMessageCount() == 0);
 			assertThat(this.channel.basicGet(ERROR_QUEUE, true)).as("moved once").isNull();
 		});
+	}
+
+	/**
+	 * Publishes a good message after the failing one, waits for both, and returns the headers of
+	 * the failing one's copy in the error queue, whose id and body it checks.
+	 */
+	private Map<String, Object> faultWhileTheNextMessageFlows(String messageId, UUID order) throws Exception {
+		UUID after = UUID.randomUUID();
+		publishRaw(UUID.randomUUID().toString(), Billing.ORDER_TYPE, json(after, "ok"));
+		GetResponse fault = awaitError();
+		await().until(() -> payments(after) == 1);
+		assertThat(fault.getProps().getMessageId()).isEqualTo(messageId);
+		assertThat(fault.getBody()).isEqualTo(json(order, "ok"));
+		return fault.getProps().getHeaders();
 	}
 
 	private void refuseInserts(String messageId) {
