@@ -99,10 +99,10 @@ public class WaybillEndpoint {
 	 */
 	@ReadOperation
 	public Object list(@Selector String section, @Nullable String status, @Nullable String destination,
-			@Nullable Integer offset, @Nullable Integer limit) {
+			@Nullable String offset, @Nullable String limit) {
 		return answer(() -> switch (section) {
 			case "scopes" -> argument(() -> this.outbox.scopes(ScopeStatus.parse((status != null) ? status : "dead"),
-					blankToNull(destination), (offset != null) ? offset : 0, (limit != null) ? limit : DEFAULT_LIMIT));
+					blankToNull(destination), number("offset", offset, 0), number("limit", limit, DEFAULT_LIMIT)));
 			case "error-queues" -> errorQueuesOrProblem();
 			default -> throw new InvalidEndpointRequestException("Unknown section '" + section
 					+ "'; use scopes or error-queues", "Unknown section");
@@ -120,13 +120,13 @@ public class WaybillEndpoint {
 	 * {@code error} says what is wrong with the request
 	 */
 	@ReadOperation
-	public @Nullable Object item(@Selector String section, @Selector String key, @Nullable Integer max,
-			@Nullable Integer previewBytes) {
-		int messages = (max != null) ? max : DEFAULT_PEEK;
-		int preview = (previewBytes != null) ? previewBytes : BodyPreviews.DEFAULT_PREVIEW_BYTES;
+	public @Nullable Object item(@Selector String section, @Selector String key, @Nullable String max,
+			@Nullable String previewBytes) {
 		return answer(() -> switch (section) {
-			case "scopes" -> argument(() -> this.outbox.scope(uuid(key), messages, preview).orElse(null));
-			case "error-queues" -> argument(() -> consumers().peek(key, messages, preview));
+			case "scopes" -> argument(() -> this.outbox.scope(uuid(key), number("max", max, DEFAULT_PEEK),
+					number("previewBytes", previewBytes, BodyPreviews.DEFAULT_PREVIEW_BYTES)).orElse(null));
+			case "error-queues" -> argument(() -> consumers().peek(key, number("max", max, DEFAULT_PEEK),
+					number("previewBytes", previewBytes, BodyPreviews.DEFAULT_PREVIEW_BYTES)));
 			case "messages" -> argument(() -> consumers().lookup(uuid(key)));
 			default -> throw new InvalidEndpointRequestException("Unknown section '" + section
 					+ "'; use scopes, error-queues or messages", "Unknown section");
@@ -172,6 +172,24 @@ public class WaybillEndpoint {
 		catch (RuntimeException ex) {
 			// the page still shows the outbox while the broker is down
 			return Map.of("problem", String.valueOf(ex.getMessage()));
+		}
+	}
+
+	/**
+	 * Reads a whole-number parameter itself: Actuator would answer a value it cannot convert
+	 * ({@code max=abc}) with a 400 that does not say which parameter was wrong.
+	 */
+	static int number(String name, @Nullable String text, int absent) {
+		if (text == null || text.isBlank()) {
+			return absent;
+		}
+		try {
+			return Integer.parseInt(text.trim());
+		}
+		catch (NumberFormatException ex) {
+			String reason = text.trim().matches("[+-]?[0-9]+") ? name + " is out of range: '" + text + "'"
+					: name + " must be a whole number, not '" + text + "'";
+			throw new InvalidEndpointRequestException(reason, "Not a number");
 		}
 	}
 

@@ -207,6 +207,10 @@ class WaybillEndpointIntegrationTests {
 		assertReason(http.get("/error-queues/no-such-queue"), "No consumer endpoint has the queue 'no-such-queue'");
 		assertReason(http.get("/scopes?status=published"), "Unknown scope status 'published'");
 		assertReason(http.get("/error-queues/" + app.queue + "?max=500"), "max must be 1 to 100");
+		assertReason(http.get("/error-queues/" + app.queue + "?max=abc"), "max must be a whole number, not 'abc'");
+		assertReason(http.get("/scopes?limit=1e3"), "limit must be a whole number, not '1e3'");
+		assertReason(http.get("/scopes/" + UUID.randomUUID() + "?previewBytes=99999999999"),
+				"previewBytes is out of range: '99999999999'");
 		assertReason(http.post("/scopes/explode", "{\"ids\": \"\"}"), "Unknown change 'scopes/explode'");
 		assertReason(http.post("/scopes/redrive", "{\"ids\": \"nope\"}"), "'nope' is not a UUID");
 		assertReason(http.post("/error-queues/discard", "{\"queue\": \"" + app.queue + "\"}"),
