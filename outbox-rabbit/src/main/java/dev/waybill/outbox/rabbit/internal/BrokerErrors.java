@@ -1,5 +1,7 @@
 package dev.waybill.outbox.rabbit.internal;
 
+import java.security.cert.CertificateException;
+
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.AuthenticationFailureException;
 import com.rabbitmq.client.ShutdownSignalException;
@@ -74,6 +76,23 @@ final class BrokerErrors {
 		ShutdownSignalException signal = signal(failure);
 		return signal != null && signal.getReason() instanceof AMQP.Connection.Close close
 				&& (close.getReplyCode() == AMQP.ACCESS_REFUSED || close.getReplyCode() == AMQP.NOT_ALLOWED);
+	}
+
+	/**
+	 * Tells whether the TLS handshake failed because this side rejected the broker's certificate:
+	 * not trusted (no trust anchor, a wrong trust store or SSL bundle), expired, or not naming the
+	 * host connected to (host name verification). Like a refused login, retrying cannot help until
+	 * an operator changes the trust material, the address or the broker's certificate.
+	 * @param failure the failure
+	 * @return whether the broker's certificate was rejected
+	 */
+	static boolean certificateRejected(@Nullable Throwable failure) {
+		for (Throwable current = failure; current != null && current.getCause() != current; current = current.getCause()) {
+			if (current instanceof CertificateException) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

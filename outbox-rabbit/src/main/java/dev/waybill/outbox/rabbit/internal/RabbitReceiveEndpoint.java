@@ -645,7 +645,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	 * unreachable.
 	 */
 	private static boolean refused(Throwable failure) {
-		if (BrokerErrors.connectionRefused(failure)) {
+		if (BrokerErrors.connectionRefused(failure) || BrokerErrors.certificateRejected(failure)) {
 			return true;
 		}
 		ShutdownSignalException signal = BrokerErrors.signal(failure);

@@ -172,10 +172,11 @@ public final class RabbitTransport implements Transport {
 	/**
 	 * Connects now unless connected: the start-up check of an application that publishes. A
 	 * broker that cannot be reached is the relay's to wait for; one that was reached and refused
-	 * the connection (the credentials, the virtual host) cannot be waited for.
+	 * the connection (the credentials, the virtual host), or whose TLS certificate this side
+	 * rejects (not trusted, expired, another host's), cannot be waited for.
 	 * @throws TransportException ({@link Kind#UNAVAILABLE}) when the broker cannot be reached
 	 * @throws IllegalStateException when the broker refused the connection, naming the user, the
-	 * virtual host and the broker's reason
+	 * virtual host and the broker's reason, or when its TLS certificate was rejected
 	 * @since 0.4
 	 */
 	public void checkConnection() throws TransportException {
@@ -187,6 +188,12 @@ public final class RabbitTransport implements Transport {
 				throw new IllegalStateException("RabbitMQ at " + this.address + " refused Waybill's connection as user '"
 						+ this.connectionFactory.getUsername() + "' to virtual host '" + this.connectionFactory.getVirtualHost()
 						+ "' (check waybill.rabbit.* or spring.rabbitmq.*: username, password, virtual-host): "
+						+ ex.getMessage(), ex);
+			}
+			if (BrokerErrors.certificateRejected(ex)) {
+				throw new IllegalStateException("Waybill does not trust the TLS certificate of RabbitMQ at " + this.address
+						+ " (check the trust material and host: spring.rabbitmq.ssl.trust-store or spring.rabbitmq.ssl.bundle, "
+						+ "spring.rabbitmq.host or addresses, or waybill.rabbit.*): "
 						+ ex.getMessage(), ex);
 			}
 			throw ex;

@@ -235,6 +235,41 @@ class WaybillRabbitAutoConfigurationTests {
 	}
 
 	@Test
+	void aBrokerCertificateThatIsNotTrustedFailsStartUpNamingTheTrustSettings() throws Exception {
+		SSLContext serverContext = SSLContext.getInstance("TLS");
+		KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+		KeyStore keyStore = KeyStore.getInstance("PKCS12");
+		try (InputStream in = getClass().getResourceAsStream("/tls/broker.p12")) {
+			keyStore.load(in, "secret".toCharArray());
+		}
+		keys.init(keyStore, "secret".toCharArray());
+		serverContext.init(keys.getKeyManagers(), null, null);
+		try (SSLServerSocket server = (SSLServerSocket) serverContext.getServerSocketFactory()
+			.createServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			CompletableFuture<Void> served = CompletableFuture.runAsync(() -> {
+				while (!server.isClosed()) {
+					try (SSLSocket socket = (SSLSocket) server.accept()) {
+						socket.startHandshake();
+					}
+					catch (IOException ex) {
+						// the client rejects the certificate; closed: done
+					}
+				}
+			});
+			// TLS without a trust store or bundle: the JVM's trust store, which does not trust the
+			// self-signed certificate. Retrying cannot help, as with refused credentials.
+			this.runner.withPropertyValues(spring("ssl.enabled=true"), spring("port=" + server.getLocalPort()),
+					spring("host=127.0.0.1"))
+				.run((context) -> assertThat(context.getStartupFailure()).isNotNull()
+					.hasStackTraceContaining("Waybill does not trust the TLS certificate of RabbitMQ at amqps://guest@127.0.0.1:"
+							+ server.getLocalPort() + "/%2F")
+					.hasStackTraceContaining("spring.rabbitmq.ssl.trust-store or spring.rabbitmq.ssl.bundle"));
+			server.close();
+			served.get(10, TimeUnit.SECONDS);
+		}
+	}
+
+	@Test
 	void bootsAndWaybillsCustomizersRunOnWaybillsConnectionFactory() {
 		this.runner
 			.withBean(ConnectionFactoryCustomizer.class, () -> (factory) -> factory.setRequestedChannelMax(42))
