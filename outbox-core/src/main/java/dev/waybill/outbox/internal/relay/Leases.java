@@ -111,6 +111,11 @@ final class Leases {
 		return released;
 	}
 
+	/** Forgets every held scope without giving it back: each is taken over once its lease expires. */
+	void forgetAll() {
+		this.heldByOwner.clear();
+	}
+
 	int held() {
 		return this.heldByOwner.values().stream().mapToInt(Map::size).sum();
 	}

@@ -332,7 +332,18 @@ public final class Relay implements SmartLifecycle {
 		this.settler.stop();
 		join(this.threads.get(0), deadline);
 		join(this.threads.get(1), deadline);
-		int released = this.leases.releaseAll();
+		int released = 0;
+		Duration failing = this.claimFailures.failingFor();
+		if (failing == null) {
+			released = this.leases.releaseAll();
+		}
+		else if (this.leases.held() > 0) {
+			// Giving back would wait out the pool's connection timeout for a database that is away.
+			logger.warn("Waybill relay " + this.id + " gives back none of the " + this.leases.held()
+					+ " scope(s) it holds: its claims have failed for " + failing.toSeconds() + "s ("
+					+ this.claimFailures.lastReason() + "); they are delivered again once their leases expire");
+			this.leases.forgetAll();
+		}
 		DirectDispatch direct = this.direct;
 		if (direct != null) {
 			// Given back with the rest of what the relay held: no later start publishes them.

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,7 +16,10 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+
+import javax.sql.DataSource;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
@@ -26,6 +31,7 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.outbox.MessageType;
@@ -278,6 +284,48 @@ class RelayIntegrationTests {
 
 		assertThat(stateRow(scope.id())).containsEntry("status", "pending").containsEntry("attempts", 0)
 			.containsEntry("lease_owner", null);
+	}
+
+	@Test
+	void stoppingWhileTheDatabaseIsAwayDoesNotWaitForItToGiveScopesBack() throws Exception {
+		// A graceful-stop probe: with the database down, the give-back waited out the pool's 30 s
+		// connection timeout after the threads' own wait, and then failed anyway.
+		this.broker.behave("slow", Behaviour.HANG);
+		OutboxScope scope = TestMessages.scope("slow", "held");
+		this.store.write(scope);
+		AtomicInteger outage = new AtomicInteger(); // 0 up, 1 refused at once, 2 waited for (a pool's timeout)
+		DataSource database = new DelegatingDataSource(this.schema.dataSource()) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				if (outage.get() == 2) {
+					sleep(Duration.ofSeconds(30));
+				}
+				if (outage.get() != 0) {
+					throw new SQLException("injected outage: database unreachable", "08001");
+				}
+				return super.getConnection();
+			}
+
+		};
+		Relay relay = new Relay(new JdbcOutboxStore(database, this.schema.tables()), this.broker, new RelayWakeUp(),
+				new RelaySettings(1, 10, Duration.ofSeconds(60), Duration.ofMillis(200), Duration.ofMillis(300),
+						RetryPolicy.defaults(), 3, Duration.ofSeconds(1)),
+				RelayListener.NONE, new OutboxBacklog());
+		this.relays.add(relay);
+		relay.start();
+		await().until(() -> this.broker.attempts("slow").size() == 1);
+		outage.set(1);
+		await().until(() -> relay.claimsFailingFor() != null);
+		outage.set(2);
+
+		long started = System.nanoTime();
+		relay.stop();
+
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).as("threads' wait only, no give-back")
+			.isLessThan(Duration.ofSeconds(15));
+		assertThat(stateRow(scope.id())).as("left to its lease").containsEntry("status", "pending")
+			.extractingByKey("lease_owner").isNotNull();
 	}
 
 	@Test
