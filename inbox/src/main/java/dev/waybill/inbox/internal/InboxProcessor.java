@@ -401,10 +401,12 @@ public final class InboxProcessor {
 			stop = runBatch(deliveries, first, entries, carried, status, connection);
 		}
 		catch (RuntimeException | Error ex) {
-			if (ex instanceof VirtualMachineError) {
+			// First, whatever it was: a transaction left open here keeps its pooled connection and the
+			// batch's inbox rows locked for good, and every later copy of those messages waits on them.
+			rollbackQuietly(status);
+			if (fatal(ex)) {
 				throw ex;
 			}
-			rollbackQuietly(status);
 			batchFailed(entries, ex, connection);
 			return processAlone(deliveries, first, results);
 		}
@@ -672,7 +674,10 @@ public final class InboxProcessor {
 			T payload = (T) entry.payload;
 			consumer.handler().handle(payload, context);
 		}
-		catch (Exception ex) {
+		catch (Exception | Error ex) {
+			if (fatal(ex)) {
+				throw (Error) ex;
+			}
 			// A connection lost under the handler is no fault of the message.
 			if (DatabaseFailures.unavailable(ex, connection.check())) {
 				throw new BatchUnavailable(ex);
@@ -765,6 +770,17 @@ public final class InboxProcessor {
 		for (BatchEntry entry : entries) {
 			notCommitted(entry, failure);
 		}
+	}
+
+	/**
+	 * Whether a failure must end the consuming thread's work rather than count as the handler's
+	 * failure: the JVM's own errors, except a {@link StackOverflowError}. That one is thrown by the
+	 * handler's own code (a recursion, typically over a deeply nested message) and has unwound by
+	 * the time it arrives here, so it is retried and faulted like any handler failure; rethrown, it
+	 * would come back with every redelivery of the message, which would never reach the error queue.
+	 */
+	private static boolean fatal(Throwable failure) {
+		return failure instanceof VirtualMachineError && !(failure instanceof StackOverflowError);
 	}
 
 	private void rollbackQuietly(TransactionStatus status) {
@@ -917,7 +933,7 @@ public final class InboxProcessor {
 					continue;
 				}
 				catch (RuntimeException | Error ex) {
-					if (ex instanceof VirtualMachineError) {
+					if (fatal(ex)) {
 						throw ex;
 					}
 					failure = (ex instanceof HandlerFailure) ? ex.getCause() : ex;

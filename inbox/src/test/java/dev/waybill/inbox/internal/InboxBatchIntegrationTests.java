@@ -18,6 +18,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
@@ -405,6 +407,81 @@ class InboxBatchIntegrationTests {
 			schema.execute("DROP TRIGGER " + name + " ON " + schema.tables().qualifiedInboxState());
 			schema.execute("DROP FUNCTION " + schema.name() + "." + name + "()");
 		}
+	}
+
+	@Test
+	void aHandlerStackOverflowIsItsFailureAndLeavesNoTransactionOpen() {
+		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
+			if (item.name().equals("deep")) {
+				recurse(0); // a handler walking a message nested too deep
+			}
+		});
+		InboundMessage deep = TestInbox.inbound(new Item("deep"));
+		List<InboxDelivery> deliveries = List.of(new InboxDelivery(consumer, TestInbox.inbound(new Item("a"))),
+				new InboxDelivery(consumer, deep), new InboxDelivery(consumer, TestInbox.inbound(new Item("c"))));
+
+		List<DeliveryResult> results;
+		try {
+			results = this.processor.processBatch(deliveries);
+		}
+		finally {
+			releaseLeakedTransaction();
+		}
+
+		// Thrown on, it ended the consumer's lane with the batch's transaction open: its connection and
+		// its inbox rows stayed locked, and every redelivery of the message waited on them for good.
+		assertThat(results).extracting(DeliveryResult::outcome)
+			.containsExactly(InboxOutcome.PROCESSED, InboxOutcome.RETRY_SCHEDULED, InboxOutcome.PROCESSED);
+		assertThat(row(deep).get("processed")).isEqualTo(false);
+	}
+
+	@Test
+	void anOutOfMemoryErrorOfAHandlerIsThrownOnWithTheBatchRolledBack() {
+		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
+			inbox.jdbc().update("INSERT INTO " + schema.name() + ".own_effects (item) VALUES (?)", this.queue + item.name());
+			if (item.name().equals("oom") && context.redeliveryCount() == 0 && this.transactions.isEmpty()) {
+				this.transactions.put("thrown", 1L);
+				throw new OutOfMemoryError("thrown by the handler");
+			}
+		});
+		InboundMessage oom = TestInbox.inbound(new Item("oom"));
+		List<InboxDelivery> deliveries = List.of(new InboxDelivery(consumer, TestInbox.inbound(new Item("a"))),
+				new InboxDelivery(consumer, oom));
+
+		org.assertj.core.api.Assertions.assertThatThrownBy(() -> this.processor.processBatch(deliveries))
+			.isInstanceOf(OutOfMemoryError.class);
+
+		// No connection left bound to the thread in an open transaction, holding the batch's rows.
+		assertThat(releaseLeakedTransaction()).as("a transaction left open").isFalse();
+		assertThat(ownEffects()).isEmpty();
+		assertThat(this.processor.processBatch(deliveries)).extracting(DeliveryResult::outcome)
+			.containsExactly(InboxOutcome.PROCESSED, InboxOutcome.PROCESSED);
+	}
+
+	/**
+	 * Closes a transaction the processor left bound to this thread, if any, so that a failure here
+	 * does not leave the later tests waiting on its locks.
+	 * @return whether there was one
+	 */
+	private static boolean releaseLeakedTransaction() {
+		boolean leaked = !TransactionSynchronizationManager.getResourceMap().isEmpty();
+		for (Object key : new ArrayList<>(TransactionSynchronizationManager.getResourceMap().keySet())) {
+			Object holder = TransactionSynchronizationManager.unbindResource(key);
+			if (holder instanceof ConnectionHolder connection) {
+				try (java.sql.Connection open = connection.getConnection()) {
+					open.rollback();
+				}
+				catch (java.sql.SQLException | RuntimeException ex) {
+					// closed already
+				}
+			}
+		}
+		TransactionSynchronizationManager.clear();
+		return leaked;
+	}
+
+	private static int recurse(int depth) {
+		return recurse(depth + 1) + 1;
 	}
 
 	private List<String> ownEffects() {

@@ -121,7 +121,13 @@ final class KeyPartitions<T> {
 					collect(batch);
 				}
 				catch (InterruptedException ex) {
-					return;
+					if (KeyPartitions.this.shutdown) {
+						return;
+					}
+					// Not a shutdown: an interrupt a handler left on the thread (it called interrupt(),
+					// or restored the flag after catching an InterruptedException). Returning here ended
+					// the lane for good, and the deliveries of its keys waited unacknowledged.
+					continue;
 				}
 				finally {
 					this.waiting = false;
@@ -131,13 +137,20 @@ final class KeyPartitions<T> {
 						KeyPartitions.this.handler.accept(List.copyOf(batch));
 					}
 				}
-				catch (RuntimeException ex) {
+				catch (RuntimeException | Error ex) {
+					// An Error too (an OutOfMemoryError a handler threw): ending the lane's thread would leave
+					// every later delivery of its keys unhandled and unacknowledged, with no sign of it but
+					// the JVM's stderr, until the broker's consumer_timeout closed the channel.
 					logger.error("A consumer lane failed on a batch of " + batch.size() + " deliveries; "
 							+ "the broker delivers them again once the channel closes", ex);
 				}
 				finally {
 					KeyPartitions.this.outstanding.addAndGet(-batch.size());
 					batch.clear();
+					if (Thread.interrupted()) {
+						// A handler's interrupt is not the lane's: clear it before the lane waits again.
+						logger.debug("A handler left its consumer thread interrupted; the interrupt is cleared");
+					}
 				}
 			}
 		}

@@ -1,0 +1,69 @@
+package dev.waybill.outbox.rabbit.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link KeyPartitions}: a lane survives what its handler throws.
+ */
+class KeyPartitionsTests {
+
+	@Test
+	void aLaneGoesOnAfterItsHandlerThrewAnError() throws InterruptedException {
+		List<String> handled = new CopyOnWriteArrayList<>();
+		CountDownLatch second = new CountDownLatch(1);
+		KeyPartitions<String> lanes = new KeyPartitions<>(1, 1, 0, Thread::new, (batch) -> {
+			handled.addAll(batch);
+			if (batch.contains("first")) {
+				throw new OutOfMemoryError("thrown by a handler");
+			}
+			second.countDown();
+		});
+		try {
+			lanes.submit("key", "first");
+			lanes.submit("key", "second");
+
+			// The lane's thread ended with the Error: "second" waited, unacknowledged, for good.
+			assertThat(second.await(10, TimeUnit.SECONDS)).as("the lane handled the next delivery").isTrue();
+			assertThat(handled).containsExactly("first", "second");
+			assertThat(lanes.awaitIdle(System.nanoTime() + TimeUnit.SECONDS.toNanos(10))).isTrue();
+		}
+		finally {
+			lanes.shutdown();
+		}
+	}
+
+	@Test
+	void aLaneGoesOnAfterItsHandlerLeftTheThreadInterrupted() throws InterruptedException {
+		List<String> handled = new CopyOnWriteArrayList<>();
+		CountDownLatch third = new CountDownLatch(1);
+		KeyPartitions<String> lanes = new KeyPartitions<>(1, 1, 0, Thread::new, (batch) -> {
+			handled.addAll(batch);
+			if (batch.contains("interrupts")) {
+				Thread.currentThread().interrupt(); // as a handler that restores the flag it caught
+			}
+			if (batch.contains("third")) {
+				third.countDown();
+			}
+		});
+		try {
+			lanes.submit("key", "interrupts");
+			Thread.sleep(200); // the lane waits again, interrupted
+			lanes.submit("key", "second");
+			lanes.submit("key", "third");
+
+			assertThat(third.await(10, TimeUnit.SECONDS)).as("the lane handled the later deliveries").isTrue();
+			assertThat(handled).containsExactly("interrupts", "second", "third");
+		}
+		finally {
+			lanes.shutdown();
+		}
+	}
+
+}
