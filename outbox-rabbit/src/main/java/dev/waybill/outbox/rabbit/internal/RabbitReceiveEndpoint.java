@@ -817,6 +817,19 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 				getChannel().basicNack(envelope.getDeliveryTag(), false, true);
 				return;
 			}
+			catch (Error ex) {
+				// The JVM's own (an OutOfMemoryError): not the message's failure, and not rethrown, since
+				// the client would close the channel as the application's doing, which is never recovered.
+				logger.error("Waybill's consumer of " + this.queue + " failed on delivery " + properties.getMessageId()
+						+ "; it stays unacknowledged until its channel closes", ex);
+				return;
+			}
+			finally {
+				if (Thread.interrupted()) {
+					// A handler's interrupt is not the consumer thread's: the next delivery must not see it.
+					logger.debug("A handler left its consumer thread interrupted; the interrupt is cleared");
+				}
+			}
 			getChannel().basicAck(envelope.getDeliveryTag(), false);
 		}
 
