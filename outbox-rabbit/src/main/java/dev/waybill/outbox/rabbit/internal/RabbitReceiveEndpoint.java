@@ -621,9 +621,12 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		int lanes = ordered ? settings.concurrency() : 1;
 		channel.basicQos(settings.prefetch() * lanes);
 		InboxConsumer inboxConsumer = new InboxConsumer(channel, queue, ordered, lanes == 1);
-		if (ordered || this.batchSize > 1) {
+		// Without batched transactions (JPA's transaction manager) a lane takes one delivery at a
+		// time: handed several, the inbox would run them all, also after a stop began.
+		int batchSize = (this.processor.whyNotBatched() == null) ? this.batchSize : 1;
+		if (ordered || batchSize > 1) {
 			// A lane cannot take more than the broker sends ahead of it.
-			inboxConsumer.lanes = new KeyPartitions<>(lanes, Math.min(this.batchSize, settings.prefetch()),
+			inboxConsumer.lanes = new KeyPartitions<>(lanes, Math.min(batchSize, settings.prefetch()),
 					this.batchLinger.toNanos(), this.threads.factory("waybill-consumer-" + queue + "-"),
 					inboxConsumer::handleBatch);
 		}

@@ -12,6 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
+import javax.sql.DataSource;
+
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -19,8 +21,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -127,11 +134,41 @@ class GracefulShutdownIntegrationTests {
 				+ "instance handled %d", handledByFirst).isEmpty();
 	}
 
+	@Test
+	void withoutBatchedTransactionsAStopStartsNoDeliveryAfterTheRunningOne() {
+		// A graceful-stop probe (JPA's transaction manager, so no batches): a lane handed its whole
+		// batch of held deliveries to the inbox, which ran every one after the stop began; with slow
+		// handlers the stop outran the shutdown timeout and the handlers ran again elsewhere.
+		this.jobs.pause = Duration.ofMillis(500);
+		service(1, 16).withUserConfiguration(NotJdbcTransactions.class).run((context) -> {
+			await().until(context.getBean(RabbitReceiveEndpoint.class)::isConsuming);
+			TransactionTemplate transactions = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+			OutboxPublisher publisher = context.getBean(OutboxPublisher.class);
+			transactions.executeWithoutResult((status) -> {
+				for (int i = 0; i < 20; i++) {
+					publisher.publish(new Job(i));
+				}
+			});
+			await().until(() -> this.jobs.handled() >= 1 && this.jobs.running.get() == 1);
+
+			context.close();
+		});
+		assertThat(this.jobs.handled()).as("the running delivery and none after it").isLessThanOrEqualTo(2);
+
+		service(1, 16).withUserConfiguration(NotJdbcTransactions.class)
+			.run((context) -> await().until(() -> this.jobs.handled() == 20 && queueMessages() == 0));
+		assertThat(this.jobs.committedRuns()).allSatisfy((job, runs) -> assertThat(runs).as("job %d", job).isOne());
+	}
+
 	private ApplicationContextRunner service() {
+		return service(4, 8);
+	}
+
+	private ApplicationContextRunner service(int concurrency, int prefetch) {
 		TestRabbit rabbit = TestRabbit.get();
 		ConsumerRegistration<Job> registration = ConsumerRegistration.of(this.queue, Job.class, this.jobs)
-			.withConcurrency(4)
-			.withPrefetch(8);
+			.withConcurrency(concurrency)
+			.withPrefetch(prefetch);
 		return WaybillContext.runner(this.schema.name())
 			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
 					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
@@ -158,11 +195,13 @@ class GracefulShutdownIntegrationTests {
 	}
 
 	/**
-	 * Takes 200 ms a job; counts the runs that committed.
+	 * Takes 200 ms a job unless told otherwise; counts the runs that committed.
 	 */
 	static final class Jobs implements MessageHandler<Job> {
 
 		final AtomicInteger running = new AtomicInteger();
+
+		volatile Duration pause = Duration.ofMillis(200);
 
 		private final Map<Integer, AtomicInteger> committed = new ConcurrentHashMap<>();
 
@@ -170,7 +209,7 @@ class GracefulShutdownIntegrationTests {
 		public void handle(Job job, MessageContext context) throws Exception {
 			this.running.incrementAndGet();
 			try {
-				Thread.sleep(200);
+				Thread.sleep(this.pause.toMillis());
 			}
 			finally {
 				this.running.decrementAndGet();
@@ -193,6 +232,42 @@ class GracefulShutdownIntegrationTests {
 		Map<Integer, Integer> committedRuns() {
 			Set<Map.Entry<Integer, AtomicInteger>> entries = this.committed.entrySet();
 			return entries.stream().collect(Collectors.toMap(Map.Entry::getKey, (entry) -> entry.getValue().get()));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NotJdbcTransactions {
+
+		@Bean
+		PlatformTransactionManager transactionManager(DataSource dataSource) {
+			return new DelegatingTransactionManager(new DataSourceTransactionManager(dataSource));
+		}
+
+	}
+
+	/** A transaction manager that is not a JDBC one, as JPA's is: the inbox then runs no batches. */
+	static final class DelegatingTransactionManager implements PlatformTransactionManager {
+
+		private final PlatformTransactionManager target;
+
+		DelegatingTransactionManager(PlatformTransactionManager target) {
+			this.target = target;
+		}
+
+		@Override
+		public TransactionStatus getTransaction(TransactionDefinition definition) {
+			return this.target.getTransaction(definition);
+		}
+
+		@Override
+		public void commit(TransactionStatus status) {
+			this.target.commit(status);
+		}
+
+		@Override
+		public void rollback(TransactionStatus status) {
+			this.target.rollback(status);
 		}
 
 	}
