@@ -1,0 +1,217 @@
+package dev.waybill.outbox.rabbit.inbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.rabbitmq.client.AMQP;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.MessageContext;
+import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
+import dev.waybill.inbox.internal.ConsumerRegistry;
+import dev.waybill.outbox.MessageType;
+import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
+import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
+import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.rabbit.test.TestTopology;
+import dev.waybill.outbox.test.TestSchema;
+import dev.waybill.outbox.test.WaybillContext;
+
+/**
+ * A handler that throws a JVM {@link Error} (an {@link OutOfMemoryError}) on the unbatched,
+ * unpartitioned path ({@code waybill.inbox.batch.max-size=1}, no partitioning by ordering key):
+ * the delivery stays unacknowledged while its channel lives, and the endpoint consumes on.
+ */
+class ConsumerErrorIntegrationTests {
+
+	private static final String TYPE = "waybill-test.consumer-error.ping";
+
+	private TestSchema schema;
+
+	private TestTopology topology;
+
+	private String queue;
+
+	private final Pings pings = new Pings();
+
+	@BeforeEach
+	void setUp() {
+		this.topology = TestRabbit.get().topology("consumer-error");
+		this.topology.deleteLater(TYPE);
+		this.queue = this.topology.uniqueName("pings");
+		this.schema = TestSchema.create("consumererror");
+	}
+
+	@AfterEach
+	void tearDown() {
+		if (this.topology != null) {
+			for (String name : List.of(this.queue, this.queue + "_error")) {
+				try {
+					this.topology.channel().queueDelete(name);
+				}
+				catch (IOException | RuntimeException ex) {
+					// not declared
+				}
+			}
+			this.topology.close();
+		}
+		if (this.schema != null) {
+			this.schema.close();
+		}
+	}
+
+	@Test
+	void anOutOfMemoryErrorFromAHandlerLeavesItsDeliveryUnacknowledgedAndTheEndpointConsumesOn() {
+		service().run((context) -> {
+			assertThat(context).hasNotFailed();
+			RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+			await().until(endpoint::isConsuming);
+			UUID before = publish("ok");
+			await().until(() -> this.pings.handled(before) == 1);
+
+			UUID poisoned = publish("oom");
+			await().until(() -> this.pings.entered(poisoned) == 1);
+			List<UUID> later = new ArrayList<>();
+			for (int i = 0; i < 5; i++) {
+				later.add(publish("ok"));
+			}
+			// the endpoint consumes on: on the same channel (concurrency 1), before the fix closed for good
+			await().until(() -> later.stream().allMatch((ping) -> this.pings.handled(ping) == 1));
+			assertThat(endpoint.isConsuming()).isTrue();
+
+			// the poisoned delivery: neither acknowledged nor requeued nor moved to the error queue
+			assertThat(this.pings.entered(poisoned)).as("handler runs of the poisoned delivery").isOne();
+			assertThat(this.pings.handled(poisoned)).isZero();
+			assertThat(processed()).isEqualTo(1 + later.size());
+			assertThat(queueMessages(this.queue)).as("ready in the queue").isZero();
+			assertThat(queueMessages(this.queue + "_error")).as("ready in the error queue").isZero();
+			assertThat(consumers(this.queue)).isOne();
+		});
+		// unacknowledged, it went back to the queue when the channel closed
+		await().until(() -> queueMessages(this.queue) == 1);
+		assertThat(queueMessages(this.queue + "_error")).isZero();
+	}
+
+	private ApplicationContextRunner service() {
+		TestRabbit rabbit = TestRabbit.get();
+		ConsumerRegistration<Ping> registration = ConsumerRegistration.of(this.queue, Ping.class, this.pings)
+			.withConcurrency(1)
+			.withPrefetch(4)
+			.withPartitionByOrderingKey(false);
+		return WaybillContext.runner(this.schema.name())
+			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
+					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
+			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.of(List.of(registration)))
+			.withPropertyValues("waybill.rabbit.host=" + rabbit.host(), "waybill.rabbit.port=" + rabbit.port(),
+					"waybill.rabbit.virtual-host=" + rabbit.virtualHost(), "waybill.rabbit.username=" + rabbit.username(),
+					"waybill.rabbit.password=" + rabbit.password(), "waybill.outbox.relay.poll-interval=200ms",
+					"waybill.inbox.batch.max-size=1", "waybill.inbox.partition-by-ordering-key=false",
+					"waybill.inbox.shutdown-timeout=5s");
+	}
+
+	private UUID publish(String mode) throws IOException {
+		UUID id = UUID.randomUUID();
+		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(UUID.randomUUID().toString())
+			.type(TYPE)
+			.contentType("application/json")
+			.deliveryMode(2)
+			.build();
+		byte[] body = ("{\"id\":\"" + id + "\",\"mode\":\"" + mode + "\"}").getBytes(StandardCharsets.UTF_8);
+		this.topology.channel().basicPublish(TYPE, "", properties, body);
+		return id;
+	}
+
+	/** The ready messages of a queue, -1 when it does not exist. */
+	private int queueMessages(String name) {
+		try {
+			return this.topology.channel().queueDeclarePassive(name).getMessageCount();
+		}
+		catch (IOException ex) {
+			return -1;
+		}
+	}
+
+	private int consumers(String name) {
+		try {
+			return this.topology.channel().queueDeclarePassive(name).getConsumerCount();
+		}
+		catch (IOException ex) {
+			return -1;
+		}
+	}
+
+	private int processed() {
+		return new JdbcTemplate(this.schema.dataSource()).queryForObject("SELECT count(*) FROM " + this.schema.name()
+				+ ".inbox_state WHERE consumer_id = ? AND processed_at IS NOT NULL", Integer.class, this.queue);
+	}
+
+	private static ConditionFactory await() {
+		// the Error is caught by the endpoint; should it reach a thread's handler, the test fails on what it asserts
+		return Awaitility.await()
+			.atMost(Duration.ofSeconds(60))
+			.pollInterval(Duration.ofMillis(50))
+			.dontCatchUncaughtExceptions();
+	}
+
+	@MessageType(TYPE)
+	record Ping(UUID id, String mode) {
+	}
+
+	/** Counts the handler runs and the committed runs per ping; an "oom" ping throws an OutOfMemoryError. */
+	static final class Pings implements MessageHandler<Ping> {
+
+		private final Map<UUID, AtomicInteger> entered = new ConcurrentHashMap<>();
+
+		private final Map<UUID, AtomicInteger> committed = new ConcurrentHashMap<>();
+
+		@Override
+		public void handle(Ping ping, MessageContext context) {
+			this.entered.computeIfAbsent(ping.id(), (id) -> new AtomicInteger()).incrementAndGet();
+			if ("oom".equals(ping.mode())) {
+				throw new OutOfMemoryError("injected");
+			}
+			AtomicInteger count = this.committed.computeIfAbsent(ping.id(), (id) -> new AtomicInteger());
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public void afterCommit() {
+					count.incrementAndGet();
+				}
+
+			});
+		}
+
+		int entered(UUID ping) {
+			AtomicInteger count = this.entered.get(ping);
+			return (count != null) ? count.get() : 0;
+		}
+
+		int handled(UUID ping) {
+			AtomicInteger count = this.committed.get(ping);
+			return (count != null) ? count.get() : 0;
+		}
+
+	}
+
+}
