@@ -82,6 +82,7 @@ public final class WaybillInboxAutoConfiguration {
 				MessageSerializer serializer, RelayWakeUp wakeUp, ObjectProvider<InboxListener> listeners,
 				WaybillObservationProperties observation, ObjectProvider<ObservationRegistry> observationRegistry,
 				ObjectProvider<InboxProcessObservationConvention> convention, ObjectProvider<Transport> transport) {
+			InboxTransactionCheck.check(transactionManager, store.dataSource());
 			InboxListener listener = listeners.orderedStream().reduce(InboxListener.NONE, InboxListener::andThen);
 			InboxProcessor processor = new InboxProcessor(transactionManager, store, writer, publisher, consumerOutbox,
 					serializer, wakeUp, properties.toRetryPolicy(), properties.getRetry().getImmediate(), listener);

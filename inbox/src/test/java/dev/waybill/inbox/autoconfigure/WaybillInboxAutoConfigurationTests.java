@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import com.zaxxer.hikari.HikariDataSource;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -25,6 +26,7 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
@@ -53,6 +55,7 @@ import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.test.TestSchema;
+import dev.waybill.outbox.test.TestPostgres;
 
 class WaybillInboxAutoConfigurationTests {
 
@@ -190,6 +193,21 @@ class WaybillInboxAutoConfigurationTests {
 				+ "not in batches of up to 16 (waybill.inbox.batch.max-size): batched transactions need a JDBC "
 				+ "transaction manager (DataSourceTransactionManager or JdbcTransactionManager), and the "
 				+ "application's is NotJdbcTransactionManager");
+	}
+
+	@Test
+	void aTransactionManagerOfAnotherDataSourceFailsStartUpInsteadOfEveryDelivery() {
+		// A handlers probe: with only a second DataSource's transaction manager declared, the service
+		// started, then sent every delivery to the error queue ("cannot be recorded, not even as a fault").
+		try (HikariDataSource other = TestPostgres.get().pool("inbox-other", 2)) {
+			runner.withUserConfiguration(ChargeCardHandler.class)
+				.withBean("transactionManager", PlatformTransactionManager.class,
+						() -> new DataSourceTransactionManager(other))
+				.run((context) -> assertThat(context).getFailure()
+					.rootCause()
+					.hasMessageContaining("does not manage the DataSource of Waybill's tables")
+					.hasMessageContaining("DataSourceTransactionManager"));
+		}
 	}
 
 	@Test
