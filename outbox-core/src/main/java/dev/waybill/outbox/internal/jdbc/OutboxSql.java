@@ -185,7 +185,9 @@ final class OutboxSql {
 				  FOR UPDATE SKIP LOCKED
 				), claimed AS (
 				  UPDATE %1$s s
-				  SET attempts = s.attempts + 1, lease_owner = ?,
+				  -- Capped: a count an operator or an older tool set to the largest integer must not
+				  -- fail the claim (integer out of range) of every scope due with it.
+				  SET attempts = least(s.attempts::int8 + 1, 2147483647)::int, lease_owner = ?,
 				      lease_until = now() + ?%3$s, next_attempt_at = now() + ?%3$s
 				  FROM due WHERE s.id = due.id
 				  RETURNING s.id, s.created_at, s.attempts, s.lease_until

@@ -189,6 +189,44 @@ class JdbcOutboxStoreIntegrationTests {
 	}
 
 	@Test
+	void aScopeWhoseAttemptsWereSetToTheLargestIntegerByHandIsClaimedWithTheOthers() {
+		OutboxScope edited = TestMessages.scope("orders", "edited");
+		OutboxScope other = TestMessages.scope("orders", "other");
+		store.write(edited);
+		store.write(other);
+		// An operator's UPDATE (the column allows any non-negative integer): before, the claim's
+		// attempts + 1 failed with "integer out of range" and no scope due with it was ever claimed.
+		jdbc.update("UPDATE " + schema.tables().qualifiedOutboxState()
+				+ " SET attempts = 2147483647, next_attempt_at = now() - interval '1 hour' WHERE id = ?", edited.id());
+
+		List<ClaimedScope> claimed = store.claim("relay-a", LEASE, 10);
+
+		assertThat(ids(claimed)).containsExactlyInAnyOrder(edited.id(), other.id());
+		assertThat(claimed).filteredOn((scope) -> scope.id().equals(edited.id()))
+			.singleElement()
+			.satisfies((scope) -> assertThat(scope.attempts()).isEqualTo(Integer.MAX_VALUE));
+	}
+
+	@Test
+	void aScopeWhoseHeadersWereSetToJsonThatIsNotAnObjectIsDeadAndTheOthersAreClaimed() {
+		OutboxScope edited = TestMessages.scope("orders", "edited");
+		OutboxScope other = TestMessages.scope("orders", "other");
+		store.write(edited);
+		store.write(other);
+		// jsonb accepts any JSON: an operator's '[1, 2]' failed the claim of every scope due with it.
+		jdbc.update("UPDATE " + schema.tables().qualifiedOutboxMessage() + " SET headers = '[1, 2]' WHERE outbox_id = ?",
+				edited.id());
+		jdbc.update("UPDATE " + schema.tables().qualifiedOutboxState()
+				+ " SET next_attempt_at = now() - interval '1 hour' WHERE id = ?", edited.id());
+
+		assertThat(ids(store.claim("relay-a", LEASE, 10))).containsExactly(other.id());
+		Map<String, Object> row = jdbc.queryForMap("SELECT status, last_error, lease_owner FROM "
+				+ schema.tables().qualifiedOutboxState() + " WHERE id = ?", edited.id());
+		assertThat(row).containsEntry("status", "dead").containsEntry("lease_owner", null);
+		assertThat((String) row.get("last_error")).contains("cannot be read", "headers must be a JSON object");
+	}
+
+	@Test
 	void anExpiredLeaseMakesTheScopeClaimableAgainWithAnotherAttempt() {
 		OutboxScope scope = TestMessages.scope("orders", "m");
 		store.write(scope);
