@@ -152,7 +152,7 @@ public final class InboxProcessor {
 
 	private final InboxListener listener;
 
-	private final Clock clock = Clock.systemUTC();
+	private volatile Clock clock = Clock.systemUTC();
 
 	/** The longest fault type name: it names the fault exchange, an AMQP short string. */
 	private static final int MAX_FAULT_TYPE_LENGTH = 255;
@@ -231,6 +231,17 @@ public final class InboxProcessor {
 		this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy must not be null");
 		this.immediateRetries = immediateRetries;
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
+	}
+
+	/**
+	 * Sets the host clock the processor reads (the times in the headers it writes); for tests that
+	 * skew it. Redeliveries fall due by the database's clock whatever this says.
+	 * @param clock the clock
+	 * @return this processor
+	 */
+	InboxProcessor clock(Clock clock) {
+		this.clock = Objects.requireNonNull(clock, "clock must not be null");
+		return this;
 	}
 
 	/**
@@ -1054,7 +1065,10 @@ public final class InboxProcessor {
 					// A concurrent delivery processed the message, or gave it up, meanwhile.
 					return failure.processed() ? InboxOutcome.DUPLICATE : InboxOutcome.ALREADY_FAULTED;
 				}
-				Instant now = this.clock.instant();
+				// The database's clock, not this host's: the redelivery's not-before time is compared
+				// with the database's now() when it is claimed (a host clock ahead delayed every retry by
+				// its skew, one behind made them due at once).
+				Instant now = this.store.databaseNow();
 				OutboxMessage forward = failure.faulted()
 						? Forwarding.fault(id, consumer, message, recorded, failure.attempts(), now, maxHeaderBytes)
 						: Forwarding.redelivery(id, consumer, message, failure.attempts(), now,

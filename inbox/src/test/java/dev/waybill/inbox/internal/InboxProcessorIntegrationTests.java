@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -224,6 +225,27 @@ class InboxProcessorIntegrationTests {
 		assertThat(calls).hasValue(3);
 		assertThat(inbox.inboxRow(id, queue).get("processed_at")).isNotNull();
 		assertThat(inbox.outboxMessages(queue + "_error")).isEmpty();
+	}
+
+	@Test
+	void aRedeliveryFallsDueByTheDatabasesClockHoweverSkewedTheConsumerHostsClockIs() {
+		// README: retries use the database clock. A consumer host 2 h ahead delayed every redelivery
+		// by 2 h; one 5 min behind made it due at once, so all attempts ran back to back.
+		String queue = queue();
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class,
+				(message, context) -> {
+					throw new IllegalStateException("card declined");
+				});
+		for (Duration skew : List.of(Duration.ofHours(2), Duration.ofMinutes(-5))) {
+			InboxProcessor processor = processor(0).clock(Clock.offset(Clock.systemUTC(), skew));
+			assertThat(processor.process(consumer, TestInbox.inbound(new ChargeCard("o-skew" + skew, 100))))
+				.isEqualTo(InboxOutcome.RETRY_SCHEDULED);
+		}
+		List<Double> dueInSeconds = jdbc.queryForList("SELECT extract(epoch FROM s.next_attempt_at - now())::float8 FROM "
+				+ schema.tables().qualifiedOutboxState() + " s JOIN " + schema.tables().qualifiedOutboxMessage()
+				+ " m ON m.outbox_id = s.id WHERE m.routing_key = ? ORDER BY m.sequence_number", Double.class, queue);
+		// the first retry waits INTERVAL (60 s) from the database's now
+		assertThat(dueInSeconds).hasSize(2).allSatisfy((dueIn) -> assertThat(dueIn).isBetween(30.0, 61.0));
 	}
 
 	@Test

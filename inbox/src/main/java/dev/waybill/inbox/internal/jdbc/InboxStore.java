@@ -1,5 +1,6 @@
 package dev.waybill.inbox.internal.jdbc;
 
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -234,6 +235,20 @@ public final class InboxStore {
 			throw new IllegalStateException("Inbox row of message " + messageId + " for consumer '" + consumerId
 					+ "' is missing, processed or faulted already; receive(...) it in the same transaction first");
 		}
+	}
+
+	/**
+	 * Returns the database's clock, read in the current transaction: a redelivery falls due by it
+	 * (the relay's claim compares it with the database's {@code now()}), so a consumer host whose
+	 * clock is skewed neither delays nor hurries its retries.
+	 * @return the database's {@code clock_timestamp()}
+	 * @throws IllegalStateException when no transaction manages this store's DataSource
+	 */
+	public Instant databaseNow() {
+		requireTransaction();
+		Instant now = this.jdbc.queryForObject("SELECT clock_timestamp()",
+				(row, index) -> row.getTimestamp(1).toInstant());
+		return Objects.requireNonNull(now, "the database returned no time");
 	}
 
 	/**

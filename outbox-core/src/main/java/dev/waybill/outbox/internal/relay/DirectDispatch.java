@@ -71,8 +71,10 @@ final class DirectDispatch implements DirectDispatcher {
 	}
 
 	private static boolean dueNow(OutboxScope scope) {
-		Instant notBefore = scope.notBefore();
-		if (notBefore != null && notBefore.isAfter(Instant.now())) {
+		// A scheduled scope (a not-before time, past or future) is claimed, never leased at its write:
+		// its time is due by the database's clock, which this host's may not match (a consumer's
+		// redelivery is timed by the database's; a host clock ahead would send it before its backoff).
+		if (scope.notBefore() != null) {
 			return false;
 		}
 		for (OutboxMessage message : scope.messages()) {
