@@ -18,7 +18,6 @@ import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -27,16 +26,12 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
-import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
-import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.outbox.MessageType;
-import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
-import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.test.ConsumerService;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.test.TestSchema;
-import dev.waybill.outbox.test.WaybillContext;
 
 /**
  * A handler that throws a JVM {@link Error} (an {@link OutOfMemoryError}) on the unbatched,
@@ -65,20 +60,7 @@ class ConsumerErrorIntegrationTests {
 
 	@AfterEach
 	void tearDown() {
-		if (this.topology != null) {
-			for (String name : List.of(this.queue, this.queue + "_error")) {
-				try {
-					this.topology.channel().queueDelete(name);
-				}
-				catch (IOException | RuntimeException ex) {
-					// not declared
-				}
-			}
-			this.topology.close();
-		}
-		if (this.schema != null) {
-			this.schema.close();
-		}
+		ConsumerService.tearDown(this.topology, this.schema, this.queue);
 	}
 
 	@Test
@@ -114,19 +96,12 @@ class ConsumerErrorIntegrationTests {
 	}
 
 	private ApplicationContextRunner service() {
-		TestRabbit rabbit = TestRabbit.get();
 		ConsumerRegistration<Ping> registration = ConsumerRegistration.of(this.queue, Ping.class, this.pings)
 			.withConcurrency(1)
 			.withPrefetch(4)
 			.withPartitionByOrderingKey(false);
-		return WaybillContext.runner(this.schema.name())
-			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
-					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
-			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.of(List.of(registration)))
-			.withPropertyValues("waybill.rabbit.host=" + rabbit.host(), "waybill.rabbit.port=" + rabbit.port(),
-					"waybill.rabbit.virtual-host=" + rabbit.virtualHost(), "waybill.rabbit.username=" + rabbit.username(),
-					"waybill.rabbit.password=" + rabbit.password(), "waybill.outbox.relay.poll-interval=200ms",
-					"waybill.inbox.batch.max-size=1", "waybill.inbox.partition-by-ordering-key=false",
+		return ConsumerService.runner(this.schema, registration)
+			.withPropertyValues("waybill.inbox.batch.max-size=1", "waybill.inbox.partition-by-ordering-key=false",
 					"waybill.inbox.shutdown-timeout=5s");
 	}
 

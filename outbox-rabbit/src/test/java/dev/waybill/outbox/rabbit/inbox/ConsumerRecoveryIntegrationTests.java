@@ -22,27 +22,22 @@ import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
-import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
-import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;
 import dev.waybill.outbox.rabbit.test.TcpProxy;
+import dev.waybill.outbox.rabbit.test.ConsumerService;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.test.TestSchema;
-import dev.waybill.outbox.test.WaybillContext;
 
 /**
  * A consuming service whose broker connection runs through a {@link TcpProxy}: it starts while the
@@ -76,20 +71,7 @@ class ConsumerRecoveryIntegrationTests {
 	void tearDown() {
 		this.pings.gate.countDown();
 		this.proxy.close();
-		if (this.topology != null) {
-			for (String name : List.of(this.queue, this.queue + "_error")) {
-				try {
-					this.topology.channel().queueDelete(name);
-				}
-				catch (IOException | RuntimeException ex) {
-					// not declared
-				}
-			}
-			this.topology.close();
-		}
-		if (this.schema != null) {
-			this.schema.close();
-		}
+		ConsumerService.tearDown(this.topology, this.schema, this.queue);
 	}
 
 	@Test
@@ -211,18 +193,11 @@ class ConsumerRecoveryIntegrationTests {
 	}
 
 	private ApplicationContextRunner service() {
-		TestRabbit rabbit = TestRabbit.get();
 		ConsumerRegistration<Ping> registration = ConsumerRegistration.of(this.queue, Ping.class, this.pings)
 			.withConcurrency(2)
 			.withPrefetch(4);
-		return WaybillContext.runner(this.schema.name())
-			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
-					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
-			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.of(List.of(registration)))
-			.withPropertyValues("waybill.rabbit.host=" + this.proxy.host(), "waybill.rabbit.port=" + this.proxy.port(),
-					"waybill.rabbit.virtual-host=" + rabbit.virtualHost(), "waybill.rabbit.username=" + rabbit.username(),
-					"waybill.rabbit.password=" + rabbit.password(), "waybill.rabbit.recovery-interval=500ms",
-					"waybill.outbox.relay.poll-interval=200ms");
+		return ConsumerService.runner(this.schema, registration, this.proxy)
+			.withPropertyValues("waybill.rabbit.recovery-interval=500ms");
 	}
 
 	private UUID publish(String mode) throws IOException {

@@ -18,21 +18,16 @@ import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
-import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.outbox.MessageType;
-import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
-import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;
+import dev.waybill.outbox.rabbit.test.ConsumerService;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.test.TestSchema;
-import dev.waybill.outbox.test.WaybillContext;
 
 /**
  * An error queue is declared with its consumer queue's type, not its limits: a console probe found
@@ -63,16 +58,7 @@ class ErrorQueueDeclarationIntegrationTests {
 
 	@AfterEach
 	void tearDown() {
-		for (String name : List.of(this.queue, this.queue + "_error")) {
-			try {
-				this.topology.channel().queueDelete(name);
-			}
-			catch (IOException | RuntimeException ex) {
-				// not declared
-			}
-		}
-		this.topology.close();
-		this.schema.close();
+		ConsumerService.tearDown(this.topology, this.schema, this.queue);
 	}
 
 	@Test
@@ -127,18 +113,11 @@ class ErrorQueueDeclarationIntegrationTests {
 	}
 
 	private ApplicationContextRunner service(Map<String, Object> queueArguments) {
-		TestRabbit rabbit = TestRabbit.get();
 		ConsumerRegistration<Ping> registration = ConsumerRegistration
 			.of(this.queue, Ping.class, (ping, context) -> {
 			})
 			.withQueueArguments(queueArguments);
-		return WaybillContext.runner(this.schema.name())
-			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
-					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
-			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.of(List.of(registration)))
-			.withPropertyValues("waybill.rabbit.host=" + rabbit.host(), "waybill.rabbit.port=" + rabbit.port(),
-					"waybill.rabbit.virtual-host=" + rabbit.virtualHost(), "waybill.rabbit.username=" + rabbit.username(),
-					"waybill.rabbit.password=" + rabbit.password(), "waybill.outbox.relay.poll-interval=200ms");
+		return ConsumerService.runner(this.schema, registration);
 	}
 
 	/** A message whose body is not JSON: poison, faulted to the error queue at once. */

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
@@ -19,7 +18,6 @@ import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -33,19 +31,15 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
-import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
-import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
+import dev.waybill.outbox.rabbit.test.ConsumerService;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.test.TestSchema;
-import dev.waybill.outbox.test.WaybillContext;
 
 /**
  * Closing a service's context (what SIGTERM does) while its consumers handle a stream of messages
@@ -76,20 +70,7 @@ class GracefulShutdownIntegrationTests {
 
 	@AfterEach
 	void tearDown() {
-		if (this.topology != null) {
-			for (String name : List.of(this.queue, this.queue + "_error")) {
-				try {
-					this.topology.channel().queueDelete(name);
-				}
-				catch (IOException | RuntimeException ex) {
-					// not declared
-				}
-			}
-			this.topology.close();
-		}
-		if (this.schema != null) {
-			this.schema.close();
-		}
+		ConsumerService.tearDown(this.topology, this.schema, this.queue);
 	}
 
 	@Test
@@ -165,17 +146,10 @@ class GracefulShutdownIntegrationTests {
 	}
 
 	private ApplicationContextRunner service(int concurrency, int prefetch) {
-		TestRabbit rabbit = TestRabbit.get();
 		ConsumerRegistration<Job> registration = ConsumerRegistration.of(this.queue, Job.class, this.jobs)
 			.withConcurrency(concurrency)
 			.withPrefetch(prefetch);
-		return WaybillContext.runner(this.schema.name())
-			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
-					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
-			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.of(List.of(registration)))
-			.withPropertyValues("waybill.rabbit.host=" + rabbit.host(), "waybill.rabbit.port=" + rabbit.port(),
-					"waybill.rabbit.virtual-host=" + rabbit.virtualHost(), "waybill.rabbit.username=" + rabbit.username(),
-					"waybill.rabbit.password=" + rabbit.password(), "waybill.outbox.relay.poll-interval=200ms");
+		return ConsumerService.runner(this.schema, registration);
 	}
 
 	private int queueMessages() throws IOException {
