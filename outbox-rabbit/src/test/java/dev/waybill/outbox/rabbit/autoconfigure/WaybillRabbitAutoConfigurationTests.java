@@ -189,29 +189,39 @@ class WaybillRabbitAutoConfigurationTests {
 		}
 	}
 
-	@Test
-	void anSslBundleGivesTheConnectionFactoryItsSslContext() throws Exception {
+	/** A TLS server on the loopback interface with the self-signed certificate of {@code tls/broker.p12}. */
+	private static SSLServerSocket tlsServer() throws Exception {
 		SSLContext serverContext = SSLContext.getInstance("TLS");
 		KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
 		KeyStore keyStore = KeyStore.getInstance("PKCS12");
-		try (InputStream in = getClass().getResourceAsStream("/tls/broker.p12")) {
+		try (InputStream in = WaybillRabbitAutoConfigurationTests.class.getResourceAsStream("/tls/broker.p12")) {
 			keyStore.load(in, "secret".toCharArray());
 		}
 		keys.init(keyStore, "secret".toCharArray());
 		serverContext.init(keys.getKeyManagers(), null, null);
-		try (SSLServerSocket server = (SSLServerSocket) serverContext.getServerSocketFactory()
-			.createServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			// Serves every connection: Waybill's start-up check connects first, then the test's socket.
-			CompletableFuture<Void> served = CompletableFuture.runAsync(() -> {
-				while (!server.isClosed()) {
-					try (SSLSocket socket = (SSLSocket) server.accept()) {
-						socket.startHandshake();
-					}
-					catch (IOException ex) {
-						// the client's handshake failure is what the test reports; closed: done
-					}
+		return (SSLServerSocket) serverContext.getServerSocketFactory()
+			.createServerSocket(0, 1, InetAddress.getLoopbackAddress());
+	}
+
+	/** Completes the TLS handshake of every connection until the server closes. */
+	private static CompletableFuture<Void> handshakes(SSLServerSocket server) {
+		return CompletableFuture.runAsync(() -> {
+			while (!server.isClosed()) {
+				try (SSLSocket socket = (SSLSocket) server.accept()) {
+					socket.startHandshake();
 				}
-			});
+				catch (IOException ex) {
+					// a client that rejects the certificate fails its handshake; closed: done
+				}
+			}
+		});
+	}
+
+	@Test
+	void anSslBundleGivesTheConnectionFactoryItsSslContext() throws Exception {
+		try (SSLServerSocket server = tlsServer()) {
+			// Serves every connection: Waybill's start-up check connects first, then the test's socket.
+			CompletableFuture<Void> served = handshakes(server);
 			this.runner
 				.withPropertyValues("spring.ssl.bundle.jks.waybill-test.truststore.location=classpath:tls/trust.p12",
 						"spring.ssl.bundle.jks.waybill-test.truststore.password=secret",
@@ -236,26 +246,8 @@ class WaybillRabbitAutoConfigurationTests {
 
 	@Test
 	void aBrokerCertificateThatIsNotTrustedFailsStartUpNamingTheTrustSettings() throws Exception {
-		SSLContext serverContext = SSLContext.getInstance("TLS");
-		KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-		KeyStore keyStore = KeyStore.getInstance("PKCS12");
-		try (InputStream in = getClass().getResourceAsStream("/tls/broker.p12")) {
-			keyStore.load(in, "secret".toCharArray());
-		}
-		keys.init(keyStore, "secret".toCharArray());
-		serverContext.init(keys.getKeyManagers(), null, null);
-		try (SSLServerSocket server = (SSLServerSocket) serverContext.getServerSocketFactory()
-			.createServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			CompletableFuture<Void> served = CompletableFuture.runAsync(() -> {
-				while (!server.isClosed()) {
-					try (SSLSocket socket = (SSLSocket) server.accept()) {
-						socket.startHandshake();
-					}
-					catch (IOException ex) {
-						// the client rejects the certificate; closed: done
-					}
-				}
-			});
+		try (SSLServerSocket server = tlsServer()) {
+			CompletableFuture<Void> served = handshakes(server);
 			// TLS without a trust store or bundle: the JVM's trust store, which does not trust the
 			// self-signed certificate. Retrying cannot help, as with refused credentials.
 			this.runner.withPropertyValues(spring("ssl.enabled=true"), spring("port=" + server.getLocalPort()),
