@@ -3,7 +3,6 @@ package dev.waybill.outbox.rabbit.inbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,14 +11,12 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import com.rabbitmq.client.AMQP;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -106,25 +103,12 @@ class ConsumerErrorIntegrationTests {
 	}
 
 	private UUID publish(String mode) throws IOException {
-		UUID id = UUID.randomUUID();
-		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(UUID.randomUUID().toString())
-			.type(TYPE)
-			.contentType("application/json")
-			.deliveryMode(2)
-			.build();
-		byte[] body = ("{\"id\":\"" + id + "\",\"mode\":\"" + mode + "\"}").getBytes(StandardCharsets.UTF_8);
-		this.topology.channel().basicPublish(TYPE, "", properties, body);
-		return id;
+		return ConsumerService.publishPing(this.topology, TYPE, mode);
 	}
 
 	/** The ready messages of a queue, -1 when it does not exist. */
 	private int queueMessages(String name) {
-		try {
-			return this.topology.channel().queueDeclarePassive(name).getMessageCount();
-		}
-		catch (IOException ex) {
-			return -1;
-		}
+		return ConsumerService.readyMessages(this.topology, name);
 	}
 
 	private int consumers(String name) {
@@ -137,8 +121,7 @@ class ConsumerErrorIntegrationTests {
 	}
 
 	private int processed() {
-		return new JdbcTemplate(this.schema.dataSource()).queryForObject("SELECT count(*) FROM " + this.schema.name()
-				+ ".inbox_state WHERE consumer_id = ? AND processed_at IS NOT NULL", Integer.class, this.queue);
+		return ConsumerService.processed(this.schema, this.queue);
 	}
 
 	private static ConditionFactory await() {

@@ -3,7 +3,6 @@ package dev.waybill.outbox.rabbit.inbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +14,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
@@ -201,15 +199,7 @@ class ConsumerRecoveryIntegrationTests {
 	}
 
 	private UUID publish(String mode) throws IOException {
-		UUID id = UUID.randomUUID();
-		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(UUID.randomUUID().toString())
-			.type(TYPE)
-			.contentType("application/json")
-			.deliveryMode(2)
-			.build();
-		byte[] body = ("{\"id\":\"" + id + "\",\"mode\":\"" + mode + "\"}").getBytes(StandardCharsets.UTF_8);
-		this.topology.channel().basicPublish(TYPE, "", properties, body);
-		return id;
+		return ConsumerService.publishPing(this.topology, TYPE, mode);
 	}
 
 	private boolean queueExists(String name) {
@@ -218,17 +208,11 @@ class ConsumerRecoveryIntegrationTests {
 
 	/** The ready messages of a queue, -1 when it does not exist. */
 	private int queueMessages(String name) {
-		try {
-			return this.topology.channel().queueDeclarePassive(name).getMessageCount();
-		}
-		catch (IOException ex) {
-			return -1;
-		}
+		return ConsumerService.readyMessages(this.topology, name);
 	}
 
 	private int processed() {
-		return jdbc().queryForObject("SELECT count(*) FROM " + this.schema.name()
-				+ ".inbox_state WHERE consumer_id = ? AND processed_at IS NOT NULL", Integer.class, this.queue);
+		return ConsumerService.processed(this.schema, this.queue);
 	}
 
 	private int receiveCount(UUID ping) {

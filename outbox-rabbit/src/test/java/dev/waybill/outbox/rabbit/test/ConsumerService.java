@@ -1,10 +1,15 @@
 package dev.waybill.outbox.rabbit.test;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.UUID;
+
+import com.rabbitmq.client.AMQP;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
@@ -81,6 +86,52 @@ public final class ConsumerService {
 		if (schema != null) {
 			schema.close();
 		}
+	}
+
+	/**
+	 * Publishes {@code {"id": <new id>, "mode": mode}} as a message of {@code type} to the exchange
+	 * of that name, as a sender other than Waybill would.
+	 * @param topology the test's topology
+	 * @param type the message type and exchange
+	 * @param mode what the test's handler is to do with it
+	 * @return the new id in the body
+	 */
+	public static UUID publishPing(TestTopology topology, String type, String mode) throws IOException {
+		UUID id = UUID.randomUUID();
+		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(UUID.randomUUID().toString())
+			.type(type)
+			.contentType("application/json")
+			.deliveryMode(2)
+			.build();
+		byte[] body = ("{\"id\":\"" + id + "\",\"mode\":\"" + mode + "\"}").getBytes(StandardCharsets.UTF_8);
+		topology.channel().basicPublish(type, "", properties, body);
+		return id;
+	}
+
+	/**
+	 * Returns the ready messages of a queue.
+	 * @param topology the test's topology
+	 * @param queue the queue
+	 * @return the count, -1 when the queue does not exist
+	 */
+	public static int readyMessages(TestTopology topology, String queue) {
+		try {
+			return topology.channel().queueDeclarePassive(queue).getMessageCount();
+		}
+		catch (IOException ex) {
+			return -1;
+		}
+	}
+
+	/**
+	 * Returns how many messages a consumer processed, by its inbox rows.
+	 * @param schema the service's schema
+	 * @param consumer the consumer's id (its queue)
+	 * @return the processed inbox rows
+	 */
+	public static int processed(TestSchema schema, String consumer) {
+		return new JdbcTemplate(schema.dataSource()).queryForObject("SELECT count(*) FROM " + schema.name()
+				+ ".inbox_state WHERE consumer_id = ? AND processed_at IS NOT NULL", Integer.class, consumer);
 	}
 
 }
