@@ -68,12 +68,15 @@ import dev.waybill.outbox.rabbit.RabbitTopology;
  * <p>
  * The endpoint recovers on its own rather than through the client's topology recovery: when the
  * broker cannot be reached at {@link #start()} it starts anyway and keeps trying in the
- * background; when the connection is lost, a consume channel is closed by the broker or the
- * broker cancels a consumer (its queue was deleted), it opens a new connection and declares the
- * whole topology again before consuming, so a broker that lost its definitions (a fresh node, a
- * reset) gets them back. Attempts back off from half a second, doubling, up to the
- * transport's recovery interval. A delivery handled while its channel was lost cannot be
- * acknowledged; the broker delivers it again and the inbox recognises it as a duplicate.
+ * background; when the connection is lost it opens a new one and declares the whole topology
+ * again before consuming, so a broker that lost its definitions (a fresh node, a reset) gets them
+ * back. When the broker closes one consume channel (a delivery unacknowledged past its
+ * {@code consumer_timeout}) or cancels one consumer (its queue was deleted, its node is down), only
+ * that queue is declared again and consumed on a new channel of the same connection: the other
+ * queues' channels, and the deliveries they hold, are not touched. Attempts back off from half a
+ * second, doubling, up to the transport's recovery interval. A delivery handled while its channel
+ * was lost cannot be acknowledged; the broker delivers it again and the inbox recognises it as a
+ * duplicate.
  *
  * @since 0.1
  */
@@ -144,6 +147,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 	/** Why it is not consuming, for health checks; any thread reads it. */
 	private volatile @Nullable String notConsumingReason;
+
+	/** Why a queue lost a channel or consumer of the current connection, until it consumes again. */
+	private final Map<String, String> queueLosses = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates an endpoint.
@@ -401,18 +407,70 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	 * @return whether every consumer is consuming its queue
 	 */
 	public boolean isConsuming() {
+		return connected() && this.endpoints.keySet().stream().allMatch(this::consumes);
+	}
+
+	/**
+	 * Tells whether the endpoint is consuming one of its queues: connected, with every consumer of
+	 * that queue subscribed.
+	 * @param queue one of {@link #queues()}
+	 * @return whether it is consuming that queue
+	 * @since 0.5
+	 */
+	public boolean isConsuming(String queue) {
+		return connected() && consumes(queue);
+	}
+
+	private boolean connected() {
 		Connection current = this.connection;
 		return this.running && current != null && current.isOpen();
 	}
 
+	private boolean consumes(String queue) {
+		Connection current = this.connection;
+		List<ConsumerRegistration<?>> consumers = this.endpoints.get(queue);
+		if (consumers == null) {
+			return false;
+		}
+		long subscribed = this.inboxConsumers.stream()
+			.filter((consumer) -> consumer.queue.equals(queue) && consumer.connection() == current
+					&& !consumer.cancelled && consumer.getChannel().isOpen())
+			.count();
+		return subscribed >= channels(consumers.get(0));
+	}
+
 	/**
 	 * Returns why the endpoint is not consuming: the last failure to connect or the loss of its
-	 * connection, as the broker described it (no credentials).
+	 * connection, as the broker described it (no credentials), or the queues it lost.
 	 * @return the reason, or {@literal null} while consuming or before any failure
 	 * @since 0.2
 	 */
 	public @Nullable String notConsumingReason() {
-		return isConsuming() ? null : this.notConsumingReason;
+		if (isConsuming()) {
+			return null;
+		}
+		if (!connected()) {
+			return this.notConsumingReason;
+		}
+		return this.endpoints.keySet()
+			.stream()
+			.filter((queue) -> !consumes(queue))
+			.map((queue) -> queue + ": " + Objects.requireNonNullElse(this.queueLosses.get(queue), "resuming"))
+			.collect(java.util.stream.Collectors.joining("; "));
+	}
+
+	/**
+	 * Returns why the endpoint is not consuming one of its queues.
+	 * @param queue one of {@link #queues()}
+	 * @return the reason, or {@literal null} while consuming it or before any failure
+	 * @since 0.5
+	 */
+	public @Nullable String notConsumingReason(String queue) {
+		if (isConsuming(queue)) {
+			return null;
+		}
+		return connected() ? Objects.requireNonNullElse(this.queueLosses.get(queue), "resuming")
+				: this.notConsumingReason;
 	}
 
 	/**
@@ -430,15 +488,14 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			}
 			for (Map.Entry<String, List<ConsumerRegistration<?>>> endpoint : this.endpoints.entrySet()) {
 				ConsumerRegistration<?> settings = endpoint.getValue().get(0);
-				// Partitioned by ordering key: one channel whose workers are the key lanes.
-				int channels = partitioned(settings) ? 1 : settings.concurrency();
-				for (int i = 0; i < channels; i++) {
+				for (int i = 0; i < channels(settings); i++) {
 					consume(created, endpoint.getKey(), settings);
 				}
 			}
 			if (!this.running) {
 				throw new IllegalStateException("stopped while connecting");
 			}
+			this.queueLosses.clear();
 			this.connection = created;
 			Connection session = created;
 			// called at once when the connection closed already
@@ -513,6 +570,69 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		}, 0);
 	}
 
+	/**
+	 * Reacts to the loss of one consume channel or consumer, on any thread: declares the declared
+	 * topology and its queue again and consumes it on a new channel of the same connection, leaving
+	 * the other channels alone.
+	 * When the connection itself is lost, {@link #lost} renews it all.
+	 * @param cancelled the consumer the broker cancelled, whose channel is still open; {@literal null}
+	 * when the broker closed the channel
+	 */
+	private void channelLost(Connection session, String queue, @Nullable InboxConsumer cancelled, String what) {
+		schedule(() -> {
+			if (!this.running || this.connection != session || !session.isOpen()) {
+				return;
+			}
+			if (cancelled != null) {
+				// What it holds goes back to the queue, if the queue is still there; handled ones are duplicates.
+				RabbitTransport.abortQuietly(cancelled.getChannel());
+			}
+			if (this.queueLosses.put(queue, what) == null) { // told once for the queue, not per channel
+				logger.warn("Waybill stopped consuming " + queue + " on one channel (" + what + "); it declares "
+						+ "the queue again and resumes on a new channel, the other queues consume on");
+			}
+			resume(session, queue, 0, null);
+		}, 0);
+	}
+
+	/** One attempt to consume a queue again on the same connection; schedules the next on failure. */
+	private void resume(Connection session, String queue, int failedAttempts, @Nullable String lastReason) {
+		if (!this.running || this.connection != session || !session.isOpen()) {
+			return;
+		}
+		List<ConsumerRegistration<?>> consumers = Objects.requireNonNull(this.endpoints.get(queue));
+		try {
+			this.topology.declare(session); // its extra bindings may name declared exchanges an operator deleted too
+			declare(session, queue, consumers);
+			consume(session, queue, consumers.get(0));
+		}
+		catch (IOException | RuntimeException ex) {
+			if (!session.isOpen()) {
+				return; // the connection's loss renews it all
+			}
+			long delay = backoff(failedAttempts + 1);
+			String reason = BrokerErrors.describe(ex);
+			String text = "Waybill could not resume consuming " + queue + " from RabbitMQ at " + this.transport + ": "
+					+ reason + "; trying again in " + delay + " ms";
+			if (reason.equals(lastReason)) {
+				logger.debug(text);
+			}
+			else if (refused(ex)) {
+				logger.error(text);
+			}
+			else {
+				logger.warn(text);
+			}
+			this.queueLosses.put(queue, reason);
+			schedule(() -> resume(session, queue, failedAttempts + 1, reason), delay);
+			return;
+		}
+		if (consumes(queue)) {
+			this.queueLosses.remove(queue);
+			logger.info("Waybill consuming " + queue + " again from RabbitMQ at " + this.transport);
+		}
+	}
+
 	private void schedule(Runnable task, long delayMillis) {
 		ScheduledExecutorService connector = this.connector;
 		if (connector == null || !this.running) {
@@ -527,9 +647,13 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	}
 
 	private long backoff() {
+		return backoff(this.failedAttempts);
+	}
+
+	private long backoff(int failedAttempts) {
 		long cap = Math.max(1, this.connectionFactory.getNetworkRecoveryInterval());
 		long first = Math.min(FIRST_RETRY_MILLIS, cap);
-		int doublings = Math.min(Math.max(0, this.failedAttempts - 1), 20);
+		int doublings = Math.min(Math.max(0, failedAttempts - 1), 20);
 		return Math.min(cap, first << doublings);
 	}
 
@@ -615,6 +739,11 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		return settings.partitionByOrderingKey();
 	}
 
+	/** Partitioned by ordering key: one channel whose workers are the key lanes; else one per thread. */
+	private static int channels(ConsumerRegistration<?> settings) {
+		return partitioned(settings) ? 1 : settings.concurrency();
+	}
+
 	private void consume(Connection connection, String queue, ConsumerRegistration<?> settings) throws IOException {
 		Channel channel = connection.createChannel();
 		boolean ordered = partitioned(settings);
@@ -636,7 +765,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		// A channel the broker closes alone (e.g. a delivery unacknowledged past its consumer_timeout)
 		channel.addShutdownListener((cause) -> {
 			if (!cause.isHardError() && !cause.isInitiatedByApplication()) {
-				lost(connection, "the broker closed a channel consuming " + queue + ": "
+				channelLost(connection, queue, null, "the broker closed a channel consuming " + queue + ": "
 						+ BrokerErrors.describe(cause));
 			}
 		});
@@ -736,6 +865,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		final CountDownLatch finished = new CountDownLatch(1);
 
 		volatile boolean stopping;
+
+		/** Whether the broker cancelled it: its channel is open, but nothing more comes. */
+		volatile boolean cancelled;
 
 		private final RecordingOutageLog outageLog;
 
@@ -933,8 +1065,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 		@Override
 		public void handleCancel(String consumerTag) {
-			lost(getChannel().getConnection(), "the broker cancelled the consumer of " + this.queue
-					+ " (its queue was deleted, or its node is down)");
+			this.cancelled = true;
+			channelLost(getChannel().getConnection(), this.queue, this, "the broker cancelled the consumer of "
+					+ this.queue + " (its queue was deleted, or its node is down)");
 		}
 
 		private void pause() {

@@ -231,7 +231,7 @@ class ReceiveEndpointIntegrationTests {
 				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
 				await().until(endpoint::isConsuming);
 				this.channel.exchangeDelete(Shop.REGIONS);
-				this.channel.queueDelete(Shop.REGION_QUEUE); // the broker cancels the consumer: it reconnects
+				this.channel.queueDelete(Shop.REGION_QUEUE); // the broker cancels the consumer: it declares both again
 				await().until(() -> exists(Shop.REGIONS, true) && exists(Shop.REGION_QUEUE, false)
 						&& endpoint.isConsuming());
 				UUID eu = UUID.randomUUID();

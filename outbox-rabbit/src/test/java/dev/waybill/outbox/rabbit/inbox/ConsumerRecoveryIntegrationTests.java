@@ -20,16 +20,20 @@ import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.EndpointBinding;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.internal.health.ConsumersHealthIndicator;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;
 import dev.waybill.outbox.rabbit.test.TcpProxy;
 import dev.waybill.outbox.rabbit.test.ConsumerService;
@@ -54,6 +58,8 @@ class ConsumerRecoveryIntegrationTests {
 
 	private String queue;
 
+	private String otherQueue;
+
 	private final Pings pings = new Pings();
 
 	@BeforeEach
@@ -62,6 +68,7 @@ class ConsumerRecoveryIntegrationTests {
 		this.topology = TestRabbit.get().topology("consumer-recovery");
 		this.topology.deleteLater(TYPE);
 		this.queue = this.topology.uniqueName("pings");
+		this.otherQueue = this.topology.uniqueName("other-pings");
 		this.schema = TestSchema.create("recovery");
 	}
 
@@ -69,6 +76,14 @@ class ConsumerRecoveryIntegrationTests {
 	void tearDown() {
 		this.pings.gate.countDown();
 		this.proxy.close();
+		for (String name : List.of(this.otherQueue, this.otherQueue + "_error")) {
+			try {
+				this.topology.channel().queueDelete(name);
+			}
+			catch (IOException | RuntimeException ex) {
+				// not declared
+			}
+		}
 		ConsumerService.tearDown(this.topology, this.schema, this.queue);
 	}
 
@@ -134,19 +149,77 @@ class ConsumerRecoveryIntegrationTests {
 	}
 
 	@Test
-	void declaresItsQueueAgainWhenTheBrokerCancelsTheConsumer() throws Exception {
-		service().run((context) -> {
-			RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
-			await().until(endpoint::isConsuming);
-			int connections = this.proxy.connectionsForwarded();
+	void declaresOnlyTheQueueWhoseConsumerTheBrokerCancelledAgainLeavingTheOtherQueuesDeliveriesAlone()
+			throws Exception {
+		Pings others = new Pings();
+		List<ConsumerRegistration<?>> registrations = List.of(registration(),
+				ConsumerRegistration.of(this.otherQueue, Ping.class, others).withConcurrency(2).withPrefetch(4));
+		ConsumerService.runner(this.schema, registrations, this.proxy)
+			.withPropertyValues("waybill.rabbit.recovery-interval=500ms")
+			.run((context) -> {
+				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+				await().until(endpoint::isConsuming);
+				others.gate = new CountDownLatch(1);
+				UUID held = publish("slow"); // to both queues: the other queue's handler holds it
+				await().until(() -> this.pings.handled(held) == 1 && others.entered.containsKey(held));
+				int connections = this.proxy.connectionsForwarded();
 
-			this.topology.channel().queueDelete(this.queue); // the broker cancels its consumers
+				this.topology.channel().queueDelete(this.queue); // the broker cancels its consumers
 
-			await().until(() -> this.proxy.connectionsForwarded() > connections && endpoint.isConsuming()
-					&& queueExists(this.queue));
-			UUID ping = publish("ok");
-			await().until(() -> this.pings.handled(ping) == 1);
-		});
+				await().until(() -> endpoint.isConsuming() && queueExists(this.queue));
+				// Before, the whole connection was renewed: the other queue's held delivery came back.
+				assertThat(this.proxy.connectionsForwarded()).as("connections opened").isEqualTo(connections);
+				others.gate.countDown();
+				await().until(() -> others.handled(held) == 1 && queueMessages(this.otherQueue) == 0);
+				assertThat(receiveCount(this.otherQueue)).as("deliveries of the held message").isOne();
+				UUID after = publish("ok");
+				await().until(() -> this.pings.handled(after) == 1 && others.handled(after) == 1);
+			});
+	}
+
+	@Test
+	void aQueueThatCannotBeDeclaredAgainIsNotConsumingAloneRetriedAndReportedSo() throws Exception {
+		String extra = this.topology.uniqueName("extra");
+		this.topology.deleteLater(extra);
+		this.topology.channel().exchangeDeclare(extra, "fanout", false);
+		Pings others = new Pings();
+		List<ConsumerRegistration<?>> registrations = List.of(
+				registration().withBindings(List.of(new EndpointBinding(extra, ""))),
+				ConsumerRegistration.of(this.otherQueue, Ping.class, others));
+		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, "dev.waybill.outbox.rabbit")) {
+			ConsumerService.runner(this.schema, registrations, this.proxy)
+				.withPropertyValues("waybill.rabbit.recovery-interval=500ms")
+				.run((context) -> {
+					RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+					ConsumersHealthIndicator health = new ConsumersHealthIndicator(endpoint);
+					await().until(endpoint::isConsuming);
+					// its extra binding's exchange gone, the queue cannot be declared again with its bindings
+					this.topology.channel().exchangeDelete(extra);
+					this.topology.channel().queueDelete(this.queue);
+
+					await().until(() -> logs.atLeast(Level.ERROR).stream()
+						.anyMatch((event) -> event.getFormattedMessage().contains("could not resume consuming " + this.queue)
+								&& event.getFormattedMessage().contains(extra)));
+					assertThat(endpoint.isConsuming()).isFalse();
+					assertThat(endpoint.isConsuming(this.queue)).isFalse();
+					assertThat(endpoint.isConsuming(this.otherQueue)).isTrue();
+					assertThat(endpoint.notConsumingReason(this.queue)).contains("NOT_FOUND").contains(extra);
+					Health reported = health.health();
+					assertThat(reported.getStatus()).isEqualTo(Status.DOWN);
+					assertThat(reported.getDetails().get("queues")).isEqualTo(
+							Map.of(this.queue, "not consuming", this.otherQueue, "consuming"));
+					assertThat((String) reported.getDetails().get("reason")).startsWith(this.queue + ": ")
+						.contains(extra);
+					UUID during = publish("ok");
+					await().until(() -> others.handled(during) == 1);
+
+					this.topology.channel().exchangeDeclare(extra, "fanout", false);
+					await().until(endpoint::isConsuming);
+					assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+					UUID after = publish("ok");
+					await().until(() -> this.pings.handled(after) == 1 && others.handled(after) == 1);
+				});
+		}
 	}
 
 	@Test
@@ -191,11 +264,18 @@ class ConsumerRecoveryIntegrationTests {
 	}
 
 	private ApplicationContextRunner service() {
-		ConsumerRegistration<Ping> registration = ConsumerRegistration.of(this.queue, Ping.class, this.pings)
-			.withConcurrency(2)
-			.withPrefetch(4);
-		return ConsumerService.runner(this.schema, registration, this.proxy)
+		return ConsumerService.runner(this.schema, registration(), this.proxy)
 			.withPropertyValues("waybill.rabbit.recovery-interval=500ms");
+	}
+
+	private ConsumerRegistration<Ping> registration() {
+		return ConsumerRegistration.of(this.queue, Ping.class, this.pings).withConcurrency(2).withPrefetch(4);
+	}
+
+	/** The receive count of a queue's only inbox row. */
+	private int receiveCount(String consumer) {
+		return jdbc().queryForObject("SELECT receive_count FROM " + this.schema.name()
+				+ ".inbox_state WHERE consumer_id = ?", Integer.class, consumer);
 	}
 
 	private UUID publish(String mode) throws IOException {

@@ -49,16 +49,34 @@ public final class ConsumerService {
 	 */
 	public static ApplicationContextRunner runner(TestSchema schema, ConsumerRegistration<?> registration,
 			TcpProxy proxy) {
-		return runner(schema, registration, proxy.host(), proxy.port());
+		return runner(schema, List.of(registration), proxy);
+	}
+
+	/**
+	 * A service whose consumers are {@code registrations}, connected to the test broker through
+	 * {@code proxy}, so a test can cut it.
+	 * @param schema the service's schema
+	 * @param registrations its consumers
+	 * @param proxy the proxy to the test broker
+	 * @return the runner, to configure further
+	 */
+	public static ApplicationContextRunner runner(TestSchema schema, List<ConsumerRegistration<?>> registrations,
+			TcpProxy proxy) {
+		return runner(schema, registrations, proxy.host(), proxy.port());
 	}
 
 	private static ApplicationContextRunner runner(TestSchema schema, ConsumerRegistration<?> registration, String host,
 			int port) {
+		return runner(schema, List.of(registration), host, port);
+	}
+
+	private static ApplicationContextRunner runner(TestSchema schema, List<ConsumerRegistration<?>> registrations,
+			String host, int port) {
 		TestRabbit rabbit = TestRabbit.get();
 		return WaybillContext.runner(schema.name())
 			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
 					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
-			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.of(List.of(registration)))
+			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.of(registrations))
 			.withPropertyValues("waybill.rabbit.host=" + host, "waybill.rabbit.port=" + port,
 					"waybill.rabbit.virtual-host=" + rabbit.virtualHost(), "waybill.rabbit.username=" + rabbit.username(),
 					"waybill.rabbit.password=" + rabbit.password(), "waybill.outbox.relay.poll-interval=200ms");

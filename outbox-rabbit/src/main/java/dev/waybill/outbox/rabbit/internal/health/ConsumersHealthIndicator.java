@@ -12,8 +12,8 @@ import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 /**
  * The {@code consumers} component: UP while the receive endpoint consumes every queue, DOWN while
  * it does not (stopped, or the broker unreachable, its connection lost or a consumer cancelled),
- * with the reason as the broker client described it. The endpoint consumes all queues on one
- * connection, so the queues are consuming or not together.
+ * with the reason as the broker client described it. The queues share one connection: while it is
+ * lost none is consuming; a queue whose channel or consumer alone was lost is down on its own.
  *
  * @since 0.2
  */
@@ -39,7 +39,7 @@ public final class ConsumersHealthIndicator implements WaybillHealthComponent {
 		boolean consuming = this.endpoint.isConsuming();
 		Map<String, Object> queues = new LinkedHashMap<>();
 		for (String queue : this.endpoint.queues()) {
-			queues.put(queue, consuming ? "consuming" : "not consuming");
+			queues.put(queue, this.endpoint.isConsuming(queue) ? "consuming" : "not consuming");
 		}
 		Health.Builder health = consuming ? Health.up() : Health.down();
 		health.withDetail("running", this.endpoint.isRunning()).withDetail("queues", queues);
