@@ -22,12 +22,22 @@ import org.jspecify.annotations.Nullable;
  * A lane hands over what it holds at once, up to the maximum batch size; only when it found more
  * than one delivery waiting, and fewer than the maximum, does it wait up to the linger for more.
  * So a lone delivery on an idle lane is handled without delay.
+ * <p>
+ * Batches are for fast handlers: one transaction saves a commit per delivery, which matters only
+ * when the handlers take about as long. After a batch that took {@link #SLOW_DELIVERY} or more a
+ * delivery, a lane takes one delivery at a time, until one is handled faster. So slow handlers do
+ * not hold a batch's transaction and its locks open, a handler failing in a batch rarely makes a
+ * slow one run again, and a stop (checked before each batch) waits for one slow delivery, not for
+ * a batch of them: except the lane's first batch, and the first after its handlers became slow.
  *
  * @param <T> what is submitted
  */
 final class KeyPartitions<T> {
 
 	private static final Log logger = LogFactory.getLog(KeyPartitions.class);
+
+	/** A delivery handled slower than this, on average over its batch, makes its lane take one at a time. */
+	static final java.time.Duration SLOW_DELIVERY = java.time.Duration.ofMillis(50);
 
 	private final List<Lane> lanes = new ArrayList<>();
 
@@ -108,6 +118,9 @@ final class KeyPartitions<T> {
 		/** Waiting for deliveries, not handling any: interrupting it stops nothing half done. */
 		volatile boolean waiting;
 
+		/** The most deliveries of its next batch: 1 after a slow batch, until a fast one. */
+		private int limit = KeyPartitions.this.maxBatch;
+
 		@Override
 		public void run() {
 			this.thread = Thread.currentThread();
@@ -132,6 +145,7 @@ final class KeyPartitions<T> {
 				finally {
 					this.waiting = false;
 				}
+				long started = System.nanoTime();
 				try {
 					if (!KeyPartitions.this.shutdown) {
 						KeyPartitions.this.handler.accept(List.copyOf(batch));
@@ -145,6 +159,8 @@ final class KeyPartitions<T> {
 							+ "the broker delivers them again once the channel closes", ex);
 				}
 				finally {
+					long perDelivery = (System.nanoTime() - started) / batch.size();
+					this.limit = (perDelivery < SLOW_DELIVERY.toNanos()) ? KeyPartitions.this.maxBatch : 1;
 					KeyPartitions.this.outstanding.addAndGet(-batch.size());
 					batch.clear();
 					if (Thread.interrupted()) {
@@ -157,7 +173,7 @@ final class KeyPartitions<T> {
 
 		private void collect(List<T> batch) throws InterruptedException {
 			batch.add(this.queue.take());
-			int max = KeyPartitions.this.maxBatch;
+			int max = this.limit;
 			this.queue.drainTo(batch, max - batch.size());
 			if (batch.size() == 1 || batch.size() >= max || KeyPartitions.this.lingerNanos == 0) {
 				return; // alone: at once; full: at once

@@ -141,6 +141,32 @@ class GracefulShutdownIntegrationTests {
 		assertThat(this.jobs.committedRuns()).allSatisfy((job, runs) -> assertThat(runs).as("job %d", job).isOne());
 	}
 
+	@Test
+	void withBatchedTransactionsAStopStartsNoSlowDeliveryAfterTheRunningOne() {
+		// JDBC's transaction manager: batches. A lane handed a batch of up to 16 slow deliveries to the
+		// inbox, which ran every one after the stop began. Now slow handlers are never batched.
+		this.jobs.pause = Duration.ofMillis(500);
+		service(1, 16).run((context) -> {
+			await().until(context.getBean(RabbitReceiveEndpoint.class)::isConsuming);
+			TransactionTemplate transactions = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+			OutboxPublisher publisher = context.getBean(OutboxPublisher.class);
+			transactions.executeWithoutResult((status) -> publisher.publish(new Job(0)));
+			await().until(() -> this.jobs.handled() == 1); // the lane has seen a slow handler
+			transactions.executeWithoutResult((status) -> {
+				for (int i = 1; i < 20; i++) {
+					publisher.publish(new Job(i));
+				}
+			});
+			await().until(() -> this.jobs.handled() >= 2 && this.jobs.running.get() == 1);
+
+			context.close();
+		});
+		assertThat(this.jobs.handled()).as("the running delivery and none after it").isLessThanOrEqualTo(3);
+
+		service(1, 16).run((context) -> await().until(() -> this.jobs.handled() == 20 && queueMessages() == 0));
+		assertThat(this.jobs.committedRuns()).allSatisfy((job, runs) -> assertThat(runs).as("job %d", job).isOne());
+	}
+
 	private ApplicationContextRunner service() {
 		return service(4, 8);
 	}

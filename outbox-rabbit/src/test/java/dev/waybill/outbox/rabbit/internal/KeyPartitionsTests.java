@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link KeyPartitions}: a lane survives what its handler throws.
+ * {@link KeyPartitions}: a lane survives what its handler throws, and batches only fast deliveries.
  */
 class KeyPartitionsTests {
 
@@ -63,6 +63,59 @@ class KeyPartitionsTests {
 		}
 		finally {
 			lanes.shutdown();
+		}
+	}
+
+	@Test
+	void aLaneTakesOneDeliveryAtATimeWhileItsHandlersAreSlow() throws InterruptedException {
+		// Before, a lane took up to the batch size: a stop waited for the whole batch of slow handlers.
+		List<Integer> sizes = new CopyOnWriteArrayList<>();
+		CountDownLatch submitted = new CountDownLatch(1);
+		KeyPartitions<String> lanes = new KeyPartitions<>(1, 4, 0, Thread::new, (batch) -> {
+			sizes.add(batch.size());
+			if (batch.contains("fast-0")) {
+				await(submitted); // until the other fast ones wait behind it
+			}
+			else if (!batch.get(0).startsWith("fast")) {
+				sleep(KeyPartitions.SLOW_DELIVERY.toMillis() * batch.size() + 10);
+			}
+		});
+		try {
+			lanes.submit("key", "slow");
+			assertThat(lanes.awaitIdle(System.nanoTime() + TimeUnit.SECONDS.toNanos(10))).isTrue();
+			for (int i = 0; i < 5; i++) {
+				lanes.submit("key", String.valueOf(i));
+			}
+			assertThat(lanes.awaitIdle(System.nanoTime() + TimeUnit.SECONDS.toNanos(10))).isTrue();
+			assertThat(sizes).as("batch sizes").containsExactly(1, 1, 1, 1, 1, 1);
+			for (int i = 0; i < 4; i++) {
+				lanes.submit("key", "fast-" + i);
+			}
+			submitted.countDown();
+			// the first alone, and fast: the lane batches the others again
+			assertThat(lanes.awaitIdle(System.nanoTime() + TimeUnit.SECONDS.toNanos(10))).isTrue();
+			assertThat(sizes.subList(6, sizes.size())).as("batch sizes after the slow ones").containsExactly(1, 3);
+		}
+		finally {
+			lanes.shutdown();
+		}
+	}
+
+	private static void await(CountDownLatch latch) {
+		try {
+			latch.await(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 
