@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 import dev.waybill.outbox.internal.relay.CircuitBreaker;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.internal.OutboxBacklog;
 
 /**
@@ -44,7 +45,7 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 	/** Age of the oldest pending scope. */
 	public static final String LAG = "waybill.outbox.lag";
 
-	/** Time from a scope's commit to the broker's confirm of its last message. */
+	/** Time from a scope's commit (a scheduled message's due time) to the broker's confirm of its last message. */
 	public static final String LATENCY = "waybill.outbox.publish.latency";
 
 	/** Scopes given up (status dead) and not yet requeued or removed. */
@@ -106,7 +107,7 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 				Counter.builder(DEAD).description("Outbox scopes dead-lettered").register(registry),
 				Counter.builder(EXPIRED).description("Messages not published because their time-to-live passed")
 					.baseUnit("messages").register(registry),
-				Timer.builder(LATENCY).description("Commit to broker confirm").publishPercentileHistogram().register(registry));
+				Timer.builder(LATENCY).description("Commit, or a scheduled message's due time, to broker confirm").publishPercentileHistogram().register(registry));
 	}
 
 	@Override
@@ -114,9 +115,21 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 		Meters meters = this.meters;
 		if (meters != null) {
 			meters.published.increment(scope.messages().size());
-			Duration latency = Duration.between(scope.createdAt(), confirmedAt);
+			Duration latency = Duration.between(due(scope), confirmedAt);
 			meters.latency.record(latency.isNegative() ? Duration.ZERO : latency);
 		}
+	}
+
+	/** When a scope could go at the earliest: its commit, or a scheduled message's not-before time. */
+	private static Instant due(ClaimedScope scope) {
+		Instant due = scope.createdAt();
+		for (OutboxMessage message : scope.messages()) {
+			Instant notBefore = message.notBefore();
+			if (notBefore != null && notBefore.isAfter(due)) {
+				due = notBefore;
+			}
+		}
+		return due;
 	}
 
 	@Override

@@ -1,0 +1,59 @@
+package dev.waybill.outbox.internal.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.test.TestMessages;
+
+/**
+ * {@link RelayMetrics}: what the publish latency measures.
+ */
+class RelayMetricsTests {
+
+	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+	private final RelayMetrics metrics = new RelayMetrics(new OutboxBacklog());
+
+	RelayMetricsTests() {
+		this.metrics.bindTo(this.registry);
+	}
+
+	@Test
+	void thePublishLatencyOfAMessageRunsFromItsCommit() {
+		Instant confirmed = Instant.now();
+		this.metrics.published(scope(confirmed.minusMillis(40), TestMessages.message("orders", "a")), confirmed);
+
+		assertThat(latency().max(TimeUnit.MILLISECONDS)).isEqualTo(40);
+	}
+
+	@Test
+	void thePublishLatencyOfAScheduledMessageRunsFromItsDueTimeNotFromItsCommit() {
+		// Before, a message scheduled an hour ahead recorded an hour: one such send made the p99 useless.
+		Instant confirmed = Instant.now();
+		OutboxMessage scheduled = TestMessages.message("orders", "a", confirmed.minusMillis(30));
+		this.metrics.published(scope(confirmed.minus(Duration.ofHours(1)), scheduled), confirmed);
+
+		assertThat(latency().max(TimeUnit.MILLISECONDS)).isEqualTo(30);
+	}
+
+	private Timer latency() {
+		return this.registry.get(RelayMetrics.LATENCY).timer();
+	}
+
+	private static ClaimedScope scope(Instant createdAt, OutboxMessage message) {
+		return new ClaimedScope(UUID.randomUUID(), createdAt, 1, "relay", createdAt.plusSeconds(60), List.of(message));
+	}
+
+}
