@@ -111,6 +111,22 @@ final class BrokerErrors {
 		.compile("exchange '(.*)' in vhost '");
 
 	/**
+	 * Tells whether the broker refused to declare or consume a queue because the node that holds it
+	 * is down ({@code NOT_FOUND - home node 'rabbit@a' of durable queue 'q' in vhost '/' is down or
+	 * inaccessible}: a classic queue while its node restarts): the queue is back with its node, so
+	 * this is the broker being unavailable, not a refusal an operator must act on.
+	 * @param signal the channel's close
+	 * @return whether the queue's node is down
+	 */
+	static boolean queueNodeDown(@Nullable ShutdownSignalException signal) {
+		if (signal == null || channelReplyCode(signal) != AMQP.NOT_FOUND) {
+			return false;
+		}
+		String text = describe(signal);
+		return text.contains("home node '") && text.contains("is down or inaccessible");
+	}
+
+	/**
 	 * Names a refused permission: who, where, on what. A permission is an operator's to grant, so
 	 * the failure is the message's ({@code MESSAGE}: retried with backoff, an attempt counted), not
 	 * the broker's being down: it opens no circuit, and a granted permission lets the next retry

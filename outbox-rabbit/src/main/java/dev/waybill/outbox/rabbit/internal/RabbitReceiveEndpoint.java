@@ -776,14 +776,16 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	 * other arguments, a missing permission). Anything else is taken as the broker being
 	 * unreachable.
 	 */
-	private static boolean refused(Throwable failure) {
+	static boolean refused(Throwable failure) {
 		if (BrokerErrors.connectionRefused(failure) || BrokerErrors.certificateRejected(failure)) {
 			return true;
 		}
 		ShutdownSignalException signal = BrokerErrors.signal(failure);
 		int code = (signal != null) ? BrokerErrors.channelReplyCode(signal) : 0;
-		// NOT_FOUND: an extra binding's exchange nobody declared
-		return code == AMQP.ACCESS_REFUSED || code == AMQP.PRECONDITION_FAILED || code == AMQP.NOT_FOUND;
+		// NOT_FOUND: an extra binding's exchange nobody declared; not a classic queue whose node is
+		// down (a node restarted, a rolling upgrade), which is back when the node is
+		return code == AMQP.ACCESS_REFUSED || code == AMQP.PRECONDITION_FAILED
+				|| (code == AMQP.NOT_FOUND && !BrokerErrors.queueNodeDown(signal));
 	}
 
 	/** Says where an endpoint's prefetch holds its batches below the configured maximum. */
