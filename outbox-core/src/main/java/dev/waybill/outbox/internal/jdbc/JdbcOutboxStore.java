@@ -280,7 +280,10 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 			return scopes;
 		}
 		catch (SQLException ex) {
-			throw this.autonomous.getExceptionTranslator().translate("claim", this.sql.claim, ex);
+			// A state Spring does not know (say 26000, a prepared statement a pooler lost) translates
+			// to null: keep the driver's exception, the one that tells what happened.
+			DataAccessException translated = this.autonomous.getExceptionTranslator().translate("claim", this.sql.claim, ex);
+			throw (translated != null) ? translated : new UncategorizedSQLException("claim", this.sql.claim, ex);
 		}
 		finally {
 			if (!handedOver) {

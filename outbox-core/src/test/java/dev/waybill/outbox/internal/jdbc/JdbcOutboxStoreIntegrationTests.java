@@ -1,9 +1,14 @@
 package dev.waybill.outbox.internal.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -25,7 +30,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import dev.waybill.outbox.internal.TimeOrderedUuids;
 import dev.waybill.outbox.spi.ClaimedScope;
@@ -60,6 +67,38 @@ class JdbcOutboxStoreIntegrationTests {
 	@BeforeEach
 	void emptyTables() {
 		jdbc.execute("TRUNCATE " + schema.tables().qualifiedOutboxState() + " CASCADE");
+	}
+
+	@Test
+	void claimThatFailsWithAStateSpringCannotTranslateThrowsTheDriversException() {
+		// PgBouncer in transaction mode with the driver's server-side prepared statements: PostgreSQL
+		// answers 26000, which Spring's translators map to nothing (null).
+		SQLException lost = new SQLException("ERROR: prepared statement \"S_1\" does not exist", "26000");
+		DelegatingDataSource failingCommits = new DelegatingDataSource(schema.dataSource()) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				Connection connection = super.getConnection();
+				return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
+						new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+							if (method.getName().equals("commit")) {
+								throw lost;
+							}
+							try {
+								return method.invoke(connection, args);
+							}
+							catch (InvocationTargetException ex) {
+								throw ex.getCause();
+							}
+						});
+			}
+
+		};
+		JdbcOutboxStore failing = new JdbcOutboxStore(failingCommits, schema.tables());
+
+		assertThatExceptionOfType(UncategorizedSQLException.class)
+			.isThrownBy(() -> failing.claim("relay-a", LEASE, 10, Runnable::run))
+			.withCause(lost);
 	}
 
 	@Test
