@@ -947,7 +947,7 @@ public final class InboxProcessor {
 					if (fatal(ex)) {
 						throw ex;
 					}
-					failure = (ex instanceof HandlerFailure) ? ex.getCause() : ex;
+					failure = failureOf(ex);
 					if (DatabaseFailures.unavailable(ex, connection.state())) {
 						throw unavailable(consumer, id, failure);
 					}
@@ -972,6 +972,20 @@ public final class InboxProcessor {
 				logger.debug("Retrying message " + id + " on queue '" + consumer.queue() + "' at once after: " + failure);
 			}
 		}
+	}
+
+	/**
+	 * What failed the delivery's transaction: the handler's exception, or, when the rollback failed
+	 * too (PostgreSQL ended the connection, e.g. for {@code idle_in_transaction_session_timeout}),
+	 * the failure that made it roll back rather than {@code JDBC rollback failed}.
+	 */
+	private static Throwable failureOf(Throwable thrown) {
+		Throwable failure = thrown;
+		if (failure instanceof TransactionSystemException end && end.getApplicationException() != null) {
+			failure = end.getApplicationException();
+		}
+		return (failure instanceof HandlerFailure || failure instanceof RecordingFailure) && failure.getCause() != null
+				? failure.getCause() : failure;
 	}
 
 	private <T> InboxOutcome handle(ConsumerRegistration<T> consumer, InboundMessage message, UUID id, T payload,

@@ -909,6 +909,23 @@ class InboxProcessorIntegrationTests {
 	}
 
 	@Test
+	void aHandlerHoldingItsTransactionIdlePastTheDatabasesTimeoutCostsAnAttemptInsteadOfLoopingAsAnOutage() {
+		String queue = queue();
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+			// as a DBA's ALTER ROLE ... SET idle_in_transaction_session_timeout, for this transaction
+			jdbc.execute("SET LOCAL idle_in_transaction_session_timeout = '200ms'");
+			Thread.sleep(1000); // a call to another service, inside the transaction
+		});
+		InboundMessage message = TestInbox.inbound(new ChargeCard("o-idle", 2400));
+
+		// Before, PostgreSQL's ending the connection was an outage: redelivered in place for ever.
+		assertThat(processor(0).process(consumer, message)).isEqualTo(InboxOutcome.RETRY_SCHEDULED);
+		Map<String, Object> row = inbox.inboxRow(UUID.fromString(message.messageId()), queue);
+		assertThat(row).containsEntry("attempts", 1);
+		assertThat((String) row.get("last_error")).contains("idle-in-transaction timeout");
+	}
+
+	@Test
 	void aDatabaseThatTakesNoWritesIsAnOutageThatCostsNoAttemptAndSendsNothingToTheErrorQueue() {
 		// As a demoted primary, or default_transaction_read_only set by an operator or a managed
 		// service whose storage is full: every session's transactions are read-only.

@@ -43,6 +43,8 @@ import org.springframework.transaction.TransactionSystemException;
  * {@link SQLException} without SQLState: the driver or pool could not talk to the server at all,
  * e.g. HikariCP's {@code Connection is closed} after it evicted a broken connection.</li>
  * </ul>
+ * Except {@code idle_in_transaction_session_timeout} (25P03): the connection is gone, but because
+ * the work held its transaction idle; that is the work's failure.
  */
 public final class DatabaseFailures {
 
@@ -72,6 +74,24 @@ public final class DatabaseFailures {
 	 */
 	private static final Set<String> SCHEMA_NOT_READY = Set.of("42P01", "3F000", "42703", "42501");
 
+	/**
+	 * A server-side prepared statement the connection does not have, or has already:
+	 * {@code invalid_sql_statement_name} (26000) and {@code duplicate_prepared_statement} (42P05).
+	 * Seen behind a pooler in transaction mode (PgBouncer before 1.21), which hands each transaction
+	 * another server connection than the driver prepared its statements on: the pooler's or the
+	 * driver's settings are to blame ({@code prepareThreshold=0}), not the message. A probe saw good
+	 * messages sent to the error queue for it.
+	 */
+	private static final Set<String> STATEMENT_NOT_PREPARED = Set.of("26000", "42P05");
+
+	/**
+	 * {@code idle_in_transaction_session_timeout} (25P03): PostgreSQL ended the connection because
+	 * the transaction stayed idle too long, which is the work's doing (a handler that waits, e.g. on
+	 * an HTTP call, inside its transaction), not an outage: it costs an attempt, so it ends in the
+	 * error queue rather than being retried in place for ever.
+	 */
+	private static final String IDLE_IN_TRANSACTION_TIMEOUT = "25P03";
+
 	private DatabaseFailures() {
 	}
 
@@ -98,6 +118,9 @@ public final class DatabaseFailures {
 	 * @return {@literal true} to retry without counting an attempt
 	 */
 	public static boolean unavailable(@Nullable Throwable failure, ConnectionState connection) {
+		if (failure != null && anySqlState(failure, IDLE_IN_TRANSACTION_TIMEOUT::equals)) {
+			return false; // its connection is gone, but the work held the transaction idle
+		}
 		if (connection == ConnectionState.INVALID) {
 			return true;
 		}
@@ -121,8 +144,8 @@ public final class DatabaseFailures {
 	 * @return {@literal true} to retry without counting an attempt
 	 */
 	public static boolean unavailableToRecord(@Nullable Throwable failure, ConnectionState connection) {
-		return unavailable(failure, connection)
-				|| (failure != null && (readOnly(failure) || contention(failure) || schemaNotReady(failure)));
+		return unavailable(failure, connection) || (failure != null && (readOnly(failure) || contention(failure)
+				|| schemaNotReady(failure) || anySqlState(failure, STATEMENT_NOT_PREPARED::contains)));
 	}
 
 	private static boolean schemaNotReady(Throwable failure) {
@@ -154,7 +177,10 @@ public final class DatabaseFailures {
 		return anySqlState(failure, CONTENTION::contains);
 	}
 
-	/** Whether an SQLException in the chain (causes and next exceptions) has a state that matches. */
+	/**
+	 * Whether an SQLException in the chain (causes, next exceptions, and the application exception
+	 * a failed commit or rollback carries) has a state that matches.
+	 */
 	private static boolean anySqlState(Throwable failure, Predicate<String> matches) {
 		Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
 		Deque<Throwable> chain = new ArrayDeque<>(List.of(failure));
@@ -170,6 +196,9 @@ public final class DatabaseFailures {
 				if (sql.getNextException() != null) {
 					chain.push(sql.getNextException());
 				}
+			}
+			if (cause instanceof TransactionSystemException end && end.getApplicationException() != null) {
+				chain.push(end.getApplicationException());
 			}
 			if (cause.getCause() != null) {
 				chain.push(cause.getCause());

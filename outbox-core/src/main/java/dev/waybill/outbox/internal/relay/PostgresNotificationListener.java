@@ -157,6 +157,10 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 			try (Connection connection = this.dataSource.getConnection()) {
 				connection.setAutoCommit(true);
 				try (Statement statement = connection.createStatement()) {
+					// Idle by design: a role's or database's idle_session_timeout (PostgreSQL 14+) ended it
+					// every few seconds, a warning and a reconnect each time.
+					statement.execute("SELECT set_config('idle_session_timeout', '0', false) "
+							+ "WHERE current_setting('server_version_num')::int >= 140000");
 					statement.execute("LISTEN " + this.channel);
 				}
 				PGConnection postgres = connection.unwrap(PGConnection.class);

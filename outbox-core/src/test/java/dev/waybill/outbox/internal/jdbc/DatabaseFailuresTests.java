@@ -139,4 +139,24 @@ class DatabaseFailuresTests {
 			.as("a system error").isTrue();
 	}
 
+	@Test
+	void aStatementAPoolerLostIsNotTheMessagesFailureOfWaybillsOwnStatements() {
+		// PgBouncer in transaction mode, with the driver preparing statements: seen writing a scope
+		for (String state : new String[] { "26000", "42P05" }) {
+			Exception failure = new UncategorizedSQLException("Writing outbox scope", "INSERT ...",
+					new SQLException("ERROR: prepared statement \"S_3\" does not exist", state));
+			assertThat(DatabaseFailures.unavailableToRecord(failure, ConnectionState.VALID)).as(state).isTrue();
+		}
+	}
+
+	@Test
+	void anIdleInTransactionTimeoutIsTheWorksFailureThoughItsConnectionIsGone() {
+		// Before, the lost connection made it an outage: the batch was retried in place for ever.
+		Exception failure = new TransactionSystemException("Could not commit JDBC transaction", new SQLException(
+				"FATAL: terminating connection due to idle-in-transaction timeout", "25P03"));
+
+		assertThat(DatabaseFailures.unavailable(failure, ConnectionState.INVALID)).isFalse();
+		assertThat(DatabaseFailures.unavailableToRecord(failure, ConnectionState.INVALID)).isFalse();
+	}
+
 }

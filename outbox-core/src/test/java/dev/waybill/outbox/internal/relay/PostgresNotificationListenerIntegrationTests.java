@@ -26,7 +26,8 @@ import dev.waybill.outbox.test.TestSchema;
 
 /**
  * The notification listener's connection lost, then PostgreSQL out of reach while it reconnects:
- * it says so once, and once when it listens again, not at every retry.
+ * it says so once, and once when it listens again, not at every retry. A session timeout for idle
+ * connections does not end it.
  */
 class PostgresNotificationListenerIntegrationTests {
 
@@ -89,6 +90,34 @@ class PostgresNotificationListenerIntegrationTests {
 		assertThat(warnings).singleElement().asString().startsWith("Waybill lost its PostgreSQL notification connection");
 		assertThat(lines(Level.INFO)).filteredOn((line) -> line.contains("again")).singleElement().asString()
 			.startsWith("Waybill listens for PostgreSQL notifications again, after PT");
+	}
+
+	@Test
+	void anIdleSessionTimeoutADatabaseAdministratorSetDoesNotEndTheListenersConnection() throws Exception {
+		// as `ALTER ROLE ... SET idle_session_timeout = '1s'` gives every new session
+		DelegatingDataSource database = new DelegatingDataSource(this.schema.dataSource()) {
+			@Override
+			public Connection getConnection() throws SQLException {
+				Connection connection = super.getConnection();
+				try (java.sql.Statement statement = connection.createStatement()) {
+					statement.execute("SET idle_session_timeout = '1s'");
+				}
+				return connection;
+			}
+		};
+		PostgresNotificationListener listener = new PostgresNotificationListener(database,
+				this.schema.tables().notifyChannel(), new RelayWakeUp());
+		listener.start();
+		try {
+			Awaitility.await().atMost(Duration.ofSeconds(10)).until(listener::isListening);
+			Thread.sleep(3000);
+			// Before, PostgreSQL ended the idle connection every second: a warning, a reconnect.
+			assertThat(lines(Level.WARN)).isEmpty();
+			assertThat(listener.isListening()).isTrue();
+		}
+		finally {
+			listener.stop();
+		}
 	}
 
 	private List<String> lines(Level level) {
