@@ -98,6 +98,11 @@ final class KeyPartitions<T> {
 		return true;
 	}
 
+	/** Whether every submitted delivery was handled. */
+	boolean idle() {
+		return this.outstanding.get() == 0;
+	}
+
 	/** Stops the lanes once they finished their current batch; what they still hold is dropped. */
 	void shutdown() {
 		this.shutdown = true;

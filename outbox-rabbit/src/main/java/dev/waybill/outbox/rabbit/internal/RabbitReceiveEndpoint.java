@@ -94,6 +94,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 	private static final long FIRST_RETRY_MILLIS = 500;
 
+	private static final long RETIRE_CHECK_MILLIS = 50;
+
 	private static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
 
 	/** The default most deliveries of one consuming thread handled in one inbox transaction. */
@@ -583,16 +585,36 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			if (!this.running || this.connection != session || !session.isOpen()) {
 				return;
 			}
-			if (cancelled != null) {
-				// What it holds goes back to the queue, if the queue is still there; handled ones are duplicates.
-				RabbitTransport.abortQuietly(cancelled.getChannel());
-			}
 			if (this.queueLosses.put(queue, what) == null) { // told once for the queue, not per channel
 				logger.warn("Waybill stopped consuming " + queue + " on one channel (" + what + "); it declares "
 						+ "the queue again and resumes on a new channel, the other queues consume on");
 			}
-			resume(session, queue, 0, null);
+			if (cancelled != null) {
+				retire(session, queue, cancelled, System.nanoTime() + this.shutdownTimeout.toNanos());
+			}
+			else {
+				resume(session, queue, 0, null);
+			}
 		}, 0);
+	}
+
+	/**
+	 * Lets the lanes of a consumer the broker cancelled finish the deliveries they hold, then closes
+	 * its channel and consumes the queue again: a queue deleted took those messages with it, and
+	 * what the lanes hold is all that is left of them (the inbox makes a copy the broker still has
+	 * take effect once). A new channel starts only after them, so a key's deliveries stay in order.
+	 */
+	private void retire(Connection session, String queue, InboxConsumer cancelled, long deadlineNanos) {
+		if (!this.running || this.connection != session || !session.isOpen()) {
+			return;
+		}
+		KeyPartitions<Held> lanes = cancelled.lanes;
+		if (lanes != null && !lanes.idle() && System.nanoTime() - deadlineNanos < 0) {
+			schedule(() -> retire(session, queue, cancelled, deadlineNanos), RETIRE_CHECK_MILLIS);
+			return;
+		}
+		RabbitTransport.abortQuietly(cancelled.getChannel());
+		resume(session, queue, 0, null);
 	}
 
 	/** One attempt to consume a queue again on the same connection; schedules the next on failure. */
@@ -764,7 +786,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		channel.basicConsume(queue, false, inboxConsumer);
 		// A channel the broker closes alone (e.g. a delivery unacknowledged past its consumer_timeout)
 		channel.addShutdownListener((cause) -> {
-			if (!cause.isHardError() && !cause.isInitiatedByApplication()) {
+			// a cancelled consumer's channel is being retired: its queue is resumed already
+			if (!cause.isHardError() && !cause.isInitiatedByApplication() && !inboxConsumer.cancelled) {
 				channelLost(connection, queue, null, "the broker closed a channel consuming " + queue + ": "
 						+ BrokerErrors.describe(cause));
 			}

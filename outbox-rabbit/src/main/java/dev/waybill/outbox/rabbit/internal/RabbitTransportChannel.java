@@ -381,8 +381,9 @@ final class RabbitTransportChannel implements TransportChannel {
 				settle(seqNo, publish, null);
 			}
 			else {
-				settle(seqNo, publish,
-						new TransportException(Kind.MESSAGE, "The broker nacked message " + publish.messageId));
+				settle(seqNo, publish, new TransportException(Kind.MESSAGE, "The broker nacked message " + publish.messageId
+						+ " (RabbitMQ gives no reason: a queue it routes to may be full with overflow reject-publish, "
+						+ "or unable to take it, e.g. a classic queue whose node is down or a quorum queue without a majority)"));
 			}
 		}
 

@@ -178,6 +178,34 @@ class ConsumerRecoveryIntegrationTests {
 	}
 
 	@Test
+	void theDeliveriesHeldWhenTheirQueueIsDeletedAreStillHandled() throws Exception {
+		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, "dev.waybill.outbox.rabbit")) {
+			service().run((context) -> {
+				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+				await().until(endpoint::isConsuming);
+				this.pings.gate = new CountDownLatch(1);
+				List<UUID> sent = new ArrayList<>();
+				for (int i = 0; i < 4; i++) {
+					sent.add(publish("slow"));
+				}
+				// one in each channel's handler, the others held by its lane (prefetch 4)
+				await().until(() -> this.pings.entered.size() == 2 && queueMessages(this.queue) == 0);
+
+				this.topology.channel().queueDelete(this.queue); // its messages go with it, but for those held
+				await().until(() -> logs.atLeast(Level.WARN).stream()
+					.anyMatch((event) -> event.getFormattedMessage().contains("stopped consuming " + this.queue)));
+				this.pings.gate.countDown();
+
+				// Before, the held deliveries were dropped with the aborted channel: lost with the queue.
+				await().until(() -> sent.stream().allMatch((ping) -> this.pings.handled(ping) == 1));
+				await().until(() -> endpoint.isConsuming() && queueExists(this.queue));
+				UUID after = publish("ok");
+				await().until(() -> this.pings.handled(after) == 1);
+			});
+		}
+	}
+
+	@Test
 	void aQueueThatCannotBeDeclaredAgainIsNotConsumingAloneRetriedAndReportedSo() throws Exception {
 		String extra = this.topology.uniqueName("extra");
 		this.topology.deleteLater(extra);
