@@ -5,9 +5,18 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.TransientDataAccessException;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.orm.jpa.JpaSystemException;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.validation.FieldError;
 import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -18,10 +27,27 @@ import tools.jackson.databind.exc.InvalidFormatException;
 
 /**
  * Answers bad input with 400 and a problem detail whose {@code detail} names each bad field and
- * whose {@code errors} maps field to problem.
+ * whose {@code errors} maps field to problem; a database out of reach with 503 and Retry-After.
  */
 @RestControllerAdvice
 class ApiErrors {
+
+	private static final Log logger = LogFactory.getLog(ApiErrors.class);
+
+	/**
+	 * The database out of reach (a restart, a failover, connections ended; JPA reports a connection
+	 * ended under its transaction as a JpaSystemException): nothing was committed, so the client may
+	 * send the order again. One warning line, not a stack trace per request.
+	 */
+	@ExceptionHandler({ CannotCreateTransactionException.class, DataAccessResourceFailureException.class,
+			TransientDataAccessException.class, TransactionSystemException.class, JpaSystemException.class })
+	ResponseEntity<ProblemDetail> unavailable(RuntimeException ex) {
+		logger.warn("Order request failed, the database is unavailable: " + ex.getMessage());
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+				"The order database is unavailable; nothing was saved, try again");
+		problem.setTitle("Service unavailable");
+		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "1").body(problem);
+	}
 
 	@ExceptionHandler
 	ProblemDetail invalid(MethodArgumentNotValidException ex) {

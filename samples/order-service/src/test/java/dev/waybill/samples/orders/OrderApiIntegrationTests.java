@@ -23,6 +23,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.waybill.inbox.InboxOutcome;
+import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.samples.messages.CustomerRegistered;
 import dev.waybill.samples.messages.OrderPlaced;
 import dev.waybill.samples.messages.PaymentCaptured;
@@ -40,7 +41,8 @@ import dev.waybill.test.WaybillTestHarness;
  * the harness, and the payment handler gets its messages from the harness.
  */
 @SpringBootTest(classes = OrderServiceApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "spring.config.name=" + OrderServiceApplication.CONFIG_NAME, "waybill.inbox.retry.interval=50ms" })
+		properties = { "spring.config.name=" + OrderServiceApplication.CONFIG_NAME, "waybill.inbox.retry.interval=50ms",
+				"spring.datasource.hikari.connection-timeout=3000" })
 @AutoConfigureWaybillTest(transport = TestTransport.IN_MEMORY)
 @Import(SampleInfrastructure.DropOnClose.class)
 class OrderApiIntegrationTests {
@@ -56,6 +58,9 @@ class OrderApiIntegrationTests {
 
 	@Autowired
 	WaybillTestHarness harness;
+
+	@Autowired
+	org.springframework.core.env.Environment environment;
 
 	@LocalServerPort
 	int port;
@@ -99,6 +104,31 @@ class OrderApiIntegrationTests {
 			.containsExactly(new OrderPlaced(second, "ada", 90, PaymentMethod.INVOICE));
 		// Both events reached the relay, bound for the billing service's queues.
 		this.harness.awaitRelayed(OrderPlaced.class, (event) -> event.orderId().equals(second));
+	}
+
+	@Test
+	void anOrderPostedWhileTheDatabaseRefusesConnectionsIsAnswered503WithRetryAfter() throws Exception {
+		// The soak's database blips answered 500 and logged Spring's stack trace per request.
+		String database = this.environment.getRequiredProperty("samples.test.database");
+		admin("ALTER DATABASE " + database + " ALLOW_CONNECTIONS false");
+		try {
+			admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + database + "'");
+			HttpResponse<String> refused = post("{\"customer\": \"ada\", \"totalCents\": 1250, \"paymentMethod\": \"CARD\"}");
+
+			assertThat(refused.statusCode()).isEqualTo(503);
+			assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
+			assertThat(json.readTree(refused.body()).get("detail").asString()).contains("nothing was saved");
+		}
+		finally {
+			admin("ALTER DATABASE " + database + " ALLOW_CONNECTIONS true");
+		}
+	}
+
+	private static void admin(String sql) throws java.sql.SQLException {
+		try (java.sql.Connection connection = TestPostgres.get().connect();
+				java.sql.Statement statement = connection.createStatement()) {
+			statement.execute(sql);
+		}
 	}
 
 	@Test
