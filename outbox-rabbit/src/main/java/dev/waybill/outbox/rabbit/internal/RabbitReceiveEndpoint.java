@@ -19,6 +19,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -458,7 +459,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			.stream()
 			.filter((queue) -> !consumes(queue))
 			.map((queue) -> queue + ": " + Objects.requireNonNullElse(this.queueLosses.get(queue), "resuming"))
-			.collect(java.util.stream.Collectors.joining("; "));
+			.collect(Collectors.joining("; "));
 	}
 
 	/**
