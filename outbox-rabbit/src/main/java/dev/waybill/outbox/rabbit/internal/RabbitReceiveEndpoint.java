@@ -591,10 +591,10 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 						+ "the queue again and resumes on a new channel, the other queues consume on");
 			}
 			if (cancelled != null) {
-				retire(session, queue, cancelled, System.nanoTime() + this.shutdownTimeout.toNanos());
+				retire(session, queue, what, cancelled, System.nanoTime() + this.shutdownTimeout.toNanos());
 			}
 			else {
-				resume(session, queue, 0, null);
+				resume(session, queue, what, 0, null);
 			}
 		}, 0);
 	}
@@ -605,21 +605,26 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	 * what the lanes hold is all that is left of them (the inbox makes a copy the broker still has
 	 * take effect once). A new channel starts only after them, so a key's deliveries stay in order.
 	 */
-	private void retire(Connection session, String queue, InboxConsumer cancelled, long deadlineNanos) {
+	private void retire(Connection session, String queue, String lost, InboxConsumer cancelled, long deadlineNanos) {
 		if (!this.running || this.connection != session || !session.isOpen()) {
 			return;
 		}
 		KeyPartitions<Held> lanes = cancelled.lanes;
 		if (lanes != null && !lanes.idle() && System.nanoTime() - deadlineNanos < 0) {
-			schedule(() -> retire(session, queue, cancelled, deadlineNanos), RETIRE_CHECK_MILLIS);
+			schedule(() -> retire(session, queue, lost, cancelled, deadlineNanos), RETIRE_CHECK_MILLIS);
 			return;
 		}
 		RabbitTransport.abortQuietly(cancelled.getChannel());
-		resume(session, queue, 0, null);
+		resume(session, queue, lost, 0, null);
 	}
 
-	/** One attempt to consume a queue again on the same connection; schedules the next on failure. */
-	private void resume(Connection session, String queue, int failedAttempts, @Nullable String lastReason) {
+	/**
+	 * One attempt to consume a queue again on the same connection; schedules the next on failure.
+	 * @param lost how the queue's consumer was lost, kept in the queue's reason beside the last
+	 * failure to resume it
+	 */
+	private void resume(Connection session, String queue, String lost, int failedAttempts,
+			@Nullable String lastReason) {
 		if (!this.running || this.connection != session || !session.isOpen()) {
 			return;
 		}
@@ -646,8 +651,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 			else {
 				logger.warn(text);
 			}
-			this.queueLosses.put(queue, reason);
-			schedule(() -> resume(session, queue, failedAttempts + 1, reason), delay);
+			this.queueLosses.put(queue, lost + "; consuming it again failed: " + reason);
+			schedule(() -> resume(session, queue, lost, failedAttempts + 1, reason), delay);
 			return;
 		}
 		if (consumes(queue)) {

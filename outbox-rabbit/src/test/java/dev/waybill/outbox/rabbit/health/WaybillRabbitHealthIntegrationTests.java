@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.jspecify.annotations.Nullable;
@@ -121,21 +123,32 @@ class WaybillRabbitHealthIntegrationTests {
 		service().run((context) -> {
 			assertThat(context).hasNotFailed();
 			await().until(() -> status(context, "consumers") == Status.UP);
+			// another connection's exclusive queue in the place of its error queue keeps the queue from
+			// being declared again, so the health is down for as long as the test needs
+			String errorQueue = this.queue + "_error";
+			this.topology.channel().queueDelete(errorQueue);
+			try (Connection squatter = TestRabbit.get().connect()) {
+				Channel exclusive = squatter.createChannel();
+				exclusive.queueDeclare(errorQueue, false, true, false, null);
 
-			this.topology.channel().queueDelete(this.queue); // the broker cancels the consumer
+				this.topology.channel().queueDelete(this.queue); // the broker cancels the consumer
 
-			// down for the first reconnect's delay (500 ms), polled far more often than that
-			Health down = Awaitility.await()
-				.atMost(Duration.ofSeconds(30))
-				.pollInterval(Duration.ofMillis(5))
-				.until(() -> component(context, "consumers"), (health) -> health.getStatus() == Status.DOWN);
-			assertThat(down.getDetails()).containsEntry("queues", Map.of(this.queue, "not consuming"))
-				.containsEntry("running", true);
-			assertThat((String) down.getDetails().get("reason")).contains("cancelled the consumer of " + this.queue);
+				await().until(() -> String.valueOf(component(context, "consumers").getDetails().get("reason"))
+					.contains("RESOURCE_LOCKED"));
+				Health down = component(context, "consumers");
+				assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+				assertThat(down.getDetails()).containsEntry("queues", Map.of(this.queue, "not consuming"))
+					.containsEntry("running", true);
+				assertThat((String) down.getDetails().get("reason"))
+					.as("how the consumer was lost, then why it is not back")
+					.contains("cancelled the consumer of " + this.queue)
+					.contains("consuming it again failed");
+			}
 
 			await().until(() -> status(context, "consumers") == Status.UP);
 			assertThat(component(context, "consumers").getDetails()).doesNotContainKey("reason");
 			this.topology.channel().queueDeclarePassive(this.queue); // declared again
+			this.topology.channel().queueDeclarePassive(errorQueue);
 		});
 	}
 
