@@ -118,7 +118,8 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Environm
 					Origin from = (property != null) ? property.getOrigin() : null;
 					if (source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource
 							&& from instanceof PropertySourceOrigin variable
-							&& names.isKnownLegacyVariable(variable.getPropertyName())) {
+							&& (names.isKnownLegacyVariable(variable.getPropertyName())
+									|| WaybillPropertyNames.isBuildVariable(variable.getPropertyName()))) {
 						return;
 					}
 					String origin = (from != null) ? from.toString() : null;

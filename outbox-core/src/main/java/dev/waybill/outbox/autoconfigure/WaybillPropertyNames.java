@@ -267,6 +267,25 @@ final class WaybillPropertyNames {
 	}
 
 	/**
+	 * The environment variables Waybill's own build reads (its test harness, its browser test, the
+	 * local RabbitMQ cluster script): not settings, although relaxed binding reads them as
+	 * {@code waybill.*} keys, so no warning at every start-up of a service run where they are exported.
+	 */
+	private static final List<String> BUILD_VARIABLE_PREFIXES = List.of("WAYBILL_TEST_", "WAYBILL_RABBIT_CLUSTER_",
+			"WAYBILL_REQUIRE_BROWSER", "WAYBILL_CHROMIUM", "WAYBILL_CHROMEDRIVER", "WAYBILL_INSTALL_CHROMIUM",
+			"WAYBILL_UPDATE_SCREENSHOT");
+
+	/**
+	 * Tells whether an environment variable is one Waybill's own build reads rather than a setting.
+	 * @param variable the variable's name
+	 * @return whether the build reads it
+	 */
+	static boolean isBuildVariable(String variable) {
+		String name = variable.toUpperCase(Locale.ROOT);
+		return BUILD_VARIABLE_PREFIXES.stream().anyMatch(name::startsWith);
+	}
+
+	/**
 	 * Tells whether an environment variable binds a known property in Spring Boot's legacy form,
 	 * every {@code .} and {@code -} written as {@code _} ({@code WAYBILL_OUTBOX_RELAY_BATCH_SIZE}),
 	 * which the binder still reads for a property's own value (not for map keys).

@@ -121,7 +121,10 @@ class UnknownWaybillPropertyTests {
 		variables.put("WAYBILL_EXTENSION_LABELS_TEAM", "payments");
 		variables.put("WAYBILL_EXTENSION_NAMES_0", "a");
 		variables.put("WAYBILL_OUTBOX_RELAY_BACH_SIZE", "9");
-		variables.put("WAYBILL_TEST_JDBC_URL", "jdbc:postgresql://elsewhere/db"); // another tool's variable
+		variables.put("WAYBILL_TEST_JDBC_URL", "jdbc:postgresql://elsewhere/db"); // the build's, not a setting
+		variables.put("WAYBILL_RABBIT_CLUSTER_PORT", "5700");
+		variables.put("WAYBILL_REQUIRE_BROWSER", "true");
+		variables.put("WAYBILL_TESTING_MODE", "on"); // not one of the build's
 		runner().withUserConfiguration(ExtensionConfiguration.class)
 			.withInitializer((context) -> context.getEnvironment()
 				.getPropertySources()
@@ -135,7 +138,10 @@ class UnknownWaybillPropertyTests {
 				assertThat(output).contains("Unknown Waybill configuration property 'waybill.outbox.relay.bach.size' "
 						+ "(from \"WAYBILL_OUTBOX_RELAY_BACH_SIZE\" from property source \"systemEnvironment\"); "
 						+ "did you mean 'waybill.outbox.relay.batch-size'?")
-					.contains("'waybill.test.jdbc.url'")
+					.contains("'waybill.testing.mode'")
+					.doesNotContain("'waybill.test.jdbc.url'")
+					.doesNotContain("'waybill.rabbit.cluster.port'")
+					.doesNotContain("'waybill.require.browser'")
 					.doesNotContain("'waybill.outbox.relay.batchsize'")
 					.doesNotContain("'waybill.outbox.retry.max.attempts'")
 					.doesNotContain("'waybill.extension.labels.team'")
