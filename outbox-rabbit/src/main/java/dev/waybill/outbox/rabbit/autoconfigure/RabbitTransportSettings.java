@@ -94,6 +94,12 @@ final class RabbitTransportSettings {
 		}
 		builder.frameMax((int) frameMax.toBytes());
 		builder.recoveryInterval(checkTimeout(P + "recovery-interval", properties.getRecoveryInterval(), "5s"));
+		Duration topologyCheck = properties.getTopologyCheckInterval();
+		if (topologyCheck == null || topologyCheck.isNegative()) { // the consumers' setting
+			throw new InvalidConfigurationPropertyValueException(P + "topology-check-interval", topologyCheck,
+					"It must be zero (declare the topology only when connecting) or positive. Set " + P
+							+ "topology-check-interval to a duration such as 30s.");
+		}
 		return builder;
 	}
 

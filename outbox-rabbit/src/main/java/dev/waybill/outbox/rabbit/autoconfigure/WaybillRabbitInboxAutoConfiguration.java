@@ -37,11 +37,13 @@ public final class WaybillRabbitInboxAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RabbitReceiveEndpoint waybillReceiveEndpoint(RabbitTransport transport, InboxProcessor processor,
-			ConsumerRegistry consumers, WaybillInboxProperties properties, ObjectProvider<WaybillThreads> threads) {
+			ConsumerRegistry consumers, WaybillInboxProperties properties, WaybillRabbitProperties rabbit,
+			ObjectProvider<WaybillThreads> threads) {
 		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, consumers.registrations());
 		endpoint.setShutdownTimeout(properties.getShutdownTimeout());
 		endpoint.setBatch(properties.getBatch().getMaxSize(), properties.getBatch().getLinger());
 		endpoint.setTopology(transport.declaredTopology());
+		endpoint.setTopologyCheckInterval(rabbit.getTopologyCheckInterval()); // checked with the transport's settings
 		endpoint.setThreads(threads.getIfAvailable(WaybillThreads::platform));
 		return endpoint;
 	}

@@ -99,6 +99,14 @@ public class WaybillRabbitProperties {
 	private Duration recoveryInterval = Duration.ofSeconds(5);
 
 	/**
+	 * How often a consuming service declares its queues with their bindings, and the declared
+	 * topology, again on its live connection: deleting an exchange deletes its bindings, the
+	 * consumers' too, and they come back within this interval instead of at the next reconnect.
+	 * 0 declares them only when connecting.
+	 */
+	private Duration topologyCheckInterval = Duration.ofSeconds(30);
+
+	/**
 	 * Declare the destination exchange of a send on first use (with exchange-type), as for a
 	 * publish, instead of requiring it to exist.
 	 */
@@ -216,6 +224,14 @@ public class WaybillRabbitProperties {
 
 	public void setMaxBodySize(DataSize maxBodySize) {
 		this.maxBodySize = maxBodySize;
+	}
+
+	public Duration getTopologyCheckInterval() {
+		return this.topologyCheckInterval;
+	}
+
+	public void setTopologyCheckInterval(Duration topologyCheckInterval) {
+		this.topologyCheckInterval = topologyCheckInterval;
 	}
 
 	public Duration getRecoveryInterval() {

@@ -105,6 +105,9 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	/** The default longest wait for a batch to fill, when more deliveries are arriving. */
 	public static final Duration DEFAULT_BATCH_LINGER = Duration.ofMillis(1);
 
+	/** The default interval between declarations of the topology on a live consuming connection. */
+	public static final Duration DEFAULT_TOPOLOGY_CHECK_INTERVAL = Duration.ofSeconds(30);
+
 	private final RabbitTransport transport;
 
 	private final InboxProcessor processor;
@@ -136,6 +139,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 	private Duration batchLinger = DEFAULT_BATCH_LINGER;
 
+	private Duration topologyCheckInterval = DEFAULT_TOPOLOGY_CHECK_INTERVAL;
+
 	/** The consumers of the current and earlier connections, for cancelling them at stop. */
 	private final Queue<InboxConsumer> inboxConsumers = new ConcurrentLinkedQueue<>();
 
@@ -147,6 +152,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	private int failedAttempts;
 
 	private @Nullable String lastFailure;
+
+	private @Nullable String lastTopologyCheckFailure;
 
 	/** Why it is not consuming, for health checks; any thread reads it. */
 	private volatile @Nullable String notConsumingReason;
@@ -181,6 +188,22 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	}
 
 	/**
+	 * Sets how often the topology and every consumed queue with its bindings are declared again on
+	 * the live connection, {@link #DEFAULT_TOPOLOGY_CHECK_INTERVAL} by default: deleting an exchange
+	 * deletes its bindings, the consumers' too, and nothing tells a consumer, so without this they
+	 * come back only with a new connection. Zero declares only when connecting.
+	 * @param interval the interval, zero or positive
+	 * @since 0.14
+	 */
+	public void setTopologyCheckInterval(Duration interval) {
+		Objects.requireNonNull(interval, "interval must not be null");
+		if (interval.isNegative()) {
+			throw new IllegalArgumentException("interval must not be negative: " + interval);
+		}
+		this.topologyCheckInterval = interval;
+	}
+
+	/**
 	 * Sets where the consumers' and the connecting threads come from; {@link WaybillThreads#platform()} by default.
 	 * @param threads the thread source
 	 */
@@ -207,6 +230,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		this.connector = connector;
 		this.running = true;
 		logBatchesCappedByPrefetch();
+		scheduleTopologyCheck();
 		Exception failure;
 		try {
 			failure = connector.submit(this::connect).get();
@@ -658,6 +682,51 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		if (consumes(queue)) {
 			this.queueLosses.remove(queue);
 			logger.info("Waybill consuming " + queue + " again from RabbitMQ at " + this.transport);
+		}
+	}
+
+	private void scheduleTopologyCheck() {
+		if (!this.topologyCheckInterval.isZero()) {
+			schedule(this::checkTopology, this.topologyCheckInterval.toMillis());
+		}
+	}
+
+	/**
+	 * Declares the topology and each consumed queue with its bindings again on the live connection,
+	 * on the connector thread: what an operator deleted (an exchange, and its bindings with it)
+	 * comes back without a new connection. A queue being resumed is left to its resumption.
+	 */
+	private void checkTopology() {
+		Connection session = this.connection;
+		if (session == null || !session.isOpen()) {
+			scheduleTopologyCheck();
+			return;
+		}
+		try {
+			this.topology.declare(session);
+			for (Map.Entry<String, List<ConsumerRegistration<?>>> endpoint : this.endpoints.entrySet()) {
+				if (!this.queueLosses.containsKey(endpoint.getKey())) {
+					declare(session, endpoint.getKey(), endpoint.getValue());
+				}
+			}
+			if (this.lastTopologyCheckFailure != null) {
+				logger.info("Waybill declared its topology on RabbitMQ at " + this.transport + " again");
+				this.lastTopologyCheckFailure = null;
+			}
+		}
+		catch (IOException | RuntimeException ex) {
+			if (session.isOpen()) { // else the connection's loss renews it all
+				String reason = BrokerErrors.describe(ex);
+				if (!reason.equals(this.lastTopologyCheckFailure)) {
+					logger.warn("Waybill could not declare its topology on RabbitMQ at " + this.transport
+							+ " again: " + reason + "; its consumers go on, and it tries again in "
+							+ this.topologyCheckInterval);
+				}
+				this.lastTopologyCheckFailure = reason;
+			}
+		}
+		finally {
+			scheduleTopologyCheck();
 		}
 	}
 

@@ -371,6 +371,7 @@ class WaybillRabbitAutoConfigurationTests {
 						"Set waybill.rabbit.connection-timeout to a duration such as 5s"),
 				Arguments.of(p + "confirm-timeout", "0ms", "It must be at least 1ms", "such as 10s"),
 				Arguments.of(p + "recovery-interval", "0s", "It must be at least 1ms", "such as 5s"),
+				Arguments.of(p + "topology-check-interval", "-1s", "It must be zero", "such as 30s"),
 				Arguments.of(p + "max-outstanding-confirms", "0", "It must be at least 1", "such as 1000"),
 				Arguments.of(p + "exchange-type", "x-delayed-message", "It must be fanout, topic, direct or headers",
 						"such as fanout"),

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -174,6 +175,30 @@ class ConsumerRecoveryIntegrationTests {
 				assertThat(receiveCount(this.otherQueue)).as("deliveries of the held message").isOne();
 				UUID after = publish("ok");
 				await().until(() -> this.pings.handled(after) == 1 && others.handled(after) == 1);
+			});
+	}
+
+	@Test
+	void anExchangeAnOperatorDeletedComesBackWithTheConsumersBindingsOnTheLiveConnection() throws Exception {
+		ConsumerService.runner(this.schema, registration(), this.proxy)
+			.withPropertyValues("waybill.rabbit.recovery-interval=500ms", "waybill.rabbit.topology-check-interval=200ms")
+			.run((context) -> {
+				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+				await().until(endpoint::isConsuming);
+				int connections = this.proxy.connectionsForwarded();
+
+				this.topology.channel().exchangeDelete(TYPE); // and the queue's binding with it
+
+				// Before, the binding came back only with a new connection: every ping was unroutable.
+				List<UUID> probes = new CopyOnWriteArrayList<>();
+				await().pollInterval(Duration.ofMillis(300)).until(() -> {
+					if (this.topology.exchangeExists(TYPE)) {
+						probes.add(publish("ok"));
+					}
+					return probes.stream().anyMatch((ping) -> this.pings.handled(ping) == 1);
+				});
+				assertThat(this.proxy.connectionsForwarded()).as("connections opened").isEqualTo(connections);
+				assertThat(endpoint.isConsuming()).isTrue();
 			});
 	}
 
