@@ -172,7 +172,11 @@ class ConsumerRecoveryIntegrationTests {
 				assertThat(this.proxy.connectionsForwarded()).as("connections opened").isEqualTo(connections);
 				others.gate.countDown();
 				await().until(() -> others.handled(held) == 1 && queueMessages(this.otherQueue) == 0);
-				assertThat(receiveCount(this.otherQueue)).as("deliveries of the held message").isOne();
+				UUID heldMessage = others.messageIds.get(held);
+				assertThat(receiveCount(heldMessage, this.otherQueue))
+					.as("deliveries of the held message %s; the other queue's inbox rows: %s", heldMessage,
+							inboxRows(this.otherQueue))
+					.isOne();
 				UUID after = publish("ok");
 				await().until(() -> this.pings.handled(after) == 1 && others.handled(after) == 1);
 			});
@@ -325,10 +329,15 @@ class ConsumerRecoveryIntegrationTests {
 		return ConsumerRegistration.of(this.queue, Ping.class, this.pings).withConcurrency(2).withPrefetch(4);
 	}
 
-	/** The receive count of a queue's only inbox row. */
-	private int receiveCount(String consumer) {
+	/** The receive count of a message's inbox row for a consumer. */
+	private int receiveCount(UUID messageId, String consumer) {
 		return jdbc().queryForObject("SELECT receive_count FROM " + this.schema.name()
-				+ ".inbox_state WHERE consumer_id = ?", Integer.class, consumer);
+				+ ".inbox_state WHERE message_id = ? AND consumer_id = ?", Integer.class, messageId, consumer);
+	}
+
+	private List<Map<String, Object>> inboxRows(String consumer) {
+		return jdbc().queryForList("SELECT * FROM " + this.schema.name() + ".inbox_state WHERE consumer_id = ?",
+				consumer);
 	}
 
 	private UUID publish(String mode) throws IOException {
