@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -193,6 +194,24 @@ final class Observations implements InboxListener, RelayListener {
 			}
 		});
 		return owing;
+	}
+
+	/**
+	 * Returns how many of the deliveries still owed ({@link #inFlight()}) the relay saw confirmed by
+	 * the transport: they are in the broker, or were taken from it by someone else.
+	 */
+	int relayedInFlight() {
+		Set<String> relayedIds = new HashSet<>();
+		for (Relayed relayed : this.relayed) {
+			relayedIds.add(relayed.message().messageId().toString().toLowerCase(Locale.ROOT));
+		}
+		int count = 0;
+		for (String key : inFlight()) {
+			if (relayedIds.contains(key.substring(0, key.indexOf(' ')))) {
+				count++;
+			}
+		}
+		return count;
 	}
 
 	/** Forgets what was observed; what is still in flight stays tracked, it is still coming. */

@@ -590,6 +590,16 @@ public final class WaybillTestHarness {
 		if (this.inMemory != null) {
 			parts.add(this.inMemory.queued() + " queued in memory");
 		}
+		else {
+			int relayedInFlight = this.observations.relayedInFlight();
+			if (relayedInFlight > 0) {
+				parts.add(relayedInFlight + " of those deliveries confirmed by the broker but not received here: if "
+						+ "that lasts, another consumer of the queue may be taking them (a running instance of the "
+						+ "service, another test run on the same broker). The test uses the queues its @Consumer "
+						+ "handlers name; give it a RabbitMQ virtual host of its own (spring.rabbitmq.virtual-host) "
+						+ "or TestTransport.IN_MEMORY");
+			}
+		}
 		return String.join("; ", parts);
 	}
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import com.rabbitmq.client.Channel;
@@ -167,6 +168,34 @@ class RabbitHarnessTests {
 			.containsExactly(dead.messageId());
 		assertThat(this.harness.describe()).contains("dead-lettered by the relay (2):")
 			.contains("destination exchange 'waybill-test-harness.shipping' does not exist");
+	}
+
+	@Test
+	void aWaitThatTimesOutSaysWhenAnotherConsumerMayHaveTakenTheDelivery() throws IOException {
+		UUID id;
+		try (Connection connection = TestRabbit.get().connect()) {
+			// Another consumer of the application's queue (a running instance of the service), of a
+			// higher priority: the broker hands it the queue's messages while it has credit.
+			Channel other = connection.createChannel();
+			other.basicQos(100);
+			other.basicConsume("waybill-test-harness.charge-card", false, Map.of("x-priority", 10),
+					(tag, delivery) -> {
+					}, (tag) -> {
+					});
+			id = this.orders.place(40);
+			UUID placed = id;
+
+			assertThatExceptionOfType(AssertionError.class)
+				.isThrownBy(() -> this.harness.within(Duration.ofSeconds(2))
+					.awaitConsumed(ChargeCardHandler.class, OrderPlaced.class, (event) -> event.orderId().equals(placed)))
+				.withMessageContaining("1 deliveries on their way to local handlers")
+				.withMessageContaining("1 of those deliveries confirmed by the broker but not received here")
+				.withMessageContaining("another consumer of the queue may be taking them")
+				.withMessageContaining("spring.rabbitmq.virtual-host");
+		}
+		// Its connection closed, the broker delivers the message again, to the application.
+		UUID placed = id;
+		this.harness.awaitConsumed(ChargeCardHandler.class, OrderPlaced.class, (event) -> event.orderId().equals(placed));
 	}
 
 	private static void deleteTopology() {

@@ -63,7 +63,10 @@ final class OutboxTransaction implements TransactionSynchronization {
 			throw new IllegalStateException("Cannot publish '" + what + "': no transaction is active. "
 					+ "Waybill writes messages in the business transaction and never sends directly; "
 					+ "annotate the calling method with @Outbox (or @Transactional), or publish inside "
-					+ "TransactionTemplate.execute(...).");
+					+ "TransactionTemplate.execute(...). If it is annotated already, it was not called through its "
+					+ "Spring proxy: a call from another method of its own class (self-invocation) or on an object "
+					+ "that is not a Spring bean skips the annotation, and what that method wrote before this call "
+					+ "was committed on its own, without its messages.");
 		}
 		if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
 			throw new IllegalStateException("Cannot publish '" + what + "': the current transaction is read-only. "
