@@ -23,6 +23,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 
 import dev.waybill.outbox.WaybillThreads;
+import dev.waybill.outbox.rabbit.internal.AmqpClientCheck;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.RabbitTopology;
 import dev.waybill.outbox.rabbit.autoconfigure.RabbitConnectionSettings.BundleRabbitConnectionFactoryBean;
@@ -58,6 +59,7 @@ public final class WaybillRabbitAutoConfiguration {
 			ObjectProvider<ConnectionFactoryCustomizer> bootCustomizers,
 			ObjectProvider<WaybillRabbitConnectionFactoryCustomizer> customizers, ObjectProvider<WaybillThreads> threads,
 			ObjectProvider<RabbitTopology> topologies) {
+		AmqpClientCheck.check();
 		RabbitTransport.Builder builder = RabbitTransportSettings.builder(properties, rabbitProperties, environment,
 				(transport, binder) -> {
 					RabbitConnectionDetails details = connectionDetails.getIfAvailable(
