@@ -59,7 +59,14 @@ public final class OutboxSchemaInitializer implements InitializingBean {
 		// lock table does not cover creating the schema or its history table, and the losers fail
 		// start-up ('relation "outbox_state_changelog" already exists'). A session advisory lock,
 		// taken on the connection Liquibase then uses, makes them apply the changelog one at a time.
-		try (Connection connection = this.dataSource.getConnection()) {
+		Connection connected;
+		try {
+			connected = this.dataSource.getConnection();
+		}
+		catch (SQLException ex) {
+			throw new SchemaDatabaseUnreachableException(this.tables.schema(), ex);
+		}
+		try (Connection connection = connected) {
 			long key = lockKey(connection);
 			lock(connection, "SELECT pg_advisory_lock(?)", key);
 			try {

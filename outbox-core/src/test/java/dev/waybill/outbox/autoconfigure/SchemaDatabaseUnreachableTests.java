@@ -1,0 +1,82 @@
+package dev.waybill.outbox.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.ServerSocket;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler;
+
+import dev.waybill.outbox.internal.jdbc.SchemaDatabaseUnreachableException;
+import dev.waybill.outbox.test.TestPostgres;
+import dev.waybill.outbox.test.WaybillContext;
+
+/**
+ * A database Waybill cannot reach at start-up fails it with Spring Boot's failure report naming the
+ * driver's reason and what to do, instead of a stack trace whose reason is at the bottom.
+ */
+class SchemaDatabaseUnreachableTests {
+
+	@Test
+	void aDatabaseThatIsDownFailsStartUpWithTheDriversReasonAndWhatToDo() throws Exception {
+		int closedPort;
+		try (ServerSocket socket = new ServerSocket(0)) {
+			closedPort = socket.getLocalPort();
+		}
+		runner("jdbc:postgresql://127.0.0.1:" + closedPort + "/test").run((context) -> {
+			SchemaDatabaseUnreachableException failure = unreachable(context);
+			assertThat(failure.getSchema()).isEqualTo("waybill_unreachable");
+			FailureAnalysis analysis = analyzerOfBoot().analyze(context.getStartupFailure());
+			assertThat(analysis).as("Boot's failure analysis").isNotNull();
+			assertThat(analysis.getDescription()).contains("schema 'waybill_unreachable'")
+				.contains("127.0.0.1:" + closedPort)
+				.contains("refused")
+				.contains("SQLState 08001");
+			assertThat(analysis.getAction()).contains("Start PostgreSQL before the service")
+				.contains("spring.datasource.url");
+		});
+	}
+
+	@Test
+	void aDatabaseThatDoesNotExistIsNamed() {
+		String url = TestPostgres.get().url().replaceFirst("/[^/?]+(\\?|$)", "/waybill_no_such_database$1");
+		runner(url).run((context) -> assertThat(new SchemaDatabaseUnreachableFailureAnalyzer()
+			.analyze(unreachable(context)).getDescription()).contains("\"waybill_no_such_database\" does not exist")
+			.contains("SQLState 3D000"));
+	}
+
+	private static ApplicationContextRunner runner(String url) {
+		return WaybillContext.runner("waybill_unreachable")
+			.withPropertyValues("spring.datasource.url=" + url, "spring.datasource.hikari.connection-timeout=2000",
+					"spring.datasource.hikari.initialization-fail-timeout=-1");
+	}
+
+	private static SchemaDatabaseUnreachableException unreachable(AssertableApplicationContext context) {
+		assertThat(context).hasFailed();
+		Throwable cause = context.getStartupFailure();
+		while (cause != null && !(cause instanceof SchemaDatabaseUnreachableException)) {
+			cause = cause.getCause();
+		}
+		assertThat(cause).as("start-up failure caused by the unreachable database").isNotNull();
+		return (SchemaDatabaseUnreachableException) cause;
+	}
+
+	/** The analyzer as Boot finds it, through spring.factories. */
+	private static FailureAnalyzer analyzerOfBoot() {
+		// Boot's own analyzers that need constructor arguments are skipped
+		List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation()
+			.load(FailureAnalyzer.class, null, FailureHandler.handleMessage((message, failure) -> {
+			}));
+		return analyzers.stream()
+			.filter(SchemaDatabaseUnreachableFailureAnalyzer.class::isInstance)
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("not registered in META-INF/spring.factories"));
+	}
+
+}
