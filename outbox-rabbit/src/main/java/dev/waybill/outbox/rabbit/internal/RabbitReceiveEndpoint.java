@@ -249,8 +249,13 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		}
 		if (refused(failure)) {
 			stop();
-			throw new IllegalStateException("Waybill could not start consuming from RabbitMQ at " + this.transport
-					+ ": " + BrokerErrors.describe(failure), failure);
+			String refused = "Waybill could not start consuming " + queues() + " from RabbitMQ at " + this.transport;
+			String reason = BrokerErrors.describe(failure);
+			throw new BrokerRefusedException(refused + ": " + reason, refused + ":\n\n    " + reason,
+					"Fix what the broker refused: the credentials or virtual host (spring.rabbitmq.* or "
+							+ "waybill.rabbit.*), the user's configure, write or read permissions, or a queue or "
+							+ "exchange that exists with other arguments or type than Waybill declares (declare the "
+							+ "same, or move its messages away and delete it).", failure);
 		}
 		this.failedAttempts = 1;
 		this.lastFailure = BrokerErrors.describe(failure);

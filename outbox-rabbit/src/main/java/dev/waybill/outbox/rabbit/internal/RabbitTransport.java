@@ -185,16 +185,21 @@ public final class RabbitTransport implements Transport {
 		}
 		catch (TransportException ex) {
 			if (BrokerErrors.connectionRefused(ex)) {
-				throw new IllegalStateException("RabbitMQ at " + this.address + " refused Waybill's connection as user '"
+				String refused = "RabbitMQ at " + this.address + " refused Waybill's connection as user '"
 						+ this.connectionFactory.getUsername() + "' to virtual host '" + this.connectionFactory.getVirtualHost()
-						+ "' (check waybill.rabbit.* or spring.rabbitmq.*: username, password, virtual-host): "
-						+ ex.getMessage(), ex);
+						+ "'";
+				String check = "check waybill.rabbit.* or spring.rabbitmq.*: username, password, virtual-host";
+				throw new BrokerRefusedException(refused + " (" + check + "): " + ex.getMessage(),
+						refused + ":\n\n    " + ex.getMessage(), "Correct the credentials or the virtual host (" + check
+								+ "), or give the user access to the virtual host on the broker.", ex);
 			}
 			if (BrokerErrors.certificateRejected(ex)) {
-				throw new IllegalStateException("Waybill does not trust the TLS certificate of RabbitMQ at " + this.address
-						+ " (check the trust material and host: spring.rabbitmq.ssl.trust-store or spring.rabbitmq.ssl.bundle, "
-						+ "spring.rabbitmq.host or addresses, or waybill.rabbit.*): "
-						+ ex.getMessage(), ex);
+				String rejected = "Waybill does not trust the TLS certificate of RabbitMQ at " + this.address;
+				String check = "check the trust material and host: spring.rabbitmq.ssl.trust-store or "
+						+ "spring.rabbitmq.ssl.bundle, spring.rabbitmq.host or addresses, or waybill.rabbit.*";
+				throw new BrokerRefusedException(rejected + " (" + check + "): " + ex.getMessage(),
+						rejected + ":\n\n    " + ex.getMessage(), "Trust the broker's certificate authority and connect "
+								+ "to a host its certificate names (" + check + ").", ex);
 			}
 			throw ex;
 		}

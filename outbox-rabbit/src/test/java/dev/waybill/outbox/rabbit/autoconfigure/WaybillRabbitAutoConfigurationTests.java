@@ -36,6 +36,7 @@ import org.springframework.boot.amqp.autoconfigure.RabbitConnectionDetails;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -46,6 +47,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.test.FailureAnalyses;
 import dev.waybill.outbox.rabbit.test.TcpProxy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.spi.Transport;
@@ -299,10 +301,18 @@ class WaybillRabbitAutoConfigurationTests {
 		this.runner
 			.withPropertyValues(spring("host=" + this.proxy.host()), spring("port=" + this.proxy.port()),
 					spring("username=waybill-nobody"), spring("password=wrong"))
-			.run((context) -> assertThat(context.getStartupFailure()).isNotNull()
-				.hasStackTraceContaining("RabbitMQ at amqp://waybill-nobody@" + this.proxy.host() + ":" + this.proxy.port()
-						+ "/%2F refused Waybill's connection as user 'waybill-nobody' to virtual host '/'")
-				.hasStackTraceContaining("ACCESS_REFUSED"));
+			.run((context) -> {
+				assertThat(context.getStartupFailure()).isNotNull()
+					.hasStackTraceContaining("RabbitMQ at amqp://waybill-nobody@" + this.proxy.host() + ":"
+							+ this.proxy.port() + "/%2F refused Waybill's connection as user 'waybill-nobody' to virtual host '/'")
+					.hasStackTraceContaining("ACCESS_REFUSED");
+				// Boot's failure report, not a stack trace
+				FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure());
+				assertThat(analysis.getDescription()).contains("refused Waybill's connection as user 'waybill-nobody'")
+					.contains("ACCESS_REFUSED");
+				assertThat(analysis.getAction()).contains("Correct the credentials or the virtual host")
+					.contains("spring.rabbitmq.*");
+			});
 	}
 
 	@Test

@@ -21,6 +21,7 @@ import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -36,6 +37,7 @@ import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.internal.health.ConsumersHealthIndicator;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;
+import dev.waybill.outbox.rabbit.test.FailureAnalyses;
 import dev.waybill.outbox.rabbit.test.TcpProxy;
 import dev.waybill.outbox.rabbit.test.ConsumerService;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
@@ -118,11 +120,17 @@ class ConsumerRecoveryIntegrationTests {
 	void failsToStartWhenTheBrokerIsReachableButRefusesTheTopology() throws Exception {
 		// the same name, declared otherwise: not durable, where the consumer's queue is durable
 		this.topology.channel().queueDeclare(this.queue, false, false, false, null);
-		service().run((context) -> assertThat(context).hasFailed()
-			.getFailure()
-			.rootCause()
-			.hasMessageContaining("PRECONDITION_FAILED")
-			.hasMessageContaining(this.queue));
+		service().run((context) -> {
+			assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("PRECONDITION_FAILED")
+				.hasMessageContaining(this.queue);
+			FailureAnalysis analysis = FailureAnalyses.of(context.getStartupFailure());
+			assertThat(analysis.getDescription()).contains("could not start consuming [" + this.queue + "]")
+				.contains("PRECONDITION_FAILED");
+			assertThat(analysis.getAction()).contains("exists with other arguments");
+		});
 	}
 
 	@Test
