@@ -72,12 +72,13 @@ public final class RetentionRows {
 	private UUID scope(String status, String publishedAt, String createdAt, String nextAttemptAt, @Nullable UUID inbound,
 			@Nullable String consumer) {
 		UUID id = UUID.randomUUID();
-		this.jdbc.update("INSERT INTO " + this.tables.qualifiedOutboxState() + " (id, status, published_at, created_at, "
-				+ "next_attempt_at, inbound_message_id, consumer_id, message_count) VALUES (?, ?, " + publishedAt + ", "
-				+ createdAt + ", " + nextAttemptAt + ", ?, ?, 1)", id, status, inbound, consumer);
-		this.jdbc.update("INSERT INTO " + this.tables.qualifiedOutboxMessage() + " (outbox_id, message_id, destination, "
-				+ "message_type, content_type, body) VALUES (?, ?, 'orders', 'test', 'application/json', '\\x7b7d')", id,
-				UUID.randomUUID());
+		// One statement: a retention worker running meanwhile sees the scope with its message or not at all.
+		this.jdbc.update("WITH scope AS (INSERT INTO " + this.tables.qualifiedOutboxState() + " (id, status, published_at, "
+				+ "created_at, next_attempt_at, inbound_message_id, consumer_id, message_count) VALUES (?, ?, "
+				+ publishedAt + ", " + createdAt + ", " + nextAttemptAt + ", ?, ?, 1) RETURNING id) "
+				+ "INSERT INTO " + this.tables.qualifiedOutboxMessage() + " (outbox_id, message_id, destination, "
+				+ "message_type, content_type, body) SELECT id, ?, 'orders', 'test', 'application/json', '\\x7b7d' "
+				+ "FROM scope", id, status, inbound, consumer, UUID.randomUUID());
 		return id;
 	}
 
