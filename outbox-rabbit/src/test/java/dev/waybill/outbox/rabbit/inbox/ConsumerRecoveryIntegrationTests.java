@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -16,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.DefaultConsumer;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -26,6 +28,7 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.util.ReflectionTestUtils;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -188,6 +191,46 @@ class ConsumerRecoveryIntegrationTests {
 				UUID after = publish("ok");
 				await().until(() -> this.pings.handled(after) == 1 && others.handled(after) == 1);
 			});
+	}
+
+	@Test
+	void aChannelTheBrokerClosesAloneIsReplacedOnTheSameConnection() throws Exception {
+		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, "dev.waybill.outbox.rabbit")) {
+			service().run((context) -> {
+				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+				await().until(endpoint::isConsuming);
+				UUID before = publish("ok");
+				await().until(() -> this.pings.handled(before) == 1);
+				int connections = this.proxy.connectionsForwarded();
+				Channel consuming = consumingChannel(endpoint, this.queue);
+
+				// an acknowledgement of a delivery tag the channel never had: the broker closes that channel
+				// (PRECONDITION_FAILED), as it does one whose delivery outlived its consumer_timeout
+				consuming.basicAck(1_000_000, false);
+
+				await().until(() -> !consuming.isOpen());
+				await().until(() -> endpoint.isConsuming(this.queue)
+						&& consumingChannel(endpoint, this.queue) != consuming);
+				assertThat(this.proxy.connectionsForwarded()).as("connections opened").isEqualTo(connections);
+				assertThat(logs.atLeast(Level.WARN)).anySatisfy((event) -> assertThat(event.getFormattedMessage())
+					.contains("the broker closed a channel consuming " + this.queue)
+					.contains("PRECONDITION_FAILED"));
+				UUID after = publish("ok");
+				await().until(() -> this.pings.handled(after) == 1);
+			});
+		}
+	}
+
+	/** The open channel the endpoint consumes a queue on. */
+	private static Channel consumingChannel(RabbitReceiveEndpoint endpoint, String queue) {
+		Collection<?> consumers = (Collection<?>) ReflectionTestUtils.getField(endpoint, "inboxConsumers");
+		return consumers.stream()
+			.map(DefaultConsumer.class::cast)
+			.filter((consumer) -> queue.equals(ReflectionTestUtils.getField(consumer, "queue"))
+					&& consumer.getChannel().isOpen())
+			.map(DefaultConsumer::getChannel)
+			.reduce((first, last) -> last)
+			.orElseThrow();
 	}
 
 	@Test
