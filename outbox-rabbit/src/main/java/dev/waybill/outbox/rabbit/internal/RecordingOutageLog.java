@@ -3,6 +3,7 @@ package dev.waybill.outbox.rabbit.internal;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -21,14 +22,23 @@ final class RecordingOutageLog {
 
 	private final String queue;
 
+	private final LongSupplier nanoTime;
+
+	/** When the outage began ({@link System#nanoTime()}), 0 while there is none. */
 	private final AtomicLong failingSince = new AtomicLong();
 
 	private final AtomicLong failures = new AtomicLong();
 
-	private volatile long warnedAt;
+	/** How many minutes of the outage were told. */
+	private final AtomicLong reminders = new AtomicLong();
 
 	RecordingOutageLog(String queue) {
+		this(queue, System::nanoTime);
+	}
+
+	RecordingOutageLog(String queue, LongSupplier nanoTime) {
 		this.queue = queue;
+		this.nanoTime = nanoTime;
 	}
 
 	/**
@@ -37,15 +47,19 @@ final class RecordingOutageLog {
 	 * @param reason why, in a few words
 	 */
 	void failed(String firstWarning, String reason) {
-		long now = System.nanoTime();
+		long now = this.nanoTime.getAsLong();
 		long failures = this.failures.incrementAndGet();
 		if (this.failingSince.compareAndSet(0, now)) {
-			this.warnedAt = now;
 			logger.warn(firstWarning);
+			return;
 		}
-		else if (now - this.warnedAt >= WARN_EVERY_NANOS) {
-			this.warnedAt = now;
-			logger.warn("Waybill still cannot record deliveries on " + this.queue + " after " + since(now) + ", "
+		// Reckoned from the outage's start alone, which the thread that began it set in one step: a
+		// thread failing at the same moment cannot read a half-begun outage as a minute old.
+		long since = this.failingSince.get();
+		long minutes = (since == 0) ? 0 : (now - since) / WARN_EVERY_NANOS;
+		long told = this.reminders.get();
+		if (minutes > told && this.reminders.compareAndSet(told, minutes)) {
+			logger.warn("Waybill still cannot record deliveries on " + this.queue + " after " + since(now, since) + ", "
 					+ failures + " failed tries: " + reason);
 		}
 		else if (logger.isDebugEnabled()) {
@@ -61,13 +75,10 @@ final class RecordingOutageLog {
 	void recorded(long startedAt) {
 		long since = this.failingSince.get();
 		if (since != 0 && startedAt - since > 0 && this.failingSince.compareAndSet(since, 0)) {
-			logger.info("Waybill records deliveries on " + this.queue + " again, after " + since(System.nanoTime(), since)
-					+ " (" + this.failures.getAndSet(0) + " failed tries)");
+			this.reminders.set(0);
+			logger.info("Waybill records deliveries on " + this.queue + " again, after "
+					+ since(this.nanoTime.getAsLong(), since) + " (" + this.failures.getAndSet(0) + " failed tries)");
 		}
-	}
-
-	private String since(long now) {
-		return since(now, this.failingSince.get());
 	}
 
 	private static String since(long now, long since) {
