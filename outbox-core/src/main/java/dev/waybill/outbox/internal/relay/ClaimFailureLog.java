@@ -33,7 +33,8 @@ final class ClaimFailureLog {
 
 	private final AtomicLong failures = new AtomicLong();
 
-	private volatile long warnedAt;
+	/** How many warning intervals of the outage were told. */
+	private final AtomicLong reminders = new AtomicLong();
 
 	private volatile String lastReason = "";
 
@@ -48,7 +49,6 @@ final class ClaimFailureLog {
 		boolean unavailable = databaseUnavailable(failure);
 		this.lastReason = reason(failure);
 		if (this.failingSince.compareAndSet(0, now)) {
-			this.warnedAt = now;
 			String line = "Waybill relay " + this.relayId + ": " + (unavailable ? "database unavailable" : "cannot claim")
 					+ " (" + reason(failure) + "); claiming again every " + this.retryEvery
 					+ ", no delivery attempt is counted";
@@ -59,14 +59,25 @@ final class ClaimFailureLog {
 				logger.warn(line, failure);
 			}
 		}
-		else if (now - this.warnedAt >= Relay.OUTAGE_WARNING_INTERVAL.toNanos()) {
-			this.warnedAt = now;
+		else if (remind(now)) {
 			logger.warn("Waybill relay " + this.relayId + ": " + (unavailable ? "database still unavailable" : "still cannot claim")
 					+ " after " + since(now) + ", " + failures + " failed tries (" + reason(failure) + ")");
 		}
 		else if (logger.isDebugEnabled()) {
 			logger.debug("Waybill relay " + this.relayId + ": claim failed again", failure);
 		}
+	}
+
+	/**
+	 * Whether another warning interval of the outage has passed untold, reckoned from the outage's
+	 * start alone, which the worker that began it set in one step: a worker failing at the same
+	 * moment cannot read a half-begun outage as an interval old.
+	 */
+	private boolean remind(long now) {
+		long since = this.failingSince.get();
+		long intervals = (since == 0) ? 0 : (now - since) / Relay.OUTAGE_WARNING_INTERVAL.toNanos();
+		long told = this.reminders.get();
+		return intervals > told && this.reminders.compareAndSet(told, intervals);
 	}
 
 	/**
@@ -77,6 +88,7 @@ final class ClaimFailureLog {
 	void succeeded(long startedAt) {
 		long since = this.failingSince.get();
 		if (since != 0 && startedAt - since > 0 && this.failingSince.compareAndSet(since, 0)) {
+			this.reminders.set(0);
 			logger.info("Waybill relay " + this.relayId + ": claiming again after " + since(System.nanoTime(), since) + " ("
 					+ this.failures.getAndSet(0) + " failed tries)");
 		}
