@@ -61,6 +61,9 @@ class DirectDispatchIntegrationTests {
 	/** Scopes the relays claimed (not those they were handed directly). */
 	private final AtomicInteger claimed = new AtomicInteger();
 
+	/** The scopes the relays claimed, as their claims returned them. */
+	private final List<ClaimedScope> claimedScopes = new java.util.concurrent.CopyOnWriteArrayList<>();
+
 	/** Claims the relays ran, empty ones included. */
 	private final AtomicInteger claimCalls = new AtomicInteger();
 
@@ -247,12 +250,16 @@ class DirectDispatchIntegrationTests {
 			}
 		});
 		UUID messageId = inTransaction((publisher) -> publisher.send("orders", new Ping("orphan")));
+		// The write made the scope due when its lease ends (lease_until, taken a few microseconds later).
+		Instant leaseEnd = ((java.sql.Timestamp) stateOf(messageId).get("next_attempt_at")).toInstant();
 		start(settings(Duration.ofMillis(100)), new RelayWakeUp());
 
-		// Not before the lease ends: until then the dead process might still have been publishing it.
-		Awaitility.await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(2))
-			.until(() -> this.broker.delivered().isEmpty());
 		await().until(() -> this.broker.delivered().size() == 1);
+		// Not before the lease ends: until then the dead process might still have been publishing it.
+		// Both times are the database's: the claim leased the scope from its now() for 60 s.
+		assertThat(this.claimedScopes).singleElement()
+			.satisfies((claim) -> assertThat(claim.leaseUntil().minus(Duration.ofSeconds(60))).as("claimed at")
+				.isAfterOrEqualTo(leaseEnd));
 		await().until(() -> "published".equals(stateOf(messageId).get("status")));
 		assertThat(stateOf(messageId)).as("the dead process's attempt and the claim's").containsEntry("attempts", 2);
 		assertThat(this.claimed).hasValue(1);
@@ -347,6 +354,7 @@ class DirectDispatchIntegrationTests {
 			public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn) {
 				List<ClaimedScope> scopes = super.claim(leaseOwner, lease, limit, commitOn);
 				DirectDispatchIntegrationTests.this.claimed.addAndGet(scopes.size());
+				DirectDispatchIntegrationTests.this.claimedScopes.addAll(scopes);
 				DirectDispatchIntegrationTests.this.claimCalls.incrementAndGet();
 				return scopes;
 			}
