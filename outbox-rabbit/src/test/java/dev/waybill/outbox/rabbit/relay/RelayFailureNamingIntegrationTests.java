@@ -160,7 +160,10 @@ class RelayFailureNamingIntegrationTests {
 		firstMessageByScope.put(other.id().toString(), other.messages().get(0));
 		this.store.write(other);
 
-		await().until(() -> this.store.stats().deadScopes() == 6);
+		// A scope's death is logged after its row is marked dead: await the sixth line too.
+		await().until(() -> this.store.stats().deadScopes() == 6 && logs.events().stream()
+			.filter((event) -> event.getFormattedMessage().contains("is dead after"))
+			.count() == 6);
 
 		// each line names, in the MDC, the scope and message it is about
 		List<ILoggingEvent> lines = logs.events().stream()
