@@ -8,7 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -43,7 +45,8 @@ import dev.waybill.outbox.test.TestSchema;
  */
 class OverlappedClaimCommitRelayIntegrationTests {
 
-	private static final Duration COMMIT_DELAY = Duration.ofSeconds(1);
+	/** How long a claim's commit waits, at most, for its messages to be delivered. */
+	private static final Duration COMMIT_HELD_AT_MOST = Duration.ofSeconds(10);
 
 	private final List<AutoCloseable> resources = new ArrayList<>();
 
@@ -75,10 +78,14 @@ class OverlappedClaimCommitRelayIntegrationTests {
 			writer.write(TestMessages.scope(queue.exchange(), "m" + i));
 		}
 		Map<String, Long> deliveredAt = new ConcurrentHashMap<>();
-		List<String> deliveries = consume(queue, deliveredAt);
-		SlowCommitStore store = new SlowCommitStore(writer);
-		// A lease shorter than the commit delay plus the wait below: a scope whose published mark was
-		// lost (made before the claim committed, so fenced out) would be delivered again.
+		CountDownLatch allDelivered = new CountDownLatch(scopes);
+		List<String> deliveries = consume(queue, deliveredAt, allDelivered);
+		// The claim commits once its messages were delivered: a relay that waited for the commit to
+		// publish would deliver them only after the hold ran out. (A commit held for a fixed second
+		// raced the first connection, the publish and the delivery on a busy machine.)
+		SlowCommitStore store = new SlowCommitStore(writer, allDelivered);
+		// A lease shorter than the wait below: a scope whose published mark was lost (made before the
+		// claim committed, so fenced out) would be delivered again.
 		Duration lease = Duration.ofSeconds(3);
 		RelaySettings settings = new RelaySettings(1, scopes, lease, Duration.ofMillis(200), Duration.ofSeconds(5),
 				RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
@@ -89,7 +96,7 @@ class OverlappedClaimCommitRelayIntegrationTests {
 		relay.start();
 		wakeUp.signal();
 
-		Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> writer.stats().pendingScopes() == 0);
+		Awaitility.await().atMost(COMMIT_HELD_AT_MOST.plusSeconds(20)).until(() -> writer.stats().pendingScopes() == 0);
 		assertThat(store.committedAt).as("the claim's commit was handed over").isNotEmpty();
 		long firstCommit = store.committedAt.get(0);
 		assertThat(deliveredAt.values()).as("delivered before the claim committed").hasSize(scopes)
@@ -101,7 +108,8 @@ class OverlappedClaimCommitRelayIntegrationTests {
 		assertThat(stats.deadScopes()).isZero();
 	}
 
-	private List<String> consume(BoundQueue queue, Map<String, Long> deliveredAt) throws Exception {
+	private List<String> consume(BoundQueue queue, Map<String, Long> deliveredAt, CountDownLatch delivered)
+			throws Exception {
 		List<String> ids = new CopyOnWriteArrayList<>();
 		com.rabbitmq.client.Connection consumer = TestRabbit.get().connect();
 		this.resources.add(consumer);
@@ -110,29 +118,35 @@ class OverlappedClaimCommitRelayIntegrationTests {
 			@Override
 			public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
 				ids.add(properties.getMessageId());
-				deliveredAt.putIfAbsent(properties.getMessageId(), System.nanoTime());
+				if (deliveredAt.putIfAbsent(properties.getMessageId(), System.nanoTime()) == null) {
+					delivered.countDown();
+				}
 			}
 		});
 		return ids;
 	}
 
 	/**
-	 * The JDBC store whose claims take {@link #COMMIT_DELAY} to commit, as a commit queued behind
-	 * a busy WAL would, only longer.
+	 * The JDBC store whose claims commit only once the test's messages were delivered
+	 * ({@link #COMMIT_HELD_AT_MOST} at most), as a commit queued behind a busy WAL would, only
+	 * longer.
 	 */
 	private static final class SlowCommitStore extends ForwardingOutboxStore {
 
 		final List<Long> committedAt = new CopyOnWriteArrayList<>();
 
-		SlowCommitStore(OutboxStore delegate) {
+		private final CountDownLatch delivered;
+
+		SlowCommitStore(OutboxStore delegate, CountDownLatch delivered) {
 			super(delegate);
+			this.delivered = delivered;
 		}
 
 		@Override
 		public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn) {
 			return delegate().claim(leaseOwner, lease, limit, (commit) -> commitOn.execute(() -> {
 				try {
-					Thread.sleep(COMMIT_DELAY.toMillis());
+					this.delivered.await(COMMIT_HELD_AT_MOST.toMillis(), TimeUnit.MILLISECONDS);
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
