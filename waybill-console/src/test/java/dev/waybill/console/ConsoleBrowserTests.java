@@ -16,6 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -104,8 +105,10 @@ class ConsoleBrowserTests {
 		UUID message = app.publish(new Order("o-43", "pay"));
 		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> app.depth(app.errorQueue()) == 1);
 		browser.get(app.baseUrl() + "/waybill");
-		WebElement staleRow = waitFor(By.cssSelector("#error-messages tr[data-message-id='" + message + "']"));
+		// Off before the row is found: a refresh (every 5 s) renders the rows anew, and one that came
+		// between finding the row and turning them off left the test holding a detached element.
 		browser.findElement(By.id("auto-refresh")).click(); // the row stays on the page, stale
+		WebElement staleRow = waitFor(By.cssSelector("#error-messages tr[data-message-id='" + message + "']"));
 		// another operator discards it meanwhile
 		Http http = new Http(app.baseUrl() + "/actuator/waybill");
 		assertThat(http.post("/error-queues/discard", "{\"queue\": \"" + app.queue + "\", \"ids\": \"" + message + "\"}")
@@ -132,8 +135,8 @@ class ConsoleBrowserTests {
 		}
 		browser.get(app.baseUrl() + "/waybill");
 
-		WebElement more = waitFor(By.cssSelector("#error-messages tr[data-more='" + app.queue + "']"));
-		assertThat(more.getText()).isEqualTo("3 more in " + app.queue + " not shown.");
+		assertThat(textOf(By.cssSelector("#error-messages tr[data-more='" + app.queue + "']")))
+			.isEqualTo("3 more in " + app.queue + " not shown.");
 		assertThat(browser.findElements(By.cssSelector("#error-messages tr[data-message-id]"))).hasSize(20);
 	}
 
@@ -147,10 +150,12 @@ class ConsoleBrowserTests {
 
 		browser.get(app.baseUrl() + "/waybill");
 
-		WebElement faultRow = waitFor(By.cssSelector("#error-messages tr[data-message-id='" + message + "']"));
-		assertThat(faultRow.getText()).contains("card declined for order o-42").contains(app.queue);
-		WebElement scopeRow = waitFor(By.cssSelector("#dead-scopes tr[data-scope-id='" + scope + "']"));
-		assertThat(scopeRow.getText()).contains(ConsoleTestApp.UNROUTABLE_TYPE).contains("unroutable");
+		// The page renders its tables anew every 5 s (auto-refresh is on here, as the screenshot shows
+		// it): rows are found again at each use, not kept across the lookup and the screenshot.
+		By faultRow = By.cssSelector("#error-messages tr[data-message-id='" + message + "']");
+		assertThat(textOf(faultRow)).contains("card declined for order o-42").contains(app.queue);
+		assertThat(textOf(By.cssSelector("#dead-scopes tr[data-scope-id='" + scope + "']")))
+			.contains(ConsoleTestApp.UNROUTABLE_TYPE).contains("unroutable");
 		assertThat(browser.findElement(By.id("dead-count")).getText()).isEqualTo("1");
 		assertThat(browser.findElement(By.id("error-count")).getText()).isEqualTo("1");
 		assertThat(browser.findElement(By.id("mode")).getText()).isEqualTo("writes enabled");
@@ -161,7 +166,7 @@ class ConsoleBrowserTests {
 		screenshot();
 
 		ConsoleTestApp.failing.set(false);
-		faultRow.findElement(By.cssSelector("button.redrive")).click();
+		click(By.cssSelector("#error-messages tr[data-message-id='" + message + "'] button.redrive"));
 
 		Awaitility.await().atMost(Duration.ofSeconds(30))
 			.until(() -> ConsoleTestApp.handled.stream().filter(message.toString()::equals).count() == 2);
@@ -171,7 +176,7 @@ class ConsoleBrowserTests {
 		waitFor(By.cssSelector("#lookup-result tr[data-consumer='" + app.queue + "'][data-state='processed']"));
 
 		String catchAll = app.bindQueueToUnroutable();
-		waitFor(By.cssSelector("#dead-scopes tr[data-scope-id='" + scope + "'] button.redrive")).click();
+		click(By.cssSelector("#dead-scopes tr[data-scope-id='" + scope + "'] button.redrive"));
 		waitUntilGone(By.cssSelector("#dead-scopes tr[data-scope-id='" + scope + "']"));
 		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> app.depth(catchAll) == 1);
 		assertThat(app.deadScopes()).isEmpty();
@@ -179,6 +184,21 @@ class ConsoleBrowserTests {
 
 	private static WebElement waitFor(By selector) {
 		return new WebDriverWait(browser, Duration.ofSeconds(30)).until(ExpectedConditions.presenceOfElementLocated(selector));
+	}
+
+	/** The text of the element, found again should a refresh have rendered it anew meanwhile. */
+	private static String textOf(By selector) {
+		return new WebDriverWait(browser, Duration.ofSeconds(30)).ignoring(StaleElementReferenceException.class)
+			.until((driver) -> driver.findElement(selector).getText());
+	}
+
+	/** Clicks the element, found again should a refresh have rendered it anew meanwhile. */
+	private static void click(By selector) {
+		new WebDriverWait(browser, Duration.ofSeconds(30)).ignoring(StaleElementReferenceException.class)
+			.until((driver) -> {
+				driver.findElement(selector).click();
+				return true;
+			});
 	}
 
 	private static void waitUntilGone(By selector) {
