@@ -269,7 +269,9 @@ class JdbcOutboxStoreIntegrationTests {
 	void anExpiredLeaseMakesTheScopeClaimableAgainWithAnotherAttempt() {
 		OutboxScope scope = TestMessages.scope("orders", "m");
 		store.write(scope);
-		assertThat(store.claim("crashed-relay", Duration.ofMillis(300), 10)).hasSize(1);
+		// Long enough for the next claim to come inside it on a busy machine: a lease runs from the
+		// claim's transaction start, so 300 ms had to cover its commit and another round trip.
+		assertThat(store.claim("crashed-relay", Duration.ofSeconds(2), 10)).hasSize(1);
 		assertThat(store.claim("relay-b", LEASE, 10)).isEmpty();
 
 		List<ClaimedScope> takenOver = Awaitility.await()
