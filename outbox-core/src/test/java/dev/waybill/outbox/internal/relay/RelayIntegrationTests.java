@@ -347,15 +347,17 @@ class RelayIntegrationTests {
 
 	@Test
 	void aConfirmedScopeWhoseMarkIsSlowKeepsItsLeaseAndIsNotPublishedAgain() {
-		// A lease of 300 ms: without an outcome a scope is renewed for 5 leases (1.5 s) at most.
-		// Its outcome is known at once, but recording it takes 2.5 s, as under heavy load.
+		// A lease of 1 s: without an outcome a scope is renewed for 5 leases (5 s) at most.
+		// Its outcome is known at once, but recording it takes 5.5 s, as under heavy load.
+		// (A lease of 300 ms, renewed every 100 ms, lapsed whenever one renewal took 200 ms: the
+		// relay's next poll claimed the scope again and published it twice.)
 		CountDownLatch firstMark = new CountDownLatch(1);
 		OutboxStore slowMarks = new ForwardingOutboxStore(this.store) {
 			@Override
 			public int markPublished(String leaseOwner, Collection<UUID> scopeIds) {
 				if (firstMark.getCount() > 0) {
 					firstMark.countDown();
-					sleep(Duration.ofMillis(2_500));
+					sleep(Duration.ofMillis(5_500));
 				}
 				return super.markPublished(leaseOwner, scopeIds);
 			}
@@ -363,13 +365,13 @@ class RelayIntegrationTests {
 		OutboxScope scope = TestMessages.scope("orders", "slowly marked");
 		this.store.write(scope);
 		Relay relay = new Relay(slowMarks, this.broker, new RelayWakeUp(), new RelaySettings(1, 10,
-				Duration.ofMillis(300), Duration.ofMillis(100), Duration.ofSeconds(2), RetryPolicy.defaults(), 3,
+				Duration.ofSeconds(1), Duration.ofMillis(100), Duration.ofSeconds(2), RetryPolicy.defaults(), 3,
 				Duration.ofSeconds(1)), RelayListener.NONE, new OutboxBacklog());
 		this.relays.add(relay);
 		relay.start();
 
 		await().until(() -> "published".equals(stateRow(scope.id()).get("status")));
-		// more than three leases: a lease left to expire would have been claimed and published again
+		// a lease left to expire meanwhile would have been claimed and published again
 		Awaitility.await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5))
 			.until(() -> this.broker.delivered().size() == 1);
 		assertThat(stateRow(scope.id())).as("claimed once").containsEntry("attempts", 1);
