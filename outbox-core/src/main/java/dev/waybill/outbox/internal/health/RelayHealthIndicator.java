@@ -11,8 +11,8 @@ import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
 import dev.waybill.outbox.internal.relay.Relay;
 
 /**
- * The {@code relay} component: DOWN while the relay is stopped, while its circuit breaker is open
- * (the broker is unreachable; nothing is delivered), while its claims fail (most often: the
+ * The {@code relay} component: DOWN while the relay is stopped, while its circuit breaker is not
+ * closed (the broker is unreachable, or being probed after an outage; nothing is delivered), while its claims fail (most often: the
  * database is unavailable; nothing is claimed) or when one of its threads died; UP otherwise.
  * A lost {@code LISTEN} connection is shown ({@code listening=false}) but leaves it UP: the relay
  * still polls, only later.
@@ -47,7 +47,9 @@ public final class RelayHealthIndicator implements WaybillHealthComponent {
 		int live = this.relay.liveThreads();
 		int expected = this.relay.expectedThreads();
 		Duration claimsFailing = this.relay.claimsFailingFor();
-		Health.Builder health = (running && circuit != CircuitBreaker.State.OPEN && claimsFailing == null
+		// HALF_OPEN is an outage still: its probe of a broker that black-holes connections waits out
+		// the connection timeout after every cool-down.
+		Health.Builder health = (running && circuit == CircuitBreaker.State.CLOSED && claimsFailing == null
 				&& live == expected) ? Health.up() : Health.down();
 		health.withDetail("id", this.relay.id())
 			.withDetail("running", running)

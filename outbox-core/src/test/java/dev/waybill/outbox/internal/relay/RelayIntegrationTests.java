@@ -51,6 +51,7 @@ import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxStore;
+import dev.waybill.outbox.spi.TransportException;
 import dev.waybill.outbox.test.FakeTransport.Behaviour;
 import dev.waybill.outbox.test.FakeTransport;
 import dev.waybill.outbox.test.FaultyDataSource;
@@ -447,6 +448,42 @@ class RelayIntegrationTests {
 		other.start();
 		await().dontCatchUncaughtExceptions().until(() -> "published".equals(stateRow(scope.id()).get("status"))
 				&& "published".equals(stateRow(later.id()).get("status")));
+	}
+
+	@Test
+	void whileItsCircuitProbesTheBrokerTheRelayIsStillDown() throws Exception {
+		// A broker that black-holes connections: the probe after each cool-down waits out the
+		// connection timeout, and the relay read UP for all that time.
+		CountDownLatch probeAnswered = new CountDownLatch(1);
+		FakeTransport blackHole = new FakeTransport() {
+			@Override
+			public void probe() throws TransportException {
+				try {
+					probeAnswered.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				super.probe();
+			}
+		};
+		this.broker.close();
+		this.broker = blackHole;
+		blackHole.down(true);
+		this.store.write(TestMessages.scope("orders", "m"));
+		Relay relay = start(new RelaySettings(1, 10, Duration.ofSeconds(60), Duration.ofMillis(100),
+				Duration.ofSeconds(2), FAST_RETRY, 1, Duration.ofMillis(200)), new OutboxBacklog(), RelayListener.NONE);
+		RelayHealthIndicator health = new RelayHealthIndicator(relay, null);
+
+		await().until(() -> relay.circuitState() == CircuitBreaker.State.HALF_OPEN);
+		Health probing = health.health();
+		assertThat(probing.getStatus()).isEqualTo(Status.DOWN);
+		assertThat(probing.getDetails()).containsEntry("circuit", "HALF_OPEN").containsKey("brokerFailure");
+
+		blackHole.down(false);
+		probeAnswered.countDown();
+		await().until(() -> health.health().getStatus() == Status.UP);
+		await().until(() -> blackHole.delivered().size() == 1);
 	}
 
 	@Test
