@@ -14,6 +14,7 @@ import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler;
 
 import dev.waybill.outbox.internal.jdbc.SchemaDatabaseUnreachableException;
+import dev.waybill.outbox.test.StartupFailures;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.WaybillContext;
 
@@ -58,13 +59,7 @@ class SchemaDatabaseUnreachableTests {
 	}
 
 	private static SchemaDatabaseUnreachableException unreachable(AssertableApplicationContext context) {
-		assertThat(context).hasFailed();
-		Throwable cause = context.getStartupFailure();
-		while (cause != null && !(cause instanceof SchemaDatabaseUnreachableException)) {
-			cause = cause.getCause();
-		}
-		assertThat(cause).as("start-up failure caused by the unreachable database").isNotNull();
-		return (SchemaDatabaseUnreachableException) cause;
+		return StartupFailures.causedBy(context, SchemaDatabaseUnreachableException.class);
 	}
 
 	/** The analyzer as Boot finds it, through spring.factories. */

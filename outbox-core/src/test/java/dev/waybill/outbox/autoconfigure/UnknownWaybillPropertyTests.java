@@ -26,6 +26,7 @@ import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import dev.waybill.outbox.autoconfigure.UnknownWaybillPropertyException.UnknownProperty;
+import dev.waybill.outbox.test.StartupFailures;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
 
@@ -206,13 +207,7 @@ class UnknownWaybillPropertyTests {
 	}
 
 	private static UnknownWaybillPropertyException unknownProperty(AssertableApplicationContext context) {
-		assertThat(context).hasFailed();
-		Throwable cause = context.getStartupFailure();
-		while (cause != null && !(cause instanceof UnknownWaybillPropertyException)) {
-			cause = cause.getCause();
-		}
-		assertThat(cause).as("start-up failure caused by an unknown property").isNotNull();
-		return (UnknownWaybillPropertyException) cause;
+		return StartupFailures.causedBy(context, UnknownWaybillPropertyException.class);
 	}
 
 	@Configuration(proxyBeanMethods = false)

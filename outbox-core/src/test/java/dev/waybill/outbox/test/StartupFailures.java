@@ -19,13 +19,24 @@ public final class StartupFailures {
 	 * @return the invalid-property exception in the failure's cause chain
 	 */
 	public static InvalidConfigurationPropertyValueException invalidProperty(AssertableApplicationContext context) {
+		return causedBy(context, InvalidConfigurationPropertyValueException.class);
+	}
+
+	/**
+	 * Asserts that the context failed with an exception of a type in its cause chain and returns it.
+	 * @param <T> the exception's type
+	 * @param context a context that should have failed
+	 * @param type the exception's type
+	 * @return the first exception of that type in the failure's cause chain
+	 */
+	public static <T extends Throwable> T causedBy(AssertableApplicationContext context, Class<T> type) {
 		assertThat(context).hasFailed();
 		Throwable cause = context.getStartupFailure();
-		while (cause != null && !(cause instanceof InvalidConfigurationPropertyValueException)) {
+		while (cause != null && !type.isInstance(cause)) {
 			cause = cause.getCause();
 		}
-		assertThat(cause).as("start-up failure caused by an invalid property").isNotNull();
-		return (InvalidConfigurationPropertyValueException) cause;
+		assertThat(cause).as("start-up failure caused by a %s", type.getSimpleName()).isNotNull();
+		return type.cast(cause);
 	}
 
 }
