@@ -1,8 +1,6 @@
 package dev.waybill.outbox.internal.relay;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -12,6 +10,8 @@ import org.springframework.core.NestedRuntimeException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.transaction.CannotCreateTransactionException;
+
+import dev.waybill.outbox.internal.SharedOutage;
 
 /**
  * Logs the failures of the relay's workers to claim (most often: the database is unavailable) as
@@ -29,12 +29,7 @@ final class ClaimFailureLog {
 
 	private final Duration retryEvery;
 
-	private final AtomicLong failingSince = new AtomicLong();
-
-	private final AtomicLong failures = new AtomicLong();
-
-	/** How many warning intervals of the outage were told. */
-	private final AtomicLong reminders = new AtomicLong();
+	private final SharedOutage outage = new SharedOutage(Relay.OUTAGE_WARNING_INTERVAL);
 
 	private volatile String lastReason = "";
 
@@ -44,40 +39,30 @@ final class ClaimFailureLog {
 	}
 
 	void failed(RuntimeException failure) {
-		long now = System.nanoTime();
-		long failures = this.failures.incrementAndGet();
+		SharedOutage.Failure told = this.outage.failed();
 		boolean unavailable = databaseUnavailable(failure);
 		this.lastReason = reason(failure);
-		if (this.failingSince.compareAndSet(0, now)) {
-			String line = "Waybill relay " + this.relayId + ": " + (unavailable ? "database unavailable" : "cannot claim")
-					+ " (" + reason(failure) + "); claiming again every " + this.retryEvery
-					+ ", no delivery attempt is counted";
-			if (unavailable) {
-				logger.warn(line);
+		switch (told.told()) {
+			case BEGAN -> {
+				String line = "Waybill relay " + this.relayId + ": "
+						+ (unavailable ? "database unavailable" : "cannot claim") + " (" + reason(failure)
+						+ "); claiming again every " + this.retryEvery + ", no delivery attempt is counted";
+				if (unavailable) {
+					logger.warn(line);
+				}
+				else {
+					logger.warn(line, failure);
+				}
 			}
-			else {
-				logger.warn(line, failure);
+			case STILL -> logger.warn("Waybill relay " + this.relayId + ": "
+					+ (unavailable ? "database still unavailable" : "still cannot claim") + " after " + told.failingFor()
+					+ ", " + told.failures() + " failed tries (" + reason(failure) + ")");
+			case AGAIN -> {
+				if (logger.isDebugEnabled()) {
+					logger.debug("Waybill relay " + this.relayId + ": claim failed again", failure);
+				}
 			}
 		}
-		else if (remind(now)) {
-			logger.warn("Waybill relay " + this.relayId + ": " + (unavailable ? "database still unavailable" : "still cannot claim")
-					+ " after " + since(now) + ", " + failures + " failed tries (" + reason(failure) + ")");
-		}
-		else if (logger.isDebugEnabled()) {
-			logger.debug("Waybill relay " + this.relayId + ": claim failed again", failure);
-		}
-	}
-
-	/**
-	 * Whether another warning interval of the outage has passed untold, reckoned from the outage's
-	 * start alone, which the worker that began it set in one step: a worker failing at the same
-	 * moment cannot read a half-begun outage as an interval old.
-	 */
-	private boolean remind(long now) {
-		long since = this.failingSince.get();
-		long intervals = (since == 0) ? 0 : (now - since) / Relay.OUTAGE_WARNING_INTERVAL.toNanos();
-		long told = this.reminders.get();
-		return intervals > told && this.reminders.compareAndSet(told, intervals);
 	}
 
 	/**
@@ -86,31 +71,21 @@ final class ClaimFailureLog {
 	 * before the failures did ends no outage
 	 */
 	void succeeded(long startedAt) {
-		long since = this.failingSince.get();
-		if (since != 0 && startedAt - since > 0 && this.failingSince.compareAndSet(since, 0)) {
-			this.reminders.set(0);
-			logger.info("Waybill relay " + this.relayId + ": claiming again after " + since(System.nanoTime(), since) + " ("
-					+ this.failures.getAndSet(0) + " failed tries)");
+		SharedOutage.Ended ended = this.outage.recovered(startedAt);
+		if (ended != null) {
+			logger.info("Waybill relay " + this.relayId + ": claiming again after " + ended.lasted() + " ("
+					+ ended.failures() + " failed tries)");
 		}
 	}
 
 	/** How long claims have been failing, or {@literal null} while they succeed. */
 	@Nullable Duration failingFor() {
-		long since = this.failingSince.get();
-		return (since == 0) ? null : Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since));
+		return this.outage.failingFor();
 	}
 
 	/** Why the last claim failed, or {@code ""} before any failure. */
 	String lastReason() {
 		return this.lastReason;
-	}
-
-	private String since(long now) {
-		return since(now, this.failingSince.get());
-	}
-
-	private static String since(long now, long since) {
-		return Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(now - since)).toString();
 	}
 
 	/** Spring's translations of a database that cannot be reached, or a connection lost. */
