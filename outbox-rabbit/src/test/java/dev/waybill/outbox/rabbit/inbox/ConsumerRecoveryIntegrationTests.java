@@ -263,11 +263,7 @@ class ConsumerRecoveryIntegrationTests {
 			service().run((context) -> {
 				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
 				await().until(endpoint::isConsuming);
-				this.pings.gate = new CountDownLatch(1);
-				List<UUID> sent = new ArrayList<>();
-				for (int i = 0; i < 4; i++) {
-					sent.add(publish("slow"));
-				}
+				List<UUID> sent = publishHeldAtTheGate(4);
 				// one in each channel's handler, the others held by its lane (prefetch 4)
 				await().until(() -> this.pings.entered.size() == 2 && queueMessages(this.queue) == 0);
 
@@ -337,11 +333,7 @@ class ConsumerRecoveryIntegrationTests {
 			service().run((context) -> {
 				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
 				await().until(endpoint::isConsuming);
-				this.pings.gate = new CountDownLatch(1);
-				List<UUID> sent = new ArrayList<>();
-				for (int i = 0; i < 6; i++) {
-					sent.add(publish("slow"));
-				}
+				List<UUID> sent = publishHeldAtTheGate(6);
 				// two in the handlers (concurrency 2), the others sent ahead (prefetch 4), none acknowledged
 				await().until(() -> this.pings.entered.size() == 2);
 				List<UUID> inHandlers = List.copyOf(this.pings.entered.keySet());
@@ -389,6 +381,16 @@ class ConsumerRecoveryIntegrationTests {
 	private List<Map<String, Object>> inboxRows(String consumer) {
 		return jdbc().queryForList("SELECT * FROM " + this.schema.name() + ".inbox_state WHERE consumer_id = ?",
 				consumer);
+	}
+
+	/** Publishes pings whose handlers wait at the gate, closed until the test opens it. */
+	private List<UUID> publishHeldAtTheGate(int count) throws IOException {
+		this.pings.gate = new CountDownLatch(1);
+		List<UUID> sent = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			sent.add(publish("slow"));
+		}
+		return sent;
 	}
 
 	private UUID publish(String mode) throws IOException {
