@@ -640,7 +640,11 @@ public final class InboxProcessor {
 		try {
 			return read(consumer, message.body());
 		}
-		catch (Exception ex) {
+		catch (Exception | Error ex) {
+			if (ex instanceof Error error && fatal(error)) {
+				throw error;
+			}
+			// poison, an Error too (see deliver): faulted alone, by process()
 			return null;
 		}
 	}
@@ -908,7 +912,14 @@ public final class InboxProcessor {
 		try {
 			payload = read(consumer, message.body());
 		}
-		catch (Exception ex) {
+		catch (Exception | Error ex) {
+			// An Error too: what the payload's constructor or a deserializer throws (an AssertionError,
+			// an ExceptionInInitializerError, a StackOverflowError on a deeply nested body) is the
+			// message's. Thrown on, it left the delivery, and its lane's batch, unacknowledged until
+			// the channel closed, and every redelivery failed the same way.
+			if (ex instanceof Error error && fatal(error)) {
+				throw error;
+			}
 			return fail(consumer, message, id, unreadable(consumer, message, ex));
 		}
 		if (payload == null) {
@@ -1406,7 +1417,7 @@ public final class InboxProcessor {
 		}
 	}
 
-	private static DeliveryFault unreadable(ConsumerRegistration<?> consumer, InboundMessage message, @Nullable Exception ex) {
+	private static DeliveryFault unreadable(ConsumerRegistration<?> consumer, InboundMessage message, @Nullable Throwable ex) {
 		return DeliveryFault.poison("the body cannot be read as " + consumer.payloadType().getTypeName() + " (content type '"
 				+ shown(message.contentType()) + "')", ex);
 	}

@@ -29,6 +29,7 @@ import dev.waybill.inbox.internal.metrics.InboxMetrics;
 import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.outbox.internal.TimeOrderedUuids;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.relay.RetryPolicy;
 import dev.waybill.outbox.test.TestSchema;
@@ -436,6 +437,40 @@ class InboxBatchIntegrationTests {
 	}
 
 	@Test
+	void aBodyWhosePayloadCannotBeBuiltWithAnErrorIsPoisonAndTheBatchGoesOn() {
+		List<String> handled = new CopyOnWriteArrayList<>();
+		ConsumerRegistration<Checked> consumer = ConsumerRegistration.of(this.queue, Checked.class,
+				(checked, context) -> handled.add(checked.name()));
+		InboundMessage a = TestInbox.inbound(new Checked("a"));
+		// A producer of another version sends what this version's constructor refuses with an Error.
+		InboundMessage invalid = TestInbox.altered(a, TimeOrderedUuids.next().toString(), a.messageType(),
+				"{\"name\":\"invalid\"}");
+		InboundMessage c = TestInbox.inbound(new Checked("c"));
+		List<InboxDelivery> deliveries = List.of(new InboxDelivery(consumer, a), new InboxDelivery(consumer, invalid),
+				new InboxDelivery(consumer, c));
+
+		List<DeliveryResult> results;
+		try {
+			results = this.processor.processBatch(deliveries);
+		}
+		finally {
+			releaseLeakedTransaction();
+		}
+
+		// Thrown on, the Error failed the consumer's lane: the batch stayed unacknowledged until its
+		// channel closed, and each redelivery failed the same way.
+		assertThat(results).extracting(DeliveryResult::outcome)
+			.containsExactly(InboxOutcome.PROCESSED, InboxOutcome.FAULTED, InboxOutcome.PROCESSED);
+		assertThat(handled).containsExactly("a", "c");
+		Map<String, Object> row = inbox.jdbc().queryForMap("SELECT faulted_at IS NOT NULL AS faulted, attempts, last_error"
+				+ " FROM " + schema.tables().qualifiedInboxState() + " WHERE message_id = ?::uuid AND consumer_id = ?",
+				invalid.messageId(), this.queue);
+		assertThat(row.get("faulted")).isEqualTo(true);
+		assertThat((String) row.get("last_error")).startsWith("the body cannot be read as " + Checked.class.getName())
+			.contains("java.lang.AssertionError: a checked name must not start with 'invalid'");
+	}
+
+	@Test
 	void anOutOfMemoryErrorOfAHandlerIsThrownOnWithTheBatchRolledBack() {
 		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
 			inbox.jdbc().update("INSERT INTO " + schema.name() + ".own_effects (item) VALUES (?)", this.queue + item.name());
@@ -505,6 +540,17 @@ class InboxBatchIntegrationTests {
 
 	@MessageType("waybill-test.batch.item")
 	record Item(String name) {
+	}
+
+	@MessageType("waybill-test.batch.checked")
+	record Checked(String name) {
+
+		Checked {
+			if (name.startsWith("invalid")) {
+				throw new AssertionError("a checked name must not start with 'invalid'");
+			}
+		}
+
 	}
 
 	@MessageType("waybill-test.batch.done")
