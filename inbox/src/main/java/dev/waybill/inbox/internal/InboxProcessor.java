@@ -58,6 +58,7 @@ import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.internal.HostNames;
+import dev.waybill.outbox.internal.MessageTypes;
 import dev.waybill.inbox.EndpointRetry;
 
 /**
@@ -174,6 +175,9 @@ public final class InboxProcessor {
 
 	/** The types each queue's consumers handle, quoted, for fault reasons: see {@link #describeQueues}. */
 	private final Map<String, String> queueTypes = new ConcurrentHashMap<>();
+
+	/** The payload type of each message type each queue's consumers handle: see {@link #describeQueues}. */
+	private final Map<String, Map<String, String>> queuePayloads = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates a processor.
@@ -618,6 +622,29 @@ public final class InboxProcessor {
 	}
 
 	/**
+	 * Why a message of a type the queue does not handle did not go to the handler of one of its
+	 * Waybill supertypes ({@link MessageTypes#SUPERTYPES_HEADER}): that handler's payload type is an
+	 * interface or abstract class, and the consumer has no class of the delivered type to read the
+	 * body into (see {@link ConsumerRegistry#dispatch}); else an empty string.
+	 */
+	private String unreadableSubtype(ConsumerRegistration<?> consumer, InboundMessage message) {
+		if (!(message.headers().get(MessageTypes.SUPERTYPES_HEADER) instanceof String supertypes)) {
+			return "";
+		}
+		Map<String, String> payloads = this.queuePayloads.getOrDefault(consumer.queue(),
+				Map.of(consumer.messageType(), consumer.payloadType().getTypeName()));
+		for (String supertype : supertypes.split(",")) {
+			String payload = payloads.get(supertype.trim());
+			if (payload != null) {
+				return ", its supertype '" + supertype.trim() + "' as " + payload + ", an interface or abstract "
+						+ "class the body cannot be read into without a class of type '" + shown(message.messageType())
+						+ "', and this service has none (add that class, or make the handler's type concrete)";
+			}
+		}
+		return "";
+	}
+
+	/**
 	 * Why the delivery's headers could not be read, when the receive endpoint set them aside (see
 	 * {@link InboxHeaders#UNREADABLE_HEADERS}), else {@literal null}.
 	 */
@@ -900,7 +927,7 @@ public final class InboxProcessor {
 					? "the message has no type (AMQP property 'type'); queue '" + consumer.queue() + "' handles "
 							+ handledTypes(consumer)
 					: "no handler for type '" + shown(type) + "' on queue '" + consumer.queue() + "'; it handles "
-							+ handledTypes(consumer);
+							+ handledTypes(consumer) + unreadableSubtype(consumer, message);
 			return fail(consumer, message, id, DeliveryFault.poison(reason, null));
 		}
 		String unreadable = unreadableHeaders(message);
@@ -1376,6 +1403,12 @@ public final class InboxProcessor {
 			.map((registration) -> "'" + registration.messageType() + "'")
 			.distinct()
 			.collect(Collectors.joining(", "))));
+		consumers.endpoints().forEach((queue, registrations) -> {
+			Map<String, String> payloads = new HashMap<>();
+			registrations.forEach((registration) -> payloads.putIfAbsent(registration.messageType(),
+					registration.payloadType().getTypeName()));
+			this.queuePayloads.put(queue, Map.copyOf(payloads));
+		});
 	}
 
 	@SuppressWarnings("unchecked") // the serializer read the body into the consumer's payload type

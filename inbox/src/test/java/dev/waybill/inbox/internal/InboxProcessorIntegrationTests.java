@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -56,6 +57,7 @@ import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.outbox.internal.MessageTypes;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.relay.RetryPolicy;
 import dev.waybill.outbox.test.TestPostgres;
@@ -855,6 +857,36 @@ class InboxProcessorIntegrationTests {
 	}
 
 	@Test
+	void aSubtypeAnInterfaceHandlerCannotReadIsFaultedSayingWhyItsSupertypesHandlerDidNotTakeIt() {
+		String queue = queue();
+		ConsumerRegistration<PaymentEvent> events = ConsumerRegistration.of(queue, PaymentEvent.class,
+				(message, context) -> {
+					throw new AssertionError("the handler of a poison message ran");
+				});
+		ConsumerRegistry registry = ConsumerRegistry.of(List.of(events));
+		InboxProcessor processor = processor(0);
+		processor.describeQueues(registry);
+		// A producer of a newer version publishes a subtype this consumer has no class of.
+		InboundMessage sent = TestInbox.inbound(new CardCharged("o-sub"));
+		Map<String, Object> headers = new HashMap<>(sent.headers());
+		headers.put(MessageTypes.SUPERTYPES_HEADER, "test.payment-event");
+		InboundMessage message = new InboundMessage(sent.messageId(), "test.payment-refused", sent.contentType(),
+				headers, sent.body(), null, null, sent.exchange(), sent.routingKey());
+		ConsumerRegistration<?> dispatched = registry.dispatch(queue, message.messageType(), "test.payment-event");
+
+		assertThat(processor.process(dispatched, message)).isEqualTo(InboxOutcome.FAULTED);
+
+		// It said only "no handler for type 'test.payment-refused' on queue ...; it handles
+		// 'test.payment-event'", though the message names that type as its supertype.
+		assertThat((String) headers(single(inbox.outboxMessages(queue + "_error"))).get(InboxHeaders.FAULT_REASON))
+			.isEqualTo("no handler for type 'test.payment-refused' on queue '" + queue + "'; it handles "
+					+ "'test.payment-event', its supertype 'test.payment-event' as " + PaymentEvent.class.getName()
+					+ ", an interface or abstract class the body cannot be read into without a class of type "
+					+ "'test.payment-refused', and this service has none (add that class, or make the handler's "
+					+ "type concrete)");
+	}
+
+	@Test
 	void faultHeadersASenderPutOnTheMessageDoNotReachTheErrorQueue() {
 		String queue = queue();
 		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
@@ -1153,6 +1185,10 @@ class InboxProcessorIntegrationTests {
 
 	@MessageType("test.refund")
 	record Refund(String order) {
+	}
+
+	@MessageType("test.payment-event")
+	interface PaymentEvent {
 	}
 
 	@MessageType("test.card-charged")
