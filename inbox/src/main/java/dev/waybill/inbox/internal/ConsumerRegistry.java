@@ -34,6 +34,19 @@ public final class ConsumerRegistry {
 	/** Message classes by type name: every registration's payload class, and subtypes found since. */
 	private final Map<String, Class<?>> classes = new ConcurrentHashMap<>();
 
+	/**
+	 * How many registrations made for delivered subtypes are kept. Type names come from the
+	 * senders: past this many (far more than an application's message types), each new one is
+	 * made again for every delivery instead of growing the map without bound.
+	 */
+	static final int MAX_DERIVED = 1024;
+
+	/**
+	 * How many enclosing classes a type name's nested class is looked for in: a name with many dots
+	 * would otherwise cost a class-loader miss per dot at every delivery.
+	 */
+	static final int MAX_NESTING = 4;
+
 	/** Registrations made for a supertype handler and a delivered subtype, by queue and type. */
 	private final Map<String, ConsumerRegistration<?>> derived = new ConcurrentHashMap<>();
 
@@ -208,7 +221,9 @@ public final class ConsumerRegistry {
 			subtype = own;
 		}
 		ConsumerRegistration<?> made = registration.forSubtype(messageType, subtype);
-		this.derived.putIfAbsent(key, made);
+		if (this.derived.size() < MAX_DERIVED) {
+			this.derived.putIfAbsent(key, made);
+		}
 		return made;
 	}
 
@@ -240,19 +255,24 @@ public final class ConsumerRegistry {
 	/** Finds the class whose canonical name, and message type name, is {@code name}; nested ones too. */
 	private static @Nullable Class<?> byCanonicalName(String name, @Nullable ClassLoader loader) {
 		String binary = name;
-		while (true) {
+		for (int nested = 0;; nested++) {
 			try {
 				Class<?> found = Class.forName(binary, false, loader);
 				return name.equals(MessageTypes.nameOf(found)) ? found : null;
 			}
 			catch (ClassNotFoundException | LinkageError | RuntimeException ex) {
 				int dot = binary.lastIndexOf('.');
-				if (dot < 0) {
+				if (dot < 0 || nested == MAX_NESTING) {
 					return null;
 				}
 				binary = binary.substring(0, dot) + '$' + binary.substring(dot + 1);
 			}
 		}
+	}
+
+	/** Returns how many registrations made for delivered subtypes are kept, for tests. */
+	int derivedCount() {
+		return this.derived.size();
 	}
 
 	@Override
