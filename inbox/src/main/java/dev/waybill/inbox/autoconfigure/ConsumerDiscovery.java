@@ -97,7 +97,30 @@ final class ConsumerDiscovery {
 						+ "MessageHandler<Fault<YourMessage>>.");
 			}
 		}
+		ResolvableType payloadType = (failedClass != null) ? messageType.getGeneric(0) : messageType;
+		if (fixesTypeArguments(payloadType)) {
+			throw new IllegalStateException("MessageHandler bean '" + name + "' (" + handlerClass.getName()
+					+ ") handles " + payloadType + ", a generic type with its type arguments fixed. A message "
+					+ "carries the type name of its class alone, so " + payloadType.toClass().getSimpleName()
+					+ " of any type arguments is one message type on one exchange, and its body is read into "
+					+ payloadType.toClass().getName() + " with the type arguments unknown (maps and lists "
+					+ "where the handler expects its own types). Handle a class that fixes them, e.g. a record "
+					+ "with the fields you need or 'class ItemEnvelope extends Envelope<Item>' with its own "
+					+ "@MessageType.");
+		}
 		return new Found(name, handler, handlerClass, messageClass, failedClass, settings, queue);
+	}
+
+	/** Whether a type has a type argument other than Object or an unbounded wildcard, at any depth. */
+	private static boolean fixesTypeArguments(ResolvableType type) {
+		for (ResolvableType argument : type.getGenerics()) {
+			Class<?> resolved = argument.resolve();
+			if ((resolved != null && resolved != Object.class)
+					|| fixesTypeArguments(argument)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	@SuppressWarnings("unchecked") // T of the handler's class was resolved as messageClass

@@ -16,6 +16,7 @@ import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.EndpointBinding;
+import dev.waybill.inbox.Fault;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.test.InboxContext;
@@ -62,6 +63,23 @@ class ConsumerDiscoveryTests {
 	void aHandlerWhoseClassLeavesTheTypeOpenFailsStartupNamingTheBean() {
 		runner.withUserConfiguration(OpenHandlerConfiguration.class).run((context) -> assertFailure(context,
 				"Cannot tell which message type MessageHandler bean 'openHandler' (" + OpenHandler.class.getName() + ")"));
+	}
+
+	@Test
+	void aHandlerOfAGenericTypeWithFixedArgumentsFailsStartupSayingWhyAndWhatToDo() {
+		runner.withUserConfiguration(EnvelopeHandler.class).run((context) -> assertFailure(context,
+				"MessageHandler bean", EnvelopeHandler.class.getName(), "Envelope<" + ChargeCard.class.getName() + ">",
+				"one message type on one exchange", "Handle a class that fixes them"));
+		runner.withUserConfiguration(EnvelopeFaultHandler.class).run((context) -> assertFailure(context,
+				EnvelopeFaultHandler.class.getName(), "a generic type with its type arguments fixed"));
+	}
+
+	@Test
+	void aHandlerOfAGenericTypeWithAWildcardOrAClassThatFixesItsArgumentsStarts() {
+		runner.withUserConfiguration(AnyEnvelopeHandler.class, ChargeCardEnvelopeHandler.class)
+			.run((context) -> assertThat(context.getBean(ConsumerRegistry.class).registrations())
+				.<Class<?>>extracting(ConsumerRegistration::payloadClass)
+				.containsExactlyInAnyOrder(Envelope.class, ChargeCardEnvelope.class));
 	}
 
 	@Test
@@ -241,6 +259,50 @@ class ConsumerDiscoveryTests {
 
 	@Consumer(concurrency = -2)
 	static class NegativeConcurrencyHandler extends ChargeCardHandler {
+
+	}
+
+	@MessageType("test.envelope")
+	static class Envelope<T> {
+
+		public T item;
+
+	}
+
+	@MessageType("test.charge-card-envelope")
+	static class ChargeCardEnvelope extends Envelope<ChargeCard> {
+
+	}
+
+	static class EnvelopeHandler implements MessageHandler<Envelope<ChargeCard>> {
+
+		@Override
+		public void handle(Envelope<ChargeCard> message, MessageContext context) {
+		}
+
+	}
+
+	static class EnvelopeFaultHandler implements MessageHandler<Fault<Envelope<ChargeCard>>> {
+
+		@Override
+		public void handle(Fault<Envelope<ChargeCard>> message, MessageContext context) {
+		}
+
+	}
+
+	static class AnyEnvelopeHandler implements MessageHandler<Envelope<?>> {
+
+		@Override
+		public void handle(Envelope<?> message, MessageContext context) {
+		}
+
+	}
+
+	static class ChargeCardEnvelopeHandler implements MessageHandler<ChargeCardEnvelope> {
+
+		@Override
+		public void handle(ChargeCardEnvelope message, MessageContext context) {
+		}
 
 	}
 
