@@ -1,12 +1,40 @@
 package dev.waybill.outbox.spi;
 
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.waybill.outbox.internal.JacksonMessageSerializer;
+
 /**
  * Turns messages into bodies and back. The default writes JSON with the application's Jackson
- * {@code JsonMapper}; declare a bean of this type to use another format.
+ * {@code JsonMapper}, so the application's {@code spring.jackson.*} settings are part of its
+ * messages' wire format; declare a bean of this type to use a mapper of Waybill's own
+ * ({@link #json()}, {@link #json(JsonMapper)}) or another format.
  *
  * @since 0.1
  */
 public interface MessageSerializer {
+
+	/**
+	 * Returns the JSON serializer with Jackson's defaults, whatever the application's mapper: a
+	 * wire format that {@code spring.jackson.*} settings made for the application's web API do
+	 * not change.
+	 * @return the serializer
+	 * @since 0.5
+	 */
+	static MessageSerializer json() {
+		return new JacksonMessageSerializer();
+	}
+
+	/**
+	 * Returns the JSON serializer with the given mapper, e.g. one configured for message contracts
+	 * alone (modules, naming, what a reader tolerates).
+	 * @param mapper the mapper, must not be {@literal null}
+	 * @return the serializer
+	 * @since 0.5
+	 */
+	static MessageSerializer json(JsonMapper mapper) {
+		return new JacksonMessageSerializer(mapper);
+	}
 
 	/**
 	 * The MIME type of the bodies this serializer writes, stored with each message.
