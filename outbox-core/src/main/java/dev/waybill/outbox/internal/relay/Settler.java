@@ -242,19 +242,28 @@ final class Settler {
 				}
 			}
 		}
-		publishedByOwner.forEach((owner, published) -> {
-			List<UUID> ids = published.stream().map((outcome) -> outcome.scope().id()).toList();
+		// Outcomes whose earlier write failed are marked apart from the others: when a write's
+		// reply was lost (the connection broke during it) the write may have committed, and a scope
+		// this relay marked itself is not one another relay took over.
+		Map<MarkGroup, List<Outcome>> groups = new LinkedHashMap<>();
+		publishedByOwner.forEach((owner, published) -> published.forEach((outcome) -> groups
+			.computeIfAbsent(new MarkGroup(owner, outcome.unrecordedSince != 0), (group) -> new ArrayList<>())
+			.add(outcome)));
+		groups.forEach((group, outcomes) -> {
+			String owner = group.owner();
+			boolean retried = group.retried();
+			List<UUID> ids = outcomes.stream().map((outcome) -> outcome.scope().id()).toList();
 			int marked;
 			try {
 				marked = this.store.markPublished(owner, ids);
 			}
 			catch (RuntimeException ex) {
 				this.lastBookkeepingError = ex.toString();
-				failed.addAll(published);
+				failed.addAll(outcomes);
 				return;
 			}
 			this.breaker.recordSuccess();
-			if (published.stream().anyMatch((outcome) -> hasOrderingKey(outcome.scope()))) {
+			if (outcomes.stream().anyMatch((outcome) -> hasOrderingKey(outcome.scope()))) {
 				this.promoted.run();
 			}
 			// The mark is fenced by the lease owner: a relay that paused (or fell behind) for more
@@ -262,14 +271,22 @@ final class Settler {
 			// not this relay's to report published (the store does not say which of a partly
 			// marked batch it marked, so a partial batch reports none).
 			boolean all = marked == ids.size();
-			if (!all) {
+			boolean published = all || retried;
+			if (!all && retried) {
+				// The scopes' leases were renewed while their outcome waited here, so the likely
+				// reason is that the earlier write, whose answer was lost, committed: they are
+				// published, and no other relay publishes them again.
+				logger.info("Waybill relay found " + (ids.size() - marked) + " of " + ids.size() + " scope(s) already "
+						+ "recorded published: the earlier write, whose answer was lost, had committed: " + ids);
+			}
+			else if (!all) {
 				logger.warn("Waybill relay lost the lease of " + (ids.size() - marked) + " of " + ids.size()
 						+ " scope(s) it published before it could record them (it paused or fell behind for more"
 						+ " than a lease); another relay took them over and publishes them again: " + ids);
 			}
-			published.forEach((outcome) -> {
+			outcomes.forEach((outcome) -> {
 				this.leases.settled(outcome.scope());
-				if (all) {
+				if (published) {
 					this.listener.published(outcome.scope(), outcome.completedAt());
 				}
 			});
@@ -366,6 +383,10 @@ final class Settler {
 		String text = failure.kind() + ": " + failure.getMessage();
 		return failed > 1 ? text + " (and " + (failed - 1) + " more of the scope's " + scope.messages().size()
 				+ " messages)" : text;
+	}
+
+	/** Published outcomes marked in one statement: one lease owner's, tried before or not. */
+	private record MarkGroup(String owner, boolean retried) {
 	}
 
 	private static final class Outcome {
