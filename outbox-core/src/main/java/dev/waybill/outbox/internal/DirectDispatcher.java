@@ -34,11 +34,23 @@ public interface DirectDispatcher {
 	void committed(List<Lease> leases);
 
 	/**
-	 * Forgets scopes whose transaction did not commit (or whose outcome is unknown: were they
-	 * committed, their leases expire and a claim delivers them).
+	 * Forgets scopes whose transaction did not commit.
 	 * @param leases their leases, from {@link #reserve(OutboxScope)}
 	 */
 	void abandoned(List<Lease> leases);
+
+	/**
+	 * Takes scopes whose transaction's outcome is unknown: the connection broke during the commit,
+	 * so PostgreSQL may have committed them although the caller got an exception. Giving their
+	 * leases back (a write fenced by the lease, which finds nothing when they rolled back) makes
+	 * committed ones due at once instead of after their lease. By default they are forgotten, and
+	 * committed ones are delivered once their leases expire.
+	 * @param leases their leases, from {@link #reserve(OutboxScope)}
+	 * @since 0.5
+	 */
+	default void outcomeUnknown(List<Lease> leases) {
+		abandoned(leases);
+	}
 
 	/**
 	 * A scope leased to this process's relay at write time.

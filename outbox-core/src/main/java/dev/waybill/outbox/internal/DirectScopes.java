@@ -126,7 +126,13 @@ public final class DirectScopes implements TransactionSynchronization {
 	public void afterCompletion(int status) {
 		TransactionSynchronizationManager.unbindResourceIfPossible(KEY);
 		if (!this.handedOver) {
-			this.leases.forEach(DirectDispatcher::abandoned);
+			if (status == STATUS_UNKNOWN) {
+				// The commit's answer was lost: the scopes may be committed, leased to the relay.
+				this.leases.forEach(DirectDispatcher::outcomeUnknown);
+			}
+			else {
+				this.leases.forEach(DirectDispatcher::abandoned);
+			}
 		}
 	}
 

@@ -111,6 +111,23 @@ final class DirectDispatch implements DirectDispatcher {
 		}
 	}
 
+	/**
+	 * Gives the scopes back through the direct worker, as those committed too late: when their
+	 * transaction committed after all, they are due at once; when it did not, the fenced write finds
+	 * nothing.
+	 */
+	@Override
+	public void outcomeUnknown(List<Lease> leases) {
+		for (Lease lease : leases) {
+			OutboxScope scope = lease.scope();
+			this.late.add(new ClaimedScope(scope.id(), lease.writtenAt(), 1, lease.owner(),
+					lease.writtenAt().plus(lease.duration()), scope.messages()));
+		}
+		if (!this.relay.running()) {
+			giveBack(takeLate());
+		}
+	}
+
 	@Override
 	public void abandoned(List<Lease> leases) {
 		for (Lease lease : leases) {
