@@ -176,8 +176,9 @@ public final class WireFaultProxy implements AutoCloseable {
 	/**
 	 * Arms the loss of one statement's reply (PostgreSQL): the next statement matching
 	 * {@code statement} is relayed to the server, and its whole answer, up to and including the
-	 * {@code ReadyForQuery} that follows it (by which time the server committed it, when it ran outside
-	 * a transaction block, as an auto-commit statement does), is not relayed.
+	 * {@code ReadyForQuery} that follows it, is not relayed. An auto-commit statement is committed by
+	 * then; one inside a transaction block is rolled back with its connection. The SQL text is the
+	 * driver's: pgjdbc sends {@code $1, $2, ...} for the {@code ?} placeholders.
 	 * @param statement matches the statement's SQL text
 	 * @param fault what happens to the connection then
 	 */

@@ -308,23 +308,23 @@ final class Settler {
 		String error = describe(failure, outcome.failures().size(), scope);
 		switch (failure.kind()) {
 			case UNAVAILABLE -> {
-				if (this.store.release(scope.leaseOwner(), List.of(scope.id()), Duration.ZERO) == 1) {
+				if (written(this.store.release(scope.leaseOwner(), List.of(scope.id()), Duration.ZERO) == 1, outcome)) {
 					this.dueIn.accept(Duration.ZERO);
 					this.listener.released(scope, error);
 				}
 			}
-			case PERMANENT -> deadLetter(scope, error);
+			case PERMANENT -> deadLetter(scope, error, outcome);
 			case MESSAGE -> {
 				if (scope.attempts() == 1 && !this.retry.exhausted(1)) {
 					this.failureLog.warn(destinations(scope), "Waybill outbox scope " + scope.id() + " to "
 							+ destinations(scope) + " failed its first delivery attempt; retrying with backoff: " + error);
 				}
 				if (this.retry.exhausted(scope.attempts())) {
-					deadLetter(scope, error);
+					deadLetter(scope, error, outcome);
 				}
 				else {
 					Duration delay = this.retry.delay(scope.attempts() - 1);
-					if (this.store.retryLater(scope.id(), scope.leaseOwner(), error, delay)) {
+					if (written(this.store.retryLater(scope.id(), scope.leaseOwner(), error, delay), outcome)) {
 						this.dueIn.accept(delay);
 						this.listener.retrying(scope, error, delay);
 					}
@@ -333,8 +333,17 @@ final class Settler {
 		}
 	}
 
-	private void deadLetter(ClaimedScope scope, String error) {
-		if (this.store.deadLetter(scope.id(), scope.leaseOwner(), error)) {
+	/**
+	 * Whether a fenced write of the outcome took effect: it matched the scope, or it matched nothing
+	 * on a retry after a write whose answer was lost, which then had committed (the scope's lease was
+	 * renewed while its outcome waited here, so no other relay took it over).
+	 */
+	private static boolean written(boolean matched, Outcome outcome) {
+		return matched || outcome.unrecordedSince != 0;
+	}
+
+	private void deadLetter(ClaimedScope scope, String error, Outcome outcome) {
+		if (written(this.store.deadLetter(scope.id(), scope.leaseOwner(), error), outcome)) {
 			logger.error("Waybill outbox scope " + scope.id() + " to " + destinations(scope) + " is dead after "
 					+ scope.attempts() + " attempt(s), kept for redrive: " + error);
 			this.listener.deadLettered(scope, error);

@@ -56,6 +56,8 @@ class RelayAcknowledgementLossIntegrationTests {
 
 	private final List<String> released = new CopyOnWriteArrayList<>();
 
+	private final List<String> dead = new CopyOnWriteArrayList<>();
+
 	private TestSchema schema;
 
 	private TestTopology topology;
@@ -116,6 +118,30 @@ class RelayAcknowledgementLossIntegrationTests {
 
 	@ParameterizedTest
 	@ValueSource(strings = { "CUT", "STALL" })
+	void aDeadLetterWhoseCommitReplyIsLostIsLoggedAndToldOnce(Fault fault) throws Exception {
+		WireFaultProxy database = postgresProxy();
+		database.loseReply((sql) -> sql.contains("SET status = 'dead', last_error = $1, lease_owner"), fault);
+		CapturedLogs logs = CapturedLogs.capture(Level.INFO, "dev.waybill.outbox");
+		this.resources.add(logs);
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		// One attempt: the first failure (an exchange that does not exist) is the scope's death.
+		startRelay(new JdbcOutboxStore(pool(database), this.schema.tables()), TestRabbit.get().transport().build(),
+				wakeUp, new RetryPolicy(RetryPolicy.Strategy.FIXED, Duration.ofSeconds(1), 1, Duration.ofSeconds(1), 1, 0));
+		this.writer.write(TestMessages.scope(this.topology.uniqueName("missing"), "dies once"));
+		wakeUp.signal();
+
+		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> this.writer.stats().deadScopes() == 1);
+		Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> logs.events().stream()
+			.anyMatch((event) -> event.getFormattedMessage().contains("recorded the delivery outcomes again")));
+		assertThat(database.fired()).isOne();
+		assertThat(this.dead).as("the listener (waybill.outbox.dead-lettered, tracing) is told").hasSize(1);
+		assertThat(logs.atLeast(Level.ERROR)).as(CapturedLogs.describe(logs.atLeast(Level.WARN)))
+			.filteredOn((event) -> event.getFormattedMessage().contains("is dead after"))
+			.hasSize(1);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "CUT", "STALL" })
 	void aLostConfirmRepublishesWithTheSameMessageIdAndCostsNoAttempt(Fault fault) throws Exception {
 		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
 		List<String> delivered = consume(queue);
@@ -152,13 +178,22 @@ class RelayAcknowledgementLossIntegrationTests {
 	}
 
 	private void startRelay(JdbcOutboxStore store, RabbitTransport transport, RelayWakeUp wakeUp) {
+		startRelay(store, transport, wakeUp, RetryPolicy.defaults());
+	}
+
+	private void startRelay(JdbcOutboxStore store, RabbitTransport transport, RelayWakeUp wakeUp, RetryPolicy retry) {
 		this.resources.add(transport);
 		RelaySettings settings = new RelaySettings(1, 10, Duration.ofSeconds(30), Duration.ofMillis(200),
-				Duration.ofSeconds(1), RetryPolicy.defaults(), 3, Duration.ofMillis(500));
+				Duration.ofSeconds(1), retry, 3, Duration.ofMillis(500));
 		RelayListener listener = new RelayListener() {
 			@Override
 			public void published(ClaimedScope scope, Instant confirmedAt) {
 				RelayAcknowledgementLossIntegrationTests.this.published.add(scope.id().toString());
+			}
+
+			@Override
+			public void deadLettered(ClaimedScope scope, String error) {
+				RelayAcknowledgementLossIntegrationTests.this.dead.add(error);
 			}
 
 			@Override
