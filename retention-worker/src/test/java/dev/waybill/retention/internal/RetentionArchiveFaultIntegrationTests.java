@@ -3,6 +3,7 @@ package dev.waybill.retention.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.net.URI;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -23,12 +24,16 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
 import dev.waybill.outbox.test.Backends;
 import dev.waybill.outbox.test.FaultyDataSource;
+import dev.waybill.outbox.test.WireFaultProxy;
+import dev.waybill.outbox.test.WireFaultProxy.Fault;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.retention.RetentionArchive;
@@ -96,6 +101,32 @@ class RetentionArchiveFaultIntegrationTests {
 		assertEachInExactlyOneTable();
 		RetentionResult next = worker.runOnce();
 		assertThat(next.skipped()).isFalse();
+		assertThat(count(archive())).isEqualTo(SCOPES);
+		assertEachInExactlyOneTable();
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "CUT", "STALL" })
+	void aBatchWhoseCommitAnswerIsLostOnTheWireArchivesNothingTwiceAndTheNextRunFinishes(Fault fault) {
+		URI database = URI.create(TestPostgres.get().url().substring("jdbc:".length()));
+		WireFaultProxy proxy = WireFaultProxy.postgres(database.getHost(), database.getPort());
+		this.resources.add(proxy);
+		HikariDataSource pool = new HikariDataSource();
+		pool.setJdbcUrl("jdbc:postgresql://" + proxy.host() + ":" + proxy.port() + database.getRawPath()
+				+ "?sslmode=disable&socketTimeout=3");
+		pool.setUsername(TestPostgres.get().user());
+		pool.setPassword(TestPostgres.get().password());
+		pool.setConnectionTimeout(2000);
+		pool.setValidationTimeout(1000);
+		this.resources.add(pool);
+		RetentionWorker worker = worker(pool);
+		proxy.loseCommitReply((sql) -> sql.contains("DELETE FROM"), fault);
+		assertThat(catchThrowable(worker::runOnce)).isNotNull();
+		assertThat(proxy.fired()).isOne();
+		assertThat(count(archive())).as("the first batch committed").isEqualTo(10);
+		assertEachInExactlyOneTable();
+		RetentionResult next = worker.runOnce();
+		assertThat(next.skipped()).as("the run lock went with the lost connection").isFalse();
 		assertThat(count(archive())).isEqualTo(SCOPES);
 		assertEachInExactlyOneTable();
 	}
