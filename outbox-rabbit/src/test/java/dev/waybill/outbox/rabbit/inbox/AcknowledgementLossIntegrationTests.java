@@ -96,6 +96,36 @@ class AcknowledgementLossIntegrationTests {
 	}
 
 	@ParameterizedTest
+	@ValueSource(booleans = { true, false })
+	void aLostCommitReplyOfABatchTakesEffectOnceWhetherRetriedInPlaceOrRequeued(boolean partitioned)
+			throws Exception {
+		WireFaultProxy database = postgresProxy();
+		HikariDataSource pool = pool(database);
+		database.loseCommitReply((sql) -> sql.contains(".handled"), Fault.CUT);
+		try (Connection connection = TestRabbit.get().connect(); Channel channel = connection.createChannel()) {
+			channel.queueDeclare(this.queue, true, false, false, null);
+		}
+		List<UUID> ids = new ArrayList<>();
+		for (int n = 1; n <= 8; n++) {
+			ids.add(publish(n)); // queued before the consumer starts: handled in batches
+		}
+		RabbitReceiveEndpoint endpoint = endpoint(pool, TestRabbit.get().transport().build(), partitioned);
+		endpoint.start();
+		Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> queueIsEmpty()
+				&& new JdbcTemplate(this.schema.dataSource()).queryForObject("SELECT count(*) FROM "
+						+ this.schema.tables().qualifiedInboxState() + " WHERE processed_at IS NOT NULL",
+						Integer.class) == ids.size());
+		assertThat(database.fired()).isOne();
+		JdbcTemplate jdbc = new JdbcTemplate(this.schema.dataSource());
+		assertThat(jdbc.queryForList("SELECT n FROM " + this.schema.name() + ".handled ORDER BY n", Integer.class))
+			.as("each once").containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
+		assertThat(jdbc.queryForObject("SELECT count(*) FROM " + this.schema.tables().qualifiedOutboxMessage()
+				+ " WHERE message_type = ?", Integer.class, Pong.TYPE)).isEqualTo(ids.size());
+		assertThat(jdbc.queryForObject("SELECT max(attempts) FROM " + this.schema.tables().qualifiedInboxState(),
+				Integer.class)).as("no failed attempt counted").isZero();
+	}
+
+	@ParameterizedTest
 	@ValueSource(strings = { "CUT", "STALL" })
 	void aLostDeliveryAckIsRedeliveredAndTakenAsADuplicate(Fault fault) throws Exception {
 		WireFaultProxy broker = WireFaultProxy.amqp(TestRabbit.get().host(), TestRabbit.get().port());
@@ -177,6 +207,11 @@ class AcknowledgementLossIntegrationTests {
 	}
 
 	private RabbitReceiveEndpoint endpoint(javax.sql.DataSource database, RabbitTransport transport) {
+		return endpoint(database, transport, true);
+	}
+
+	private RabbitReceiveEndpoint endpoint(javax.sql.DataSource database, RabbitTransport transport,
+			boolean partitioned) {
 		DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(database);
 		JdbcOutboxStore outbox = new JdbcOutboxStore(database, this.schema.tables());
 		RelayWakeUp wakeUp = new RelayWakeUp();
@@ -193,7 +228,7 @@ class AcknowledgementLossIntegrationTests {
 			context.publish(new Pong(ping.n()));
 		};
 		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor,
-				List.of(ConsumerRegistration.of(this.queue, Ping.class, handler)));
+				List.of(ConsumerRegistration.of(this.queue, Ping.class, handler).withPartitionByOrderingKey(partitioned)));
 		endpoint.setShutdownTimeout(Duration.ofSeconds(5));
 		this.resources.add(endpoint::stop);
 		return endpoint;
