@@ -276,8 +276,10 @@ final class Settler {
 				// The scopes' leases were renewed while their outcome waited here, so the likely
 				// reason is that the earlier write, whose answer was lost, committed: they are
 				// published, and no other relay publishes them again.
-				logger.info("Waybill relay found " + (ids.size() - marked) + " of " + ids.size() + " scope(s) already "
-						+ "recorded published: the earlier write, whose answer was lost, had committed: " + ids);
+				logger.info("Waybill relay found " + (ids.size() - marked) + " of " + ids.size() + " published scope(s) "
+						+ "no longer leased to it when it recorded them again: its earlier write, whose answer was lost, "
+						+ "most likely committed (else, after a database outage longer than a lease, another relay took "
+						+ "them over and publishes them again): " + ids);
 			}
 			else if (!all) {
 				logger.warn("Waybill relay lost the lease of " + (ids.size() - marked) + " of " + ids.size()
