@@ -18,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.aot.AbstractAotProcessor;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -86,6 +87,11 @@ public final class WaybillRetentionAutoConfiguration {
 		worker.setThreads(threads.getIfAvailable(WaybillThreads::platform));
 		worker.setArchive(properties.toArchive());
 		worker.setPacing(properties.toPacing());
+		if (!selection.runs()) {
+			// Registered only by ahead-of-time processing (see OnRetentionHostCondition): the build
+			// host's selection is not this host's.
+			worker.disable();
+		}
 		return worker;
 	}
 
@@ -106,13 +112,20 @@ public final class WaybillRetentionAutoConfiguration {
 	}
 
 	/**
-	 * Matches where {@link RetentionHostSelection} says the worker runs.
+	 * Matches where {@link RetentionHostSelection} says the worker runs, and always during Spring's
+	 * ahead-of-time processing: that fixes the conditions' outcomes at build time, on the build
+	 * host, while the host that runs the worker is known at start-up only. The worker is then
+	 * registered everywhere and {@linkplain RetentionWorker#disable() disabled} at start-up where
+	 * the selection excludes the host.
 	 */
 	static final class OnRetentionHostCondition extends SpringBootCondition {
 
 		@Override
 		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
 			ConditionMessage.Builder message = ConditionMessage.forCondition("Waybill retention host");
+			if (Boolean.getBoolean(AbstractAotProcessor.AOT_PROCESSING)) {
+				return ConditionOutcome.match(message.because("ahead-of-time processing: the host is selected at start-up"));
+			}
 			RetentionHostSelection selection;
 			try {
 				selection = RetentionHostSelection.resolve(context.getEnvironment());

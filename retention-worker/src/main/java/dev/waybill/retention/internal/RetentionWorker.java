@@ -74,6 +74,8 @@ public final class RetentionWorker implements SmartLifecycle {
 
 	private final Object lifecycleMonitor = new Object();
 
+	private volatile boolean disabled;
+
 	private volatile boolean stopping;
 
 	private @Nullable ScheduledExecutorService scheduler;
@@ -342,10 +344,27 @@ public final class RetentionWorker implements SmartLifecycle {
 		this.threads = Objects.requireNonNull(threads, "threads must not be null");
 	}
 
+	/**
+	 * Keeps this worker from starting, for a host that does not run it although the worker was
+	 * registered there: after Spring's ahead-of-time processing, which registers the worker
+	 * whatever the build host, since the host that runs it is known at start-up only.
+	 */
+	public void disable() {
+		this.disabled = true;
+	}
+
+	/**
+	 * Returns whether the worker starts with its context: not once {@link #disable() disabled}.
+	 */
+	@Override
+	public boolean isAutoStartup() {
+		return !this.disabled;
+	}
+
 	@Override
 	public void start() {
 		synchronized (this.lifecycleMonitor) {
-			if (this.scheduler != null) {
+			if (this.disabled || this.scheduler != null) {
 				return;
 			}
 			this.stopping = false;
