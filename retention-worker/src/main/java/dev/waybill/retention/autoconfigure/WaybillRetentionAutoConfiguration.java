@@ -21,6 +21,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.aot.AbstractAotProcessor;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
@@ -49,8 +50,13 @@ public final class WaybillRetentionAutoConfiguration {
 
 	private static final Log logger = LogFactory.getLog(WaybillRetentionAutoConfiguration.class);
 
+	/**
+	 * The selection, logged at start-up on every host; never lazy
+	 * ({@code spring.main.lazy-initialization}), or a host without the worker would create it never.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
+	@Lazy(false)
 	RetentionHostSelection waybillRetentionHostSelection(Environment environment) {
 		RetentionHostSelection selection = RetentionHostSelection.resolve(environment);
 		logger.info(selection.describe());
@@ -59,10 +65,13 @@ public final class WaybillRetentionAutoConfiguration {
 
 	/**
 	 * The checked settings, on every host (also where the worker does not run), so that a bad
-	 * value fails every host's start-up and not only the host that purges.
+	 * value fails every host's start-up and not only the host that purges. Never lazy
+	 * ({@code spring.main.lazy-initialization}): only the worker uses them, and a host without the
+	 * worker would check them never.
 	 */
 	@Bean
 	@ConditionalOnMissingBean
+	@Lazy(false)
 	RetentionSettings waybillRetentionSettings(WaybillRetentionProperties properties, Environment environment) {
 		Duration window = Binder.get(environment)
 			.bind(WaybillRetentionProperties.DUPLICATE_DETECTION_WINDOW_PROPERTY, Duration.class)

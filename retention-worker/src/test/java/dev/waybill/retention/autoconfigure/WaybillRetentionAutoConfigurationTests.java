@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -133,6 +134,30 @@ class WaybillRetentionAutoConfigurationTests {
 				assertThat(failure.getReason()).contains(rule);
 			});
 		}
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', value = { "waybill.retention.batch-size|0|at least 1",
+			"waybill.retention.completed-after|10m|shorter than", "waybill.retention.pacing.min-rate|0|at least 1" })
+	void invalidValueFailsStartUpAlsoOnHostsThatDoNotRunTheWorkerWithLazyInitialization(String property, String value,
+			String rule) {
+		// spring.main.lazy-initialization=true: SpringApplication adds this post-processor
+		runner().withInitializer((context) -> context.addBeanFactoryPostProcessor(new LazyInitializationBeanFactoryPostProcessor()))
+			.withPropertyValues("waybill.retention.machine-names=ops-1", "waybill.retention.machine-name=orders-1",
+					property + "=" + value)
+			.run((context) -> {
+				InvalidConfigurationPropertyValueException failure = StartupFailures.invalidProperty(context);
+				assertThat(failure.getName()).isEqualTo(property);
+				assertThat(failure.getReason()).contains(rule);
+			});
+	}
+
+	@Test
+	void hostSelectionIsMadeAndLoggedAtStartUpAlsoOnHostsThatDoNotRunTheWorkerWithLazyInitialization() {
+		runner().withInitializer((context) -> context.addBeanFactoryPostProcessor(new LazyInitializationBeanFactoryPostProcessor()))
+			.withPropertyValues("waybill.retention.machine-names=ops-1", "waybill.retention.machine-name=orders-1")
+			.run((context) -> assertThat(context.getBeanFactory().containsSingleton("waybillRetentionHostSelection"))
+				.as("selection made (and logged) during start-up").isTrue());
 	}
 
 	@Test
