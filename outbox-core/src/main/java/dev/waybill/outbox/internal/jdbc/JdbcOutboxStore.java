@@ -30,7 +30,6 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceUtils;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -80,8 +79,9 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 		this.sql = new OutboxSql(tables);
 		this.transactional = new JdbcTemplate(dataSource);
 		// A distinct DataSource object is a distinct transaction resource key, so relay statements
-		// never join a transaction the calling thread happens to have open.
-		this.autonomous = new JdbcTemplate(new DelegatingDataSource(dataSource));
+		// never join a transaction the calling thread happens to have open; and each commits on its
+		// own also where the pool hands out connections with auto-commit off.
+		this.autonomous = new JdbcTemplate(new AutoCommitDataSource(dataSource));
 	}
 
 	/**

@@ -25,6 +25,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,6 +42,7 @@ import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.test.TestMessages;
+import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 
 class JdbcOutboxStoreIntegrationTests {
@@ -99,6 +102,38 @@ class JdbcOutboxStoreIntegrationTests {
 		assertThatExceptionOfType(UncategorizedSQLException.class)
 			.isThrownBy(() -> failing.claim("relay-a", LEASE, 10, Runnable::run))
 			.withCause(lost);
+	}
+
+	@Test
+	void relayStatementsCommitAlsoWhenThePoolHandsOutConnectionsWithoutAutoCommit() {
+		// spring.datasource.hikari.auto-commit=false: before, the claim and the settle ran in a
+		// transaction nobody committed, which the pool rolled back, so every scope stayed pending
+		// and was published again at each lease's end.
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(TestPostgres.get().url());
+		config.setUsername(TestPostgres.get().user());
+		config.setPassword(TestPostgres.get().password());
+		config.setMaximumPoolSize(2);
+		config.setPoolName("store-manual-commit");
+		config.setAutoCommit(false);
+		try (HikariDataSource manual = new HikariDataSource(config)) {
+			JdbcOutboxStore relayStore = new JdbcOutboxStore(manual, schema.tables());
+			OutboxScope scope = TestMessages.scope("orders", "first");
+			store.write(scope);
+
+			assertThat(relayStore.claim("relay-a", LEASE, 10)).hasSize(1);
+			assertThat(jdbc.queryForObject("SELECT lease_owner FROM " + schema.tables().qualifiedOutboxState()
+					+ " WHERE id = ?", String.class, scope.id())).isEqualTo("relay-a");
+			assertThat(relayStore.markPublished("relay-a", List.of(scope.id()))).isEqualTo(1);
+			assertThat(jdbc.queryForObject("SELECT status FROM " + schema.tables().qualifiedOutboxState()
+					+ " WHERE id = ?", String.class, scope.id())).isEqualTo("published");
+			try (Connection connection = manual.getConnection()) {
+				assertThat(connection.getAutoCommit()).as("the pool's own default, given back").isFalse();
+			}
+			catch (SQLException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}
 	}
 
 	@Test
