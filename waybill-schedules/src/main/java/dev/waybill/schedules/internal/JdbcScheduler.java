@@ -136,11 +136,15 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 	 * with its next fire time and pause, is kept. Called by {@link #start()}.
 	 */
 	public void register() {
-		Instant now = databaseNow();
-		for (Schedule schedule : this.schedules.values()) {
-			this.jdbc.update(this.sql.register, schedule.name(), schedule.cron().toString(), schedule.zone().getId(),
-					timestamp(TickPlan.after(schedule, now)));
-		}
+		// In a transaction, not on a bare connection: a pool that hands out connections with
+		// auto-commit off (spring.datasource.hikari.auto-commit=false) would roll the rows back.
+		this.transactions.executeWithoutResult((status) -> {
+			Instant now = databaseNow();
+			for (Schedule schedule : this.schedules.values()) {
+				this.jdbc.update(this.sql.register, schedule.name(), schedule.cron().toString(), schedule.zone().getId(),
+						timestamp(TickPlan.after(schedule, now)));
+			}
+		});
 	}
 
 	/**
@@ -245,8 +249,8 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 		logger.error("Schedule '" + claim.name() + "' failed to publish its tick of " + claim.due()
 				+ "; the tick is recorded as failed and the schedule goes on with " + plan.next(), ex);
 		String error = ex.getClass().getName() + ": " + ex.getMessage();
-		this.jdbc.update(this.sql.failed, timestamp(plan.next()), plan.ticks().size(), error, claim.name(),
-				timestamp(claim.due()));
+		this.transactions.executeWithoutResult((status) -> this.jdbc.update(this.sql.failed, timestamp(plan.next()),
+				plan.ticks().size(), error, claim.name(), timestamp(claim.due())));
 	}
 
 	@Override
@@ -261,7 +265,7 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 
 	@Override
 	public boolean pause(String name) {
-		boolean found = this.jdbc.update(this.sql.pause, name) == 1;
+		boolean found = Boolean.TRUE.equals(this.transactions.execute((status) -> this.jdbc.update(this.sql.pause, name) == 1));
 		wake();
 		return found;
 	}
