@@ -81,6 +81,27 @@ class ReplayFaultIntegrationTests {
 	}
 
 	@Test
+	void jobsAreStartedPausedAndRunAlsoWhenThePoolDoesNotAutoCommit() {
+		// spring.datasource.hikari.auto-commit=false: before, starting, pausing and cancelling wrote
+		// on a connection nobody committed, rolled back when it went back to the pool; the job was
+		// reported started and was not there.
+		Set<String> originals = originalsHalfArchived(20);
+		HikariDataSource manual = TestPostgres.get().manualCommitPool("replay-faults-manual-commit", 3);
+		this.resources.add(manual);
+		JdbcReplays replays = replays(manual, false);
+
+		ReplayJob job = replays.start(ReplayRequest.all().paced(10, 0));
+		assertThat(replays(this.schema.dataSource(), false).find(job.id())).as("seen by another connection")
+			.hasValueSatisfying((seen) -> assertThat(seen.status()).isEqualTo(ReplayStatus.RUNNING));
+		assertThat(replays.pause(job.id())).isTrue();
+		assertThat(replays.runBatch()).as("a paused job is not run").isEqualTo(-1);
+		assertThat(replays.resume(job.id())).isTrue();
+		assertThat(drain(replays)).isZero();
+
+		assertExactlyOnce(originals, replays.find(job.id()).orElseThrow());
+	}
+
+	@Test
 	void aCommitThatSucceededButWasReportedFailedRepeatsNoBatch() {
 		Set<String> originals = originalsHalfArchived(100);
 		FaultyDataSource db = new FaultyDataSource(pool("ambiguous"));

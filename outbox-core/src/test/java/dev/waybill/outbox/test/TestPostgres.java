@@ -80,13 +80,30 @@ public final class TestPostgres {
 	 * @return the pool
 	 */
 	public HikariDataSource pool(String name, int maximumSize) {
+		return new HikariDataSource(config(name, maximumSize));
+	}
+
+	/**
+	 * Opens a connection pool of its own that hands out connections with auto-commit off, as
+	 * Spring Boot's {@code spring.datasource.hikari.auto-commit=false} does; the caller closes it.
+	 * @param name the pool's name, shown in its threads and logs
+	 * @param maximumSize the most connections it holds
+	 * @return the pool
+	 */
+	public HikariDataSource manualCommitPool(String name, int maximumSize) {
+		HikariConfig config = config(name, maximumSize);
+		config.setAutoCommit(false);
+		return new HikariDataSource(config);
+	}
+
+	private HikariConfig config(String name, int maximumSize) {
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl(this.url);
 		config.setUsername(this.user);
 		config.setPassword(this.password);
 		config.setMaximumPoolSize(maximumSize);
 		config.setPoolName(name);
-		return new HikariDataSource(config);
+		return config;
 	}
 
 	@Override

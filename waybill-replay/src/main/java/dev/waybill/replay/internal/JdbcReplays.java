@@ -120,9 +120,11 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 		ReplayTarget target = request.target();
 		long interval = (request.messagesPerSecond() == 0) ? 0
 				: Math.max(1, request.batchSize() * 1000L / request.messagesPerSecond());
-		this.jdbc.update(this.sql.create, id, request.destination(), request.messageType(), timestamp(request.from()),
-				timestamp(request.to()), target.destination(), target.routingKey(), request.keepMessageIds(),
-				request.batchSize(), interval);
+		// In a transaction (the caller's, else one of its own): a pool that does not auto-commit would
+		// otherwise roll the job back when the connection goes back to it.
+		inTransaction(() -> this.jdbc.update(this.sql.create, id, request.destination(), request.messageType(),
+				timestamp(request.from()), timestamp(request.to()), target.destination(), target.routingKey(),
+				request.keepMessageIds(), request.batchSize(), interval));
 		wake();
 		return find(id).orElseThrow();
 	}
@@ -159,7 +161,7 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 		for (int i = 0; i < from.length; i++) {
 			names[i] = from[i].name().toLowerCase(Locale.ROOT);
 		}
-		return this.jdbc.update(this.sql.setStatus, to.name().toLowerCase(Locale.ROOT), id, names) == 1;
+		return inTransaction(() -> this.jdbc.update(this.sql.setStatus, to.name().toLowerCase(Locale.ROOT), id, names)) == 1;
 	}
 
 	/**

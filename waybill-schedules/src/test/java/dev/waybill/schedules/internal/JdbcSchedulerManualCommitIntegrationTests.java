@@ -6,7 +6,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,14 +36,7 @@ class JdbcSchedulerManualCommitIntegrationTests {
 	@BeforeEach
 	void setUp() {
 		this.schema = TestSchema.withWaybillTables("schedules_manual_commit");
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(TestPostgres.get().url());
-		config.setUsername(TestPostgres.get().user());
-		config.setPassword(TestPostgres.get().password());
-		config.setMaximumPoolSize(2);
-		config.setPoolName("schedules-manual-commit");
-		config.setAutoCommit(false);
-		this.manual = new HikariDataSource(config);
+		this.manual = TestPostgres.get().manualCommitPool("schedules-manual-commit", 2);
 	}
 
 	@AfterEach

@@ -20,7 +20,6 @@ import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import dev.waybill.outbox.internal.BodyPreviews;
 import dev.waybill.outbox.MessagePreview;
@@ -70,8 +69,9 @@ public final class JdbcOutboxBrowser {
 	 */
 	public JdbcOutboxBrowser(DataSource dataSource, OutboxTables tables) {
 		Objects.requireNonNull(dataSource, "dataSource must not be null");
-		// Its own resource key: these statements never join a transaction the caller has open.
-		this.jdbc = new JdbcTemplate(new DelegatingDataSource(dataSource));
+		// Its own resource key: these statements never join a transaction the caller has open, and
+		// each commits on its own, also from a pool that does not auto-commit.
+		this.jdbc = new JdbcTemplate(new AutoCommitDataSource(dataSource));
 		String state = tables.qualifiedOutboxState();
 		String message = tables.qualifiedOutboxMessage();
 		String columns = "SELECT s.id, s.status, s.created_at, greatest((extract(epoch FROM now() - s.created_at) * 1000)::bigint, 0) AS age_millis, s.attempts, s.next_attempt_at, "

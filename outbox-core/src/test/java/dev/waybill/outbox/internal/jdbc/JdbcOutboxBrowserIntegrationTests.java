@@ -17,6 +17,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import com.zaxxer.hikari.HikariDataSource;
+
 import dev.waybill.outbox.AdminAudit;
 import dev.waybill.outbox.MessagePreview;
 import dev.waybill.outbox.ScopeDetails;
@@ -28,6 +30,7 @@ import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.internal.DefaultOutboxAdmin;
 import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.test.TestMessages;
+import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -145,6 +148,22 @@ class JdbcOutboxBrowserIntegrationTests {
 			.isEqualTo(1);
 		assertThat(this.counted).containsExactly("outbox.delete");
 		assertThat(admin.deleteDead(List.of(), "alice")).isZero();
+	}
+
+	@Test
+	void deleteCommitsAlsoWhenThePoolDoesNotAutoCommit() {
+		// spring.datasource.hikari.auto-commit=false: before, the delete ran in a transaction nobody
+		// committed, rolled back when the connection went back to the pool, while the console said
+		// the scopes were deleted.
+		UUID dead = dead("orders", "boom");
+		try (HikariDataSource manual = TestPostgres.get().manualCommitPool("browser-manual-commit", 2)) {
+			JdbcOutboxBrowser manualBrowser = new JdbcOutboxBrowser(manual, schema.tables());
+
+			assertThat(manualBrowser.deleteDead(List.of(dead))).isEqualTo(1);
+
+			assertThat(count(schema.tables().qualifiedOutboxState())).isZero();
+			assertThat(manualBrowser.scopes(ScopeStatus.DEAD, null, 0, 10).total()).isZero();
+		}
 	}
 
 	@Test

@@ -25,7 +25,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -109,14 +108,7 @@ class JdbcOutboxStoreIntegrationTests {
 		// spring.datasource.hikari.auto-commit=false: before, the claim and the settle ran in a
 		// transaction nobody committed, which the pool rolled back, so every scope stayed pending
 		// and was published again at each lease's end.
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(TestPostgres.get().url());
-		config.setUsername(TestPostgres.get().user());
-		config.setPassword(TestPostgres.get().password());
-		config.setMaximumPoolSize(2);
-		config.setPoolName("store-manual-commit");
-		config.setAutoCommit(false);
-		try (HikariDataSource manual = new HikariDataSource(config)) {
+		try (HikariDataSource manual = TestPostgres.get().manualCommitPool("store-manual-commit", 2)) {
 			JdbcOutboxStore relayStore = new JdbcOutboxStore(manual, schema.tables());
 			OutboxScope scope = TestMessages.scope("orders", "first");
 			store.write(scope);
