@@ -5,6 +5,7 @@ import javax.sql.DataSource;
 import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -68,7 +69,10 @@ public final class WaybillRelayAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnClass(name = "org.postgresql.PGConnection")
 	PostgresNotificationListener waybillNotificationListener(DataSource dataSource, OutboxTables tables,
-			RelayWakeUp wakeUp, ObjectProvider<PostgresCommitNotifier> notifier, ObjectProvider<WaybillThreads> threads) {
+			RelayWakeUp wakeUp, ObjectProvider<PostgresCommitNotifier> notifier, ObjectProvider<WaybillThreads> threads,
+			WaybillProperties properties, ConfigurableListableBeanFactory beanFactory) {
+		// It holds one pooled connection for good: a pool with no other leaves everything waiting.
+		ConnectionPoolCheck.check(dataSource, beanFactory, properties.getOutbox().getRelay().getWorkers());
 		// This instance's commits wake its relay in-process; its own notifications would only cost
 		// empty claims.
 		PostgresCommitNotifier ownNotifier = notifier.getIfUnique();

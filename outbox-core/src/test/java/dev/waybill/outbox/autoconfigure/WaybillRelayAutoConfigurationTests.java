@@ -10,8 +10,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -22,9 +25,11 @@ import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
 import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.FakeTransport;
+import dev.waybill.outbox.test.StartupFailures;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
 
+@ExtendWith(OutputCaptureExtension.class)
 class WaybillRelayAutoConfigurationTests {
 
 	private TestSchema schema;
@@ -82,6 +87,51 @@ class WaybillRelayAutoConfigurationTests {
 			assertThat(failure.getName()).isEqualTo(property);
 			assertThat(failure.getMessage()).contains("The value must be " + rule);
 		});
+	}
+
+	/**
+	 * The LISTEN connection holds a pooled connection for good: in a pool of one, a probe's relay,
+	 * consumers and retention all waited on the pool for ever, logged as "database unavailable".
+	 */
+	@Test
+	void aPoolOfOneConnectionFailsStartUpNamingThePoolSize() {
+		this.runner.withBean(Transport.class, FakeTransport::new)
+			.withPropertyValues("spring.datasource.hikari.maximum-pool-size=1",
+					"spring.datasource.hikari.connection-timeout=1000")
+			.run((context) -> {
+				IllegalStateException failure = StartupFailures.causedBy(context, IllegalStateException.class);
+				assertThat(failure.getMessage()).contains("LISTEN connection holds one")
+					.contains("spring.datasource.hikari.maximum-pool-size")
+					.contains("waybill.outbox.relay.enabled=false");
+			});
+	}
+
+	@Test
+	void aPoolSmallerThanTheRelaysOwnNeedIsAWarning(CapturedOutput output) {
+		this.runner.withBean(Transport.class, FakeTransport::new)
+			.withPropertyValues("spring.datasource.hikari.maximum-pool-size=3", "waybill.outbox.relay.workers=2")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("Waybill's relay needs 4 pooled connections of its own")
+					.contains("holds at most 3");
+			});
+	}
+
+	@Test
+	void aPoolLargeEnoughForTheRelayIsNotWarnedAbout(CapturedOutput output) {
+		this.runner.withBean(Transport.class, FakeTransport::new)
+			.withPropertyValues("spring.datasource.hikari.maximum-pool-size=4", "waybill.outbox.relay.workers=2")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).doesNotContain("pooled connections of its own");
+			});
+	}
+
+	@Test
+	void withTheRelayOffAPoolOfOneIsNotChecked() {
+		this.runner.withBean(Transport.class, FakeTransport::new)
+			.withPropertyValues("spring.datasource.hikari.maximum-pool-size=1", "waybill.outbox.relay.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
 }
