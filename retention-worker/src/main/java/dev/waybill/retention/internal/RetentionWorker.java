@@ -64,6 +64,9 @@ public final class RetentionWorker implements SmartLifecycle {
 	/** A batch that meets a lock the skip did not avoid (say, a cascade) fails instead of waiting long. */
 	private static final String LOCK_TIMEOUT = "SET LOCAL lock_timeout = '5s'";
 
+	/** {@code query_canceled}: here most often the role's or database's {@code statement_timeout}. */
+	private static final String STATEMENT_TIMEOUT = "57014";
+
 	private final DataSource dataSource;
 
 	private final RetentionSettings settings;
@@ -86,6 +89,12 @@ public final class RetentionWorker implements SmartLifecycle {
 
 	private volatile RetentionPacing pacing = RetentionPacing.defaults();
 
+	/**
+	 * The rows a batch deletes at most: {@link RetentionSettings#batchSize()}, halved for each batch
+	 * the database cancelled for its {@code statement_timeout} (runs are serialized by the lock).
+	 */
+	private volatile int batchSize;
+
 	/** Whether the last batch deleted a full batch of archived messages (runs are serialized by the lock). */
 	private volatile boolean archiveFull;
 
@@ -104,6 +113,7 @@ public final class RetentionWorker implements SmartLifecycle {
 			RetentionListener listener) {
 		this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
 		this.settings = Objects.requireNonNull(settings, "settings must not be null");
+		this.batchSize = settings.batchSize();
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
 		this.sql = new RetentionSql(Objects.requireNonNull(tables, "tables must not be null"));
 	}
@@ -137,13 +147,23 @@ public final class RetentionWorker implements SmartLifecycle {
 				RetentionPacer pacer = new RetentionPacer(this.pacing);
 				boolean full = true;
 				while (full && !this.stopping) {
+					int limit = this.batchSize;
 					long started = System.nanoTime();
-					RetentionResult batch = batch(connection);
+					RetentionResult batch;
+					try {
+						batch = batch(connection, limit);
+					}
+					catch (SQLException ex) {
+						if (limit > 1 && STATEMENT_TIMEOUT.equals(ex.getSQLState())) {
+							shrink(limit, ex);
+							continue;
+						}
+						throw ex;
+					}
 					Duration took = Duration.ofNanos(System.nanoTime() - started);
 					run = run.plus(batch);
 					this.listener.batchCommitted(batch, took);
-					full = batch.outboxStates() >= this.settings.batchSize()
-							|| batch.inboxStates() >= this.settings.batchSize() || this.archiveFull;
+					full = batch.outboxStates() >= limit || batch.inboxStates() >= limit || this.archiveFull;
 					if (full && !pause(pacer.pauseAfter(batch.outboxStates() + batch.inboxStates(), took))) {
 						break;
 					}
@@ -185,12 +205,25 @@ public final class RetentionWorker implements SmartLifecycle {
 		}
 	}
 
-	private RetentionResult batch(Connection connection) throws SQLException {
+	/**
+	 * Halves the batch for this and every later run: a batch the database cancels for running past
+	 * its {@code statement_timeout} (set by a DBA on the role or the database) would be cancelled at
+	 * every run, and nothing would ever be purged.
+	 */
+	private void shrink(int limit, SQLException cause) {
+		int smaller = Math.max(1, limit / 2);
+		this.batchSize = smaller;
+		logger.warn("Retention batch of " + limit + " rows ran past the database's statement_timeout ("
+				+ cause.getMessage() + ", SQLState " + STATEMENT_TIMEOUT + "); purging in batches of " + smaller
+				+ " from now on. Lower waybill.retention.batch-size (" + this.settings.batchSize()
+				+ "), or raise statement_timeout for Waybill's role");
+	}
+
+	private RetentionResult batch(Connection connection, int limit) throws SQLException {
 		try {
 			try (Statement statement = connection.createStatement()) {
 				statement.execute(LOCK_TIMEOUT);
 			}
-			int limit = this.settings.batchSize();
 			long[] scopes = { 0, 0 };
 			long inbox = 0;
 			RetentionArchive archive = this.archive;
