@@ -3,7 +3,10 @@ package dev.waybill.outbox.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.ServerSocket;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.util.List;
+import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -50,6 +53,39 @@ class SchemaDatabaseUnreachableTests {
 		runner(url).run((context) -> assertThat(new SchemaDatabaseUnreachableFailureAnalyzer()
 			.analyze(unreachable(context)).getDescription()).contains("\"waybill_no_such_database\" does not exist")
 			.contains("SQLState 3D000"));
+	}
+
+	/**
+	 * A database that runs but takes no more connections (SQLState 53300, here the role's
+	 * CONNECTION LIMIT, as max_connections reached would) is not told to be started: a probe's
+	 * report said "Start PostgreSQL before the service" for it.
+	 */
+	@Test
+	void aDatabaseThatTakesNoMoreConnectionsIsToldAsFullNotAsDown() throws Exception {
+		String role = "waybill_full_" + UUID.randomUUID().toString().substring(0, 8);
+		try (Connection admin = TestPostgres.get().connect(); Statement statement = admin.createStatement()) {
+			statement.execute("CREATE ROLE " + role + " LOGIN CONNECTION LIMIT 0");
+		}
+		try {
+			runner(TestPostgres.get().url()).withPropertyValues("spring.datasource.username=" + role,
+					"spring.datasource.password=")
+				.run((context) -> {
+					SchemaDatabaseUnreachableException failure = unreachable(context);
+					assertThat(failure.getSqlState()).isEqualTo("53300");
+					FailureAnalysis analysis = analyzerOfBoot().analyze(context.getStartupFailure());
+					assertThat(analysis.getDescription()).contains("too many connections for role")
+						.contains("SQLState 53300");
+					assertThat(analysis.getAction()).contains("takes no more connections")
+						.contains("max_connections")
+						.contains("spring.datasource.hikari.maximum-pool-size")
+						.doesNotContain("Start PostgreSQL");
+				});
+		}
+		finally {
+			try (Connection admin = TestPostgres.get().connect(); Statement statement = admin.createStatement()) {
+				statement.execute("DROP ROLE IF EXISTS " + role);
+			}
+		}
 	}
 
 	private static ApplicationContextRunner runner(String url) {

@@ -2,6 +2,8 @@ package dev.waybill.outbox.internal.jdbc;
 
 import java.sql.SQLException;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Waybill could not connect to its database to apply its schema at start-up: the database is down
  * or unreachable, does not exist, or refused the credentials.
@@ -35,13 +37,26 @@ public final class SchemaDatabaseUnreachableException extends IllegalStateExcept
 		return reason((SQLException) getCause());
 	}
 
-	private static String reason(SQLException failure) {
+	/**
+	 * Returns the SQLState of the innermost SQL failure, the driver's.
+	 * @return the state, or {@code null} when the driver gave none
+	 */
+	public @Nullable String getSqlState() {
+		return innermost((SQLException) getCause()).getSQLState();
+	}
+
+	private static SQLException innermost(SQLException failure) {
 		SQLException innermost = failure;
 		for (Throwable cause = failure.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
 			if (cause instanceof SQLException sql) {
 				innermost = sql;
 			}
 		}
+		return innermost;
+	}
+
+	private static String reason(SQLException failure) {
+		SQLException innermost = innermost(failure);
 		String state = (innermost.getSQLState() != null) ? " (SQLState " + innermost.getSQLState() + ")" : "";
 		return innermost.getMessage() + state;
 	}
