@@ -1,5 +1,7 @@
 package dev.waybill.outbox.spi;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Publishes outbox messages to a message broker. The relay opens one {@link TransportChannel} per
  * worker and reopens it after a failure. Implementations must be thread-safe.
@@ -43,6 +45,18 @@ public interface Transport extends AutoCloseable {
 	 */
 	default void probe() throws TransportException {
 		openChannel().close();
+	}
+
+	/**
+	 * Says why the broker takes no publishes for now although it is connected: RabbitMQ blocks
+	 * publishing connections while one of its nodes has a memory or disk alarm, and publishes and
+	 * their confirms wait until it clears. By default {@literal null}: never blocked.
+	 * @return what blocks publishing (which node and why, for how long), or {@literal null} when
+	 * nothing does
+	 * @since 0.5
+	 */
+	default @Nullable String blocked() {
+		return null;
 	}
 
 	/**

@@ -12,7 +12,8 @@ import dev.waybill.outbox.internal.relay.Relay;
 
 /**
  * The {@code relay} component: DOWN while the relay is stopped, while its circuit breaker is not
- * closed (the broker is unreachable, or being probed after an outage; nothing is delivered), while its claims fail (most often: the
+ * closed (the broker is unreachable, or being probed after an outage; nothing is delivered), while
+ * the broker blocks publishing (a resource alarm), while its claims fail (most often: the
  * database is unavailable; nothing is claimed) or when one of its threads died; UP otherwise.
  * A lost {@code LISTEN} connection is shown ({@code listening=false}) but leaves it UP: the relay
  * still polls, only later.
@@ -47,10 +48,12 @@ public final class RelayHealthIndicator implements WaybillHealthComponent {
 		int live = this.relay.liveThreads();
 		int expected = this.relay.expectedThreads();
 		Duration claimsFailing = this.relay.claimsFailingFor();
+		String blocked = this.relay.brokerBlocked();
 		// HALF_OPEN is an outage still: its probe of a broker that black-holes connections waits out
-		// the connection timeout after every cool-down.
+		// the connection timeout after every cool-down. A blocked connection delivers nothing either,
+		// and its confirms would be overdue only after the confirm timeout.
 		Health.Builder health = (running && circuit == CircuitBreaker.State.CLOSED && claimsFailing == null
-				&& live == expected) ? Health.up() : Health.down();
+				&& blocked == null && live == expected) ? Health.up() : Health.down();
 		health.withDetail("id", this.relay.id())
 			.withDetail("running", running)
 			.withDetail("circuit", circuit.name())
@@ -58,6 +61,9 @@ public final class RelayHealthIndicator implements WaybillHealthComponent {
 			.withDetail("threads", expected);
 		if (circuit != CircuitBreaker.State.CLOSED) {
 			health.withDetail("brokerFailure", this.relay.lastBrokerFailure());
+		}
+		if (blocked != null) {
+			health.withDetail("brokerBlocked", blocked);
 		}
 		if (claimsFailing != null) {
 			health.withDetail("claimsFailingFor", claimsFailing.toString())

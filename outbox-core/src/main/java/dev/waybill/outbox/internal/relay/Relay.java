@@ -260,6 +260,15 @@ public final class Relay implements SmartLifecycle {
 	}
 
 	/**
+	 * Says what keeps the broker from taking publishes while it is connected (a resource alarm).
+	 * @return the transport's account of it, or {@literal null} when nothing does
+	 * @see Transport#blocked()
+	 */
+	public @Nullable String brokerBlocked() {
+		return this.transport.blocked();
+	}
+
+	/**
 	 * Returns how long the relay's claims have been failing, most often because the database is
 	 * unavailable: nothing is claimed, so nothing is delivered, whatever the broker.
 	 * @return the time since the first of the failures, or {@literal null} while claims succeed

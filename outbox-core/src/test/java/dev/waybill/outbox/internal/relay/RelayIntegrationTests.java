@@ -17,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import javax.sql.DataSource;
@@ -484,6 +485,35 @@ class RelayIntegrationTests {
 		probeAnswered.countDown();
 		await().until(() -> health.health().getStatus() == Status.UP);
 		await().until(() -> blackHole.delivered().size() == 1);
+	}
+
+	@Test
+	void whileTheBrokerBlocksPublishingTheRelayIsDownSayingWhy() {
+		// A resource alarm: the relay read UP until a confirm was overdue (16-24 s in a probe), while
+		// the transport knew within seconds that the broker took no publishes.
+		AtomicReference<String> alarm = new AtomicReference<>();
+		FakeTransport blocking = new FakeTransport() {
+			@Override
+			public String blocked() {
+				return alarm.get();
+			}
+		};
+		this.broker.close();
+		this.broker = blocking;
+		Relay relay = start(new RelaySettings(1, 10, Duration.ofSeconds(60), Duration.ofMillis(100),
+				Duration.ofSeconds(2), FAST_RETRY, 1, Duration.ofMillis(200)), new OutboxBacklog(), RelayListener.NONE);
+		RelayHealthIndicator health = new RelayHealthIndicator(relay, null);
+		await().until(() -> health.health().getStatus() == Status.UP);
+
+		alarm.set("rabbit-1:5672 (low on memory) for PT3S");
+		Health blocked = health.health();
+		assertThat(blocked.getStatus()).isEqualTo(Status.DOWN);
+		assertThat(blocked.getDetails()).containsEntry("brokerBlocked", "rabbit-1:5672 (low on memory) for PT3S")
+			.containsEntry("circuit", "CLOSED");
+
+		alarm.set(null);
+		assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+		assertThat(health.health().getDetails()).doesNotContainKey("brokerBlocked");
 	}
 
 	@Test

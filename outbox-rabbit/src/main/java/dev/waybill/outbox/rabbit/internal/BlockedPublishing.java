@@ -44,6 +44,15 @@ final class BlockedPublishing {
 		this.reason = null;
 	}
 
+	/** What blocks the connection ("node (reason) for PT3S"), or {@literal null} while nothing does. */
+	synchronized @Nullable String describe() {
+		if (this.reason == null) {
+			return null;
+		}
+		return this.node + " (" + this.reason + ") for "
+				+ Duration.ofMillis(Duration.ofNanos(System.nanoTime() - this.since).toMillis());
+	}
+
 	/** The connection is gone: a recovered one is told again if the alarm still holds. */
 	synchronized void forget() {
 		this.reason = null;

@@ -251,6 +251,11 @@ public final class RabbitTransport implements Transport {
 	 * {@value #FRAME_OVERHEAD} bytes of frame overhead.
 	 */
 	@Override
+	public @Nullable String blocked() {
+		return this.blocked.describe();
+	}
+
+	@Override
 	public long maxHeaderBytes() {
 		int negotiated = this.negotiatedFrameMax;
 		return ((negotiated > 0) ? Math.min(negotiated, this.frameMax) : this.frameMax) - FRAME_OVERHEAD;

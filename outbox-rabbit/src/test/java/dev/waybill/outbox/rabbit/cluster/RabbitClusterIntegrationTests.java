@@ -130,6 +130,7 @@ class RabbitClusterIntegrationTests {
 							&& onANode(event.getFormattedMessage(), "RabbitMQ blocks Waybill's connection to ", nodes)
 							&& event.getFormattedMessage().contains(" (low on memory): ")));
 				assertThat(heldBack).isNotDone();
+				assertThat(transport.blocked()).as("for the relay's health").contains("(low on memory) for PT");
 			}
 			finally {
 				cluster.ctl(1, "set_vm_memory_high_watermark", "0.4");
@@ -139,6 +140,7 @@ class RabbitClusterIntegrationTests {
 				.anyMatch((event) -> event.getLevel() == Level.INFO
 						&& onANode(event.getFormattedMessage(), "RabbitMQ unblocked Waybill's connection to ", nodes)));
 			assertThat(logs.atLeast(Level.WARN)).as("told once").hasSize(1);
+			assertThat(transport.blocked()).isNull();
 		}
 	}
 
