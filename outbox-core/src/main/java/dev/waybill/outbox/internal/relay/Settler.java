@@ -283,8 +283,9 @@ final class Settler {
 			}
 			else if (!all) {
 				logger.warn("Waybill relay lost the lease of " + (ids.size() - marked) + " of " + ids.size()
-						+ " scope(s) it published before it could record them (it paused or fell behind for more"
-						+ " than a lease); another relay took them over and publishes them again: " + ids);
+						+ " scope(s) it published before it could record them (it paused, fell behind, or waited for"
+						+ " a pooled connection, for more than a lease: is the connection pool large enough?); another"
+						+ " relay took them over and publishes them again: " + ids);
 			}
 			outcomes.forEach((outcome) -> {
 				this.leases.settled(outcome.scope());

@@ -38,8 +38,7 @@ final class BlockedPublishing {
 
 	synchronized void unblocked() {
 		if (this.reason != null) {
-			logger.info("RabbitMQ unblocked Waybill's connection to " + this.node + " after "
-					+ Duration.ofNanos(System.nanoTime() - this.since));
+			logger.info("RabbitMQ unblocked Waybill's connection to " + this.node + " after " + blockedFor());
 		}
 		this.reason = null;
 	}
@@ -49,8 +48,11 @@ final class BlockedPublishing {
 		if (this.reason == null) {
 			return null;
 		}
-		return this.node + " (" + this.reason + ") for "
-				+ Duration.ofMillis(Duration.ofNanos(System.nanoTime() - this.since).toMillis());
+		return this.node + " (" + this.reason + ") for " + blockedFor();
+	}
+
+	private Duration blockedFor() {
+		return Duration.ofMillis(Duration.ofNanos(System.nanoTime() - this.since).toMillis());
 	}
 
 	/** The connection is gone: a recovered one is told again if the alarm still holds. */
