@@ -3,7 +3,6 @@ package dev.waybill.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.UUID;
 
@@ -18,7 +17,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.FakeTransport;
-import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
 import dev.waybill.outbox.test.WireFaultProxy;
@@ -40,8 +38,7 @@ class OutboxCommitReplyLossIntegrationTests {
 		this.schema = TestSchema.create("commit_reply_loss");
 		this.schema.execute("CREATE TABLE " + this.schema.name() + ".orders (id uuid PRIMARY KEY)");
 		OrderService.schema = this.schema.name();
-		URI database = URI.create(TestPostgres.get().url().substring("jdbc:".length()));
-		this.proxy = WireFaultProxy.postgres(database.getHost(), database.getPort());
+		this.proxy = WireFaultProxy.postgres();
 	}
 
 	@AfterEach
@@ -53,9 +50,7 @@ class OutboxCommitReplyLossIntegrationTests {
 	@ParameterizedTest
 	@ValueSource(strings = { "CUT", "STALL" })
 	void aCommitWhoseAnswerIsLostThrowsAndItsMessageIsPublishedPromptlyNotAfterItsLease(Fault fault) {
-		URI database = URI.create(TestPostgres.get().url().substring("jdbc:".length()));
-		String url = "jdbc:postgresql://" + this.proxy.host() + ":" + this.proxy.port() + database.getRawPath()
-				+ "?sslmode=disable&socketTimeout=3";
+		String url = this.proxy.jdbcUrl();
 		FakeTransport broker = new FakeTransport();
 		WaybillContext.runner(this.schema.name())
 			.withUserConfiguration(Application.class)

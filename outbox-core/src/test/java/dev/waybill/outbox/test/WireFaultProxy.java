@@ -119,6 +119,46 @@ public final class WireFaultProxy implements AutoCloseable {
 	}
 
 	/**
+	 * Starts a proxy to the PostgreSQL the tests run against ({@link TestPostgres}).
+	 * @return the running proxy
+	 */
+	public static WireFaultProxy postgres() {
+		java.net.URI database = testDatabase();
+		return postgres(database.getHost(), database.getPort());
+	}
+
+	/**
+	 * Returns the JDBC URL of the tests' database through this PostgreSQL proxy: without TLS, which
+	 * the proxy cannot read, and with a 3 s socket timeout, so that a stalled connection is a lost
+	 * one rather than a hang (as the README advises).
+	 * @return the URL
+	 */
+	public String jdbcUrl() {
+		java.net.URI database = testDatabase();
+		return "jdbc:postgresql://" + host() + ":" + port() + database.getRawPath() + "?sslmode=disable&socketTimeout=3"
+				+ ((database.getRawQuery() != null) ? "&" + database.getRawQuery() : "");
+	}
+
+	/**
+	 * Opens a connection pool to the tests' database through this PostgreSQL proxy
+	 * ({@link #jdbcUrl()}), quick to give up on a lost connection; the caller closes it.
+	 * @return the pool
+	 */
+	public com.zaxxer.hikari.HikariDataSource pool() {
+		com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource();
+		pool.setJdbcUrl(jdbcUrl());
+		pool.setUsername(TestPostgres.get().user());
+		pool.setPassword(TestPostgres.get().password());
+		pool.setConnectionTimeout(2000);
+		pool.setValidationTimeout(1000);
+		return pool;
+	}
+
+	private static java.net.URI testDatabase() {
+		return java.net.URI.create(TestPostgres.get().url().substring("jdbc:".length()));
+	}
+
+	/**
 	 * Starts a proxy to an AMQP 0-9-1 broker.
 	 * @param host the broker's host
 	 * @param port the broker's port

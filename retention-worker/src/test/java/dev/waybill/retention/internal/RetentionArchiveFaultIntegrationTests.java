@@ -3,7 +3,6 @@ package dev.waybill.retention.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import java.net.URI;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -108,16 +107,9 @@ class RetentionArchiveFaultIntegrationTests {
 	@ParameterizedTest
 	@ValueSource(strings = { "CUT", "STALL" })
 	void aBatchWhoseCommitAnswerIsLostOnTheWireArchivesNothingTwiceAndTheNextRunFinishes(Fault fault) {
-		URI database = URI.create(TestPostgres.get().url().substring("jdbc:".length()));
-		WireFaultProxy proxy = WireFaultProxy.postgres(database.getHost(), database.getPort());
+		WireFaultProxy proxy = WireFaultProxy.postgres();
 		this.resources.add(proxy);
-		HikariDataSource pool = new HikariDataSource();
-		pool.setJdbcUrl("jdbc:postgresql://" + proxy.host() + ":" + proxy.port() + database.getRawPath()
-				+ "?sslmode=disable&socketTimeout=3");
-		pool.setUsername(TestPostgres.get().user());
-		pool.setPassword(TestPostgres.get().password());
-		pool.setConnectionTimeout(2000);
-		pool.setValidationTimeout(1000);
+		HikariDataSource pool = proxy.pool();
 		this.resources.add(pool);
 		RetentionWorker worker = worker(pool);
 		proxy.loseCommitReply((sql) -> sql.contains("DELETE FROM"), fault);

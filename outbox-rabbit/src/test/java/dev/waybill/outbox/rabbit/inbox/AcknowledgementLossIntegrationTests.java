@@ -2,7 +2,6 @@ package dev.waybill.outbox.rabbit.inbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -37,7 +36,6 @@ import dev.waybill.outbox.internal.relay.RetryPolicy;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
-import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WireFaultProxy;
 import dev.waybill.outbox.test.WireFaultProxy.Fault;
@@ -185,23 +183,13 @@ class AcknowledgementLossIntegrationTests {
 	}
 
 	private WireFaultProxy postgresProxy() {
-		URI database = URI.create(TestPostgres.get().url().substring("jdbc:".length()));
-		WireFaultProxy proxy = WireFaultProxy.postgres(database.getHost(), database.getPort());
+		WireFaultProxy proxy = WireFaultProxy.postgres();
 		this.resources.add(proxy);
 		return proxy;
 	}
 
 	private HikariDataSource pool(WireFaultProxy proxy) {
-		URI database = URI.create(TestPostgres.get().url().substring("jdbc:".length()));
-		HikariDataSource pool = new HikariDataSource();
-		pool.setJdbcUrl("jdbc:postgresql://" + proxy.host() + ":" + proxy.port() + database.getRawPath()
-				+ "?sslmode=disable" + ((database.getRawQuery() != null) ? "&" + database.getRawQuery() : ""));
-		pool.setUsername(TestPostgres.get().user());
-		pool.setPassword(TestPostgres.get().password());
-		pool.setConnectionTimeout(2000);
-		pool.setValidationTimeout(1000);
-		// As the README advises: a database that stops answering is a lost connection, not a hang.
-		pool.addDataSourceProperty("socketTimeout", "3");
+		HikariDataSource pool = proxy.pool();
 		this.resources.add(pool);
 		return pool;
 	}

@@ -2,7 +2,6 @@ package dev.waybill.outbox.rabbit.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,7 +37,6 @@ import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.test.TestMessages;
-import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WireFaultProxy;
 import dev.waybill.outbox.test.WireFaultProxy.Fault;
@@ -207,22 +205,13 @@ class RelayAcknowledgementLossIntegrationTests {
 	}
 
 	private WireFaultProxy postgresProxy() {
-		URI database = URI.create(TestPostgres.get().url().substring("jdbc:".length()));
-		WireFaultProxy proxy = WireFaultProxy.postgres(database.getHost(), database.getPort());
+		WireFaultProxy proxy = WireFaultProxy.postgres();
 		this.resources.add(proxy);
 		return proxy;
 	}
 
 	private HikariDataSource pool(WireFaultProxy proxy) {
-		URI database = URI.create(TestPostgres.get().url().substring("jdbc:".length()));
-		HikariDataSource pool = new HikariDataSource();
-		pool.setJdbcUrl("jdbc:postgresql://" + proxy.host() + ":" + proxy.port() + database.getRawPath()
-				+ "?sslmode=disable" + ((database.getRawQuery() != null) ? "&" + database.getRawQuery() : ""));
-		pool.setUsername(TestPostgres.get().user());
-		pool.setPassword(TestPostgres.get().password());
-		pool.setConnectionTimeout(2000);
-		pool.setValidationTimeout(1000);
-		pool.addDataSourceProperty("socketTimeout", "3");
+		HikariDataSource pool = proxy.pool();
 		this.resources.add(pool);
 		return pool;
 	}
