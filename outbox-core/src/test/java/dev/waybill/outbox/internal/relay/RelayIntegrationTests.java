@@ -349,17 +349,18 @@ class RelayIntegrationTests {
 
 	@Test
 	void aConfirmedScopeWhoseMarkIsSlowKeepsItsLeaseAndIsNotPublishedAgain() {
-		// A lease of 1 s: without an outcome a scope is renewed for 5 leases (5 s) at most.
-		// Its outcome is known at once, but recording it takes 5.5 s, as under heavy load.
+		// A lease of 2 s: without an outcome a scope is renewed for 5 leases (10 s) at most.
+		// Its outcome is known at once, but recording it takes 10.5 s, as under heavy load.
 		// (A lease of 300 ms, renewed every 100 ms, lapsed whenever one renewal took 200 ms: the
-		// relay's next poll claimed the scope again and published it twice.)
+		// relay's next poll claimed the scope again and published it twice; a lease of 1 s did so
+		// once in CI, with the machine loaded by other builds.)
 		CountDownLatch firstMark = new CountDownLatch(1);
 		OutboxStore slowMarks = new ForwardingOutboxStore(this.store) {
 			@Override
 			public int markPublished(String leaseOwner, Collection<UUID> scopeIds) {
 				if (firstMark.getCount() > 0) {
 					firstMark.countDown();
-					sleep(Duration.ofMillis(5_500));
+					sleep(Duration.ofMillis(10_500));
 				}
 				return super.markPublished(leaseOwner, scopeIds);
 			}
@@ -367,7 +368,7 @@ class RelayIntegrationTests {
 		OutboxScope scope = TestMessages.scope("orders", "slowly marked");
 		this.store.write(scope);
 		Relay relay = new Relay(slowMarks, this.broker, new RelayWakeUp(), new RelaySettings(1, 10,
-				Duration.ofSeconds(1), Duration.ofMillis(100), Duration.ofSeconds(2), RetryPolicy.defaults(), 3,
+				Duration.ofSeconds(2), Duration.ofMillis(100), Duration.ofSeconds(2), RetryPolicy.defaults(), 3,
 				Duration.ofSeconds(1)), RelayListener.NONE, new OutboxBacklog());
 		this.relays.add(relay);
 		relay.start();
