@@ -71,8 +71,13 @@ public final class OutboxSchemaInitializer implements InitializingBean {
 			lock(connection, "SELECT pg_advisory_lock(?)", key);
 			try {
 				// Liquibase keeps its history in this schema, so the schema must exist before it starts.
-				try (Statement statement = connection.createStatement()) {
-					statement.execute("CREATE SCHEMA IF NOT EXISTS " + this.tables.schema());
+				// Only created when missing: PostgreSQL checks the CREATE privilege on the database
+				// before it looks for the schema, so CREATE SCHEMA IF NOT EXISTS fails for a role that
+				// may not create schemas (a DBA's schema) although there is nothing to create.
+				if (!schemaExists(connection)) {
+					try (Statement statement = connection.createStatement()) {
+						statement.execute("CREATE SCHEMA IF NOT EXISTS " + this.tables.schema());
+					}
 				}
 				if (!connection.getAutoCommit()) {
 					connection.commit();
@@ -86,6 +91,17 @@ public final class OutboxSchemaInitializer implements InitializingBean {
 					}
 					lock(connection, "SELECT pg_advisory_unlock(?)", key);
 				}
+			}
+		}
+	}
+
+	private boolean schemaExists(Connection connection) throws SQLException {
+		try (PreparedStatement statement = connection
+			.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = ?)")) {
+			statement.setString(1, this.tables.schema());
+			try (ResultSet result = statement.executeQuery()) {
+				result.next();
+				return result.getBoolean(1);
 			}
 		}
 	}

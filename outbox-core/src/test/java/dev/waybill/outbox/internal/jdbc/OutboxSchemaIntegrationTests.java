@@ -121,6 +121,46 @@ class OutboxSchemaIntegrationTests {
 	}
 
 	@Test
+	void aRoleThatMayOnlyReadAndWriteTheTablesStartsOnAnAppliedSchema() throws Exception {
+		// A DBA owns the schema: the service's role may use it and read and write its tables, but
+		// create nothing. With everything applied there is nothing to create; the initializer's own
+		// CREATE SCHEMA IF NOT EXISTS failed anyway ('permission denied for database'), since
+		// PostgreSQL checks the CREATE privilege before it looks for the schema, so every start failed.
+		new OutboxSchemaInitializer(this.schema.dataSource(), this.schema.tables()).migrate();
+		String role = this.schema.name() + "_app";
+		String password = TestPostgres.get().password();
+		this.schema.execute("CREATE ROLE " + role + " LOGIN"
+				+ (password == null || password.isEmpty() ? "" : " PASSWORD '" + password.replace("'", "''") + "'"));
+		try {
+			this.schema.execute("GRANT USAGE ON SCHEMA " + this.schema.name() + " TO " + role);
+			this.schema.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + this.schema.name()
+					+ " TO " + role);
+			this.schema.execute("GRANT USAGE ON ALL SEQUENCES IN SCHEMA " + this.schema.name() + " TO " + role);
+			int changeSets = changeSetsApplied();
+			try (com.zaxxer.hikari.HikariDataSource asRole = rolePool(role)) {
+				new OutboxSchemaInitializer(asRole, this.schema.tables()).migrate();
+				new JdbcOutboxStore(asRole, this.schema.tables()).write(TestMessages.scope("orders", "m"));
+			}
+			assertThat(changeSetsApplied()).isEqualTo(changeSets);
+			assertThat(this.jdbc.queryForObject("SELECT count(*) FROM " + this.schema.tables().qualifiedOutboxMessage(),
+					Long.class)).isOne();
+		}
+		finally {
+			this.schema.execute("DROP OWNED BY " + role);
+			this.schema.execute("DROP ROLE " + role);
+		}
+	}
+
+	private static com.zaxxer.hikari.HikariDataSource rolePool(String role) {
+		com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+		config.setJdbcUrl(TestPostgres.get().url());
+		config.setUsername(role);
+		config.setPassword(TestPostgres.get().password());
+		config.setMaximumPoolSize(2);
+		return new com.zaxxer.hikari.HikariDataSource(config);
+	}
+
+	@Test
 	void twoSetsOfTablesWithOtherNamesLiveSideBySideInOneSchema() throws Exception {
 		OutboxTables first = this.schema.tables();
 		OutboxTables second = new OutboxTables(this.schema.name(), "billing_outbox", "billing_message", "billing_inbox");
