@@ -78,11 +78,19 @@ public final class OutboxSchemaInitializer implements InitializingBean {
 					try (Statement statement = connection.createStatement()) {
 						statement.execute("CREATE SCHEMA IF NOT EXISTS " + this.tables.schema());
 					}
+					catch (SQLException ex) {
+						throw refused(connection, "create the schema, which does not exist,", ex);
+					}
 				}
 				if (!connection.getAutoCommit()) {
 					connection.commit();
 				}
-				update(new SingleConnectionDataSource(connection, true));
+				try {
+					update(new SingleConnectionDataSource(connection, true));
+				}
+				catch (Exception ex) {
+					throw refused(connection, "apply its changelog", ex);
+				}
 			}
 			finally {
 				if (!connection.isClosed()) {
@@ -93,6 +101,30 @@ public final class OutboxSchemaInitializer implements InitializingBean {
 				}
 			}
 		}
+	}
+
+	/**
+	 * Returns a {@link SchemaPrivilegeException} saying what was refused and what to do when
+	 * {@code failure} is a refused privilege (SQLState 42501), else {@code failure} itself.
+	 */
+	private Exception refused(Connection connection, String what, Exception failure) {
+		SQLException refusal = SchemaPrivilegeException.refusal(failure);
+		if (refusal == null) {
+			return failure;
+		}
+		String role = null;
+		try {
+			if (!connection.getAutoCommit()) {
+				connection.rollback();
+			}
+			try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery("SELECT current_user")) {
+				role = result.next() ? result.getString(1) : null;
+			}
+		}
+		catch (SQLException ex) {
+			// the role is only named when the connection still answers
+		}
+		return new SchemaPrivilegeException(this.tables.schema(), role, what, refusal, failure);
 	}
 
 	private boolean schemaExists(Connection connection) throws SQLException {
