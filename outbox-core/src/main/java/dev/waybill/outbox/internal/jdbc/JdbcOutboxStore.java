@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
@@ -261,6 +262,14 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 		boolean handedOver = false;
 		try {
 			connection.setAutoCommit(false);
+			// The claim's consistency rests on its row locks (SKIP LOCKED) and the lease, not on the
+			// isolation level. Under a database default of REPEATABLE READ or SERIALIZABLE (a DBA's
+			// default_transaction_isolation) its handed-over commit, run after the relay published,
+			// failed with 40001 when a business transaction had read what it claimed and written what
+			// it read, and every scope it had published went out again.
+			try (Statement isolation = connection.createStatement()) {
+				isolation.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+			}
 			List<ClaimedScope> scopes = claim(new JdbcTemplate(new SingleConnectionDataSource(connection, true)),
 					leaseOwner, lease, limit);
 			if (!scopes.isEmpty()) {
