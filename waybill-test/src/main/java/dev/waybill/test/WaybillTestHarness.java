@@ -19,6 +19,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.AopProxyUtils;
 
 import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.Fault;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.internal.InboxProcessor;
@@ -492,7 +493,10 @@ public final class WaybillTestHarness {
 	 */
 	public Delivery deliver(Class<?> handler, Object message, Consumer<DeliveryOptions> options) {
 		Objects.requireNonNull(message, "message must not be null");
-		ConsumerRegistration<?> consumer = consumerOf(handler, message.getClass());
+		// A fault event travels as fault:<the failed message's type>, not as Fault's class name.
+		String type = (message instanceof Fault<?> fault) ? Fault.typeName(fault.messageType())
+				: MessageTypes.nameOf(message);
+		ConsumerRegistration<?> consumer = consumerOf(handler, message.getClass(), type);
 		DeliveryOptions envelope = new DeliveryOptions();
 		options.accept(envelope);
 		byte[] body;
@@ -502,7 +506,6 @@ public final class WaybillTestHarness {
 		catch (Exception ex) {
 			throw new IllegalArgumentException("Could not serialize " + message + ": " + ex.getMessage(), ex);
 		}
-		String type = MessageTypes.nameOf(message);
 		InboundMessage inbound = new InboundMessage(envelope.messageId().toString(), type,
 				this.serializer.contentType(), envelope.headers(), body, envelope.correlationId(),
 				envelope.conversationId(), type, "");
@@ -699,11 +702,12 @@ public final class WaybillTestHarness {
 		}
 	}
 
-	private ConsumerRegistration<?> consumerOf(Class<?> handler, Class<?> messageClass) {
+	private ConsumerRegistration<?> consumerOf(Class<?> handler, Class<?> messageClass, String messageType) {
 		List<ConsumerRegistration<?>> all = this.consumers.get();
 		List<ConsumerRegistration<?>> matching = all.stream()
 			.filter((consumer) -> handler.isAssignableFrom(handlerClass(consumer)))
 			.filter((consumer) -> consumer.payloadClass().isAssignableFrom(messageClass))
+			.filter((consumer) -> !Fault.class.equals(messageClass) || consumer.messageType().equals(messageType))
 			.toList();
 		if (matching.size() != 1) {
 			throw new IllegalArgumentException((matching.isEmpty() ? "No consumer" : "More than one consumer")
