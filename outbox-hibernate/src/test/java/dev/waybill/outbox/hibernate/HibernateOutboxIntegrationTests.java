@@ -37,12 +37,15 @@ import dev.waybill.outbox.InvalidMessageException;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.ScheduledMessage;
 import dev.waybill.outbox.hibernate.app.AppTables;
+import dev.waybill.outbox.hibernate.app.Events;
 import dev.waybill.outbox.hibernate.app.Order;
 import dev.waybill.outbox.hibernate.app.OrderRepository;
 import dev.waybill.outbox.hibernate.app.OrderService;
 import dev.waybill.outbox.hibernate.app.TestApplication;
 import dev.waybill.outbox.hibernate.internal.HibernateOutbox;
 import dev.waybill.outbox.hibernate.jpa.OutboxMessageEntity;
+import dev.waybill.outbox.spi.OutboxMessageFactory;
+import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
@@ -81,6 +84,9 @@ class HibernateOutboxIntegrationTests {
 
 	@Autowired
 	private OrderRepository orders;
+
+	@Autowired
+	private OutboxMessageFactory messages;
 
 	private JdbcTemplate jdbc;
 
@@ -433,6 +439,33 @@ class HibernateOutboxIntegrationTests {
 		assertThat(this.jdbc.queryForList("SELECT convert_from(body, 'UTF8')::jsonb->>'orderId' FROM " + schema.name()
 				+ ".outbox_message ORDER BY sequence_number", String.class))
 			.containsExactlyElementsOf(ids.stream().map(UUID::toString).toList());
+	}
+
+	@Test
+	void scopesWrittenSeparatelyInOneJpaTransactionStayScopesOfTheirOwn() {
+		// The inbox writes a fault's error queue copy and its Fault event as two scopes, so that an
+		// unroutable event never holds back (nor republishes) the copy; a batched inbox one per delivery.
+		UUID firstInbound = UUID.randomUUID();
+		UUID secondInbound = UUID.randomUUID();
+		OutboxScope copy = new OutboxScope(UUID.randomUUID(), List.of(this.messages.create(new Events.Audit("copy"))),
+				firstInbound, "billing");
+		OutboxScope event = new OutboxScope(UUID.randomUUID(), List.of(this.messages.create(new Events.Audit("event"))),
+				secondInbound, "billing");
+
+		new TransactionTemplate(this.transactionManager).executeWithoutResult((status) -> {
+			this.orders.save(Order.place("kim", 100));
+			this.writer.write(copy);
+			this.writer.write(event);
+		});
+
+		List<String> unkeyed = this.jdbc.queryForList("SELECT s.inbound_message_id || ' ' || "
+				+ "string_agg(convert_from(m.body, 'UTF8'), ',' ORDER BY m.sequence_number) FROM " + schema.name()
+				+ ".outbox_state s JOIN " + schema.name() + ".outbox_message m ON m.outbox_id = s.id "
+				+ "WHERE s.ordering_key IS NULL GROUP BY s.id, s.inbound_message_id", String.class);
+		assertThat(unkeyed).containsExactlyInAnyOrder(firstInbound + " {\"what\":\"copy\"}",
+				secondInbound + " {\"what\":\"event\"}");
+		// The entity's own (keyed) events are a scope of their own as before.
+		assertThat(scopes()).hasSize(3);
 	}
 
 	@Test

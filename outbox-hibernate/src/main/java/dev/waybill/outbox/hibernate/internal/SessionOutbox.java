@@ -4,11 +4,9 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.engine.spi.TransactionCompletionCallbacks;
-import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.support.TransactionSynchronization;
 
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
@@ -18,8 +16,10 @@ import dev.waybill.outbox.internal.TimeOrderedUuids;
 
 /**
  * What one session's transaction puts in the outbox: entity events in flush order, then the
- * messages {@code OutboxPublisher} buffered, in publish order. Written once, as one scope, plus
- * one scope for each scheduled or expiring message.
+ * messages {@code OutboxPublisher} buffered, in publish order. Written once: the entity events with
+ * the first scope written to it (the publisher writes one), every further scope as it came (the
+ * inbox writes an error queue copy and its fault event, or a batch's deliveries, as scopes of their
+ * own), plus one scope for each scheduled or expiring message.
  * <p>
  * Registered as a synchronization of the session's Spring transaction, it drops the events
  * flushed in a nested transaction that rolls back to its savepoint. (Published messages reach it
@@ -37,19 +37,18 @@ final class SessionOutbox implements TransactionSynchronization {
 
 	private final List<OutboxMessage> events = new ArrayList<>();
 
-	private final List<OutboxMessage> published = new ArrayList<>();
+	/**
+	 * The scopes written to this outbox, each kept as its own: the inbox writes a fault's error
+	 * queue copy and its fault event as two scopes (an unroutable event must not hold back the
+	 * copy), and a batched inbox one scope per delivery, each tied to its inbound message.
+	 */
+	private final List<OutboxScope> published = new ArrayList<>();
 
 	/** How many events were collected when each savepoint was set. */
 	private final Map<Object, Integer> savepoints = new IdentityHashMap<>();
 
 	/** Scopes of one scheduled or expiring message, written as they are (see OutboxMessage#standsAlone). */
 	private final List<OutboxScope> standalone = new ArrayList<>();
-
-	private @Nullable UUID scopeId;
-
-	private @Nullable UUID inboundMessageId;
-
-	private @Nullable String consumerId;
 
 	private boolean written;
 
@@ -83,14 +82,7 @@ final class SessionOutbox implements TransactionSynchronization {
 			this.standalone.add(scope);
 			return;
 		}
-		if (this.scopeId == null) {
-			this.scopeId = scope.id();
-		}
-		if (scope.inboundMessageId() != null) {
-			this.inboundMessageId = scope.inboundMessageId();
-			this.consumerId = scope.consumerId();
-		}
-		this.published.addAll(scope.messages());
+		this.published.add(scope);
 	}
 
 	@Override
@@ -128,19 +120,29 @@ final class SessionOutbox implements TransactionSynchronization {
 			return; // the callback of an earlier transaction of this session that rolled back
 		}
 		this.written = true;
-		List<OutboxMessage> messages = new ArrayList<>(this.events);
-		messages.addAll(this.published);
 		for (OutboxScope scope : this.standalone) {
 			session.doWork((connection) -> this.store.write(connection, scope));
 			this.wroteMessages = true;
 		}
-		if (messages.isEmpty()) {
-			return;
+		// The entity events go with the first scope written here (in one statement with it, as the
+		// transaction's publisher writes one scope); each further scope is written as it came.
+		List<OutboxScope> scopes = new ArrayList<>();
+		if (this.published.isEmpty()) {
+			if (!this.events.isEmpty()) {
+				scopes.add(new OutboxScope(TimeOrderedUuids.next(), this.events, null, null));
+			}
 		}
-		UUID id = (this.scopeId != null) ? this.scopeId : TimeOrderedUuids.next();
-		OutboxScope scope = new OutboxScope(id, messages, this.inboundMessageId, this.consumerId);
-		session.doWork((connection) -> this.store.write(connection, scope));
-		this.wroteMessages = true;
+		else {
+			OutboxScope first = this.published.get(0);
+			List<OutboxMessage> messages = new ArrayList<>(this.events);
+			messages.addAll(first.messages());
+			scopes.add(new OutboxScope(first.id(), messages, first.inboundMessageId(), first.consumerId()));
+			scopes.addAll(this.published.subList(1, this.published.size()));
+		}
+		for (OutboxScope scope : scopes) {
+			session.doWork((connection) -> this.store.write(connection, scope));
+			this.wroteMessages = true;
+		}
 	}
 
 }
