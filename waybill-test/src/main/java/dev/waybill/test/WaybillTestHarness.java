@@ -671,7 +671,7 @@ public final class WaybillTestHarness {
 		String name = MessageTypes.nameOf(type);
 		List<ObservedDelivery<T>> found = new ArrayList<>();
 		for (Consumed consumed : this.observations.consumed) {
-			if (consumed.outcome() == outcome && name.equals(consumed.message().messageType())
+			if (consumed.outcome() == outcome && ofType(consumed.message().messageType(), type, name)
 					&& (handler == null || handler.isAssignableFrom(handlerClass(consumed.consumer())))) {
 				found.add(observed(consumed, type, type));
 			}
@@ -679,9 +679,20 @@ public final class WaybillTestHarness {
 		return found;
 	}
 
+	/**
+	 * Whether a delivered message type is one of {@code type}: its name, or for {@link Fault} any
+	 * fault event ({@code fault:<type>}), which is never named after Fault's class.
+	 */
+	private static boolean ofType(@Nullable String messageType, Class<?> type, String name) {
+		return name.equals(messageType) || (Fault.class.equals(type) && messageType != null
+				&& messageType.startsWith(Fault.TYPE_PREFIX));
+	}
+
 	private <T> ObservedDelivery<T> observed(Consumed consumed, Class<T> type, Class<?> readAs) {
 		InboundMessage message = consumed.message();
-		Object payload = read(message.body(), readAs);
+		// A Fault<T> is read with its generic argument, so that fault.message() is a T, not a map.
+		Object payload = Fault.class.equals(readAs) ? read(message.body(), consumed.consumer().payloadType())
+				: read(message.body(), readAs);
 		return new ObservedDelivery<>(consumed.consumer().queue(), handlerClass(consumed.consumer()),
 				message.messageId(), message.messageType(), message.headers(), type.isInstance(payload) ? type.cast(payload) : null,
 				consumed.outcome(), consumed.byHarness(), consumed.at());
@@ -691,6 +702,15 @@ public final class WaybillTestHarness {
 		java.time.Instant at = (record instanceof Committed committed) ? committed.at() : ((Relayed) record).at();
 		return new ObservedMessage<>(message.messageId(), message.messageType(), message.destination(),
 				message.routingKey(), message.headers(), message.correlationId(), message.conversationId(), payload, at);
+	}
+
+	private @Nullable Object read(byte[] body, java.lang.reflect.Type type) {
+		try {
+			return this.serializer.deserialize(body, type);
+		}
+		catch (Exception ex) {
+			return null;
+		}
 	}
 
 	private <T> @Nullable T read(byte[] body, Class<T> type) {

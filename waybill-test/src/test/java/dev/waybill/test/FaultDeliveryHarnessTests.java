@@ -2,6 +2,7 @@ package dev.waybill.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
@@ -60,9 +61,25 @@ class FaultDeliveryHarnessTests {
 		Delivery delivery = this.harness.deliver(PaymentFailedHandler.class, fault);
 
 		assertThat(delivery.outcome()).isEqualTo(InboxOutcome.PROCESSED);
-		assertThat(this.handler.failedOrders).containsExactly(orderId);
+		assertThat(this.handler.failedOrders).containsOnlyOnce(orderId);
 		assertThat(delivery.redeliver().outcome()).isEqualTo(InboxOutcome.DUPLICATE);
-		assertThat(this.handler.failedOrders).containsExactly(orderId);
+		assertThat(this.handler.failedOrders).containsOnlyOnce(orderId);
+	}
+
+	@Test
+	void aConsumedFaultEventIsObservedAndAwaitedAsAFaultOfItsMessage() {
+		UUID orderId = UUID.randomUUID();
+		this.harness.deliver(PaymentFailedHandler.class, new Fault<>(new OrderPlaced(orderId, -2), UUID.randomUUID(),
+				"waybill-test-harness.order-placed", null, null, "waybill-test-harness.charge-card", "host",
+				Instant.now(), 2, IllegalArgumentException.class.getName(), "cannot charge -2 cents", ""));
+
+		@SuppressWarnings({ "rawtypes", "unchecked" })
+		ObservedDelivery<Fault<OrderPlaced>> consumed = (ObservedDelivery) this.harness.within(Duration.ofSeconds(2))
+			.awaitConsumed(PaymentFailedHandler.class, Fault.class,
+					(fault) -> ((OrderPlaced) fault.message()).orderId().equals(orderId));
+		assertThat(consumed.messageType()).isEqualTo("fault:waybill-test-harness.order-placed");
+		assertThat(consumed.message().message()).isEqualTo(new OrderPlaced(orderId, -2));
+		assertThat(this.harness.consumed(PaymentFailedHandler.class, Fault.class)).hasSize(1);
 	}
 
 	@Configuration(proxyBeanMethods = false)
