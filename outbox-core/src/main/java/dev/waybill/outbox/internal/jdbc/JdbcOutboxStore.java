@@ -70,6 +70,12 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 	private volatile @Nullable DirectDispatcher directDispatcher;
 
 	/**
+	 * Whether the database's {@code default_transaction_isolation}, for this store's role, is
+	 * READ COMMITTED; read at the first claim (a DBA's change is seen after a restart).
+	 */
+	private volatile @Nullable Boolean readCommittedByDefault;
+
+	/**
 	 * Creates a store over the given tables.
 	 * @param dataSource the database; the business transactions must be managed for this same DataSource
 	 * @param tables where the tables are
@@ -250,6 +256,18 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 		return claim(this.autonomous, leaseOwner, lease, limit);
 	}
 
+	private boolean readCommittedByDefault(Connection connection) throws SQLException {
+		Boolean known = this.readCommittedByDefault;
+		if (known == null) {
+			try (Statement statement = connection.createStatement();
+					ResultSet row = statement.executeQuery("SHOW default_transaction_isolation")) {
+				known = row.next() && "read committed".equalsIgnoreCase(row.getString(1));
+			}
+			this.readCommittedByDefault = known;
+		}
+		return known;
+	}
+
 	/**
 	 * Runs the claim in a transaction of its own and hands its commit to {@code commitOn}: the
 	 * statement's row locks keep the scopes from other claimers until the commit, and a rollback
@@ -261,14 +279,18 @@ public final class JdbcOutboxStore implements OutboxWriter, OutboxStore {
 		Connection connection = DataSourceUtils.getConnection(this.autonomous.getDataSource());
 		boolean handedOver = false;
 		try {
-			connection.setAutoCommit(false);
 			// The claim's consistency rests on its row locks (SKIP LOCKED) and the lease, not on the
 			// isolation level. Under a database default of REPEATABLE READ or SERIALIZABLE (a DBA's
 			// default_transaction_isolation) its handed-over commit, run after the relay published,
 			// failed with 40001 when a business transaction had read what it claimed and written what
-			// it read, and every scope it had published went out again.
-			try (Statement isolation = connection.createStatement()) {
-				isolation.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+			// it read, and every scope it had published went out again. The default is read once, so
+			// that the usual READ COMMITTED costs no round trip per claim.
+			boolean setIsolation = !readCommittedByDefault(connection);
+			connection.setAutoCommit(false);
+			if (setIsolation) {
+				try (Statement isolation = connection.createStatement()) {
+					isolation.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+				}
 			}
 			List<ClaimedScope> scopes = claim(new JdbcTemplate(new SingleConnectionDataSource(connection, true)),
 					leaseOwner, lease, limit);
