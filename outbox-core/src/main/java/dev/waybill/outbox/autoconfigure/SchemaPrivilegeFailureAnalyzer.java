@@ -13,10 +13,7 @@ class SchemaPrivilegeFailureAnalyzer extends AbstractFailureAnalyzer<SchemaPrivi
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, SchemaPrivilegeException cause) {
-		int fix = cause.getMessage().indexOf(" Apply Waybill's changelog");
-		String description = (fix > 0) ? cause.getMessage().substring(0, fix) : cause.getMessage();
-		String action = (fix > 0) ? cause.getMessage().substring(fix + 1) : "See the README's \"A schema your DBA owns\".";
-		return new FailureAnalysis(description, action, cause);
+		return new FailureAnalysis(cause.getDescription(), cause.getAction(), cause);
 	}
 
 }

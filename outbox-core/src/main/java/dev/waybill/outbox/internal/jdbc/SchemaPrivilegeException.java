@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * not applied yet and the role neither owns the tables nor may create in the schema. A role that
  * only reads and writes Waybill's tables starts once the changelog is applied.
  *
- * @since 0.3
+ * @since 0.5
  */
 public final class SchemaPrivilegeException extends IllegalStateException {
 
@@ -23,11 +23,35 @@ public final class SchemaPrivilegeException extends IllegalStateException {
 
 	private final String reason;
 
+	private final String description;
+
 	SchemaPrivilegeException(String schema, @Nullable String role, String what, SQLException refusal, Throwable cause) {
-		super("Waybill could not " + what + " in schema '" + schema + "'" + ((role != null) ? " as role '" + role + "'" : "")
-				+ ": " + refusal.getMessage() + " (SQLState " + refusal.getSQLState() + "). " + FIX, cause);
+		this(schema, "Waybill could not " + what + " in schema '" + schema + "'"
+				+ ((role != null) ? " as role '" + role + "'" : "") + ": " + refusal.getMessage() + " (SQLState "
+				+ refusal.getSQLState() + ").", refusal.getMessage() + " (SQLState " + refusal.getSQLState() + ")", cause);
+	}
+
+	private SchemaPrivilegeException(String schema, String description, String reason, Throwable cause) {
+		super(description + " " + FIX, cause);
 		this.schema = schema;
-		this.reason = refusal.getMessage() + " (SQLState " + refusal.getSQLState() + ")";
+		this.description = description;
+		this.reason = reason;
+	}
+
+	/**
+	 * Returns what was refused, without what to do about it.
+	 * @return the description
+	 */
+	public String getDescription() {
+		return this.description;
+	}
+
+	/**
+	 * Returns what to do about it.
+	 * @return the ways out
+	 */
+	public String getAction() {
+		return FIX;
 	}
 
 	private static final String FIX = "Apply Waybill's changelog with a role that owns the schema (start the service "
