@@ -22,6 +22,7 @@ import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.Fault;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxOutcome;
+import dev.waybill.inbox.internal.FaultEvents;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.outbox.OutboxAdmin;
@@ -469,6 +470,23 @@ public final class WaybillTestHarness {
 	}
 
 	// ---------------------------------------------------------------- delivering
+
+	/**
+	 * Returns the fault event a consumer publishes when it gives {@code message} up, its last
+	 * delivery failing with {@code exception}, as {@code waybill.inbox.faults.publish} makes it: for
+	 * {@link #deliver(Class, Object)} to a {@code MessageHandler<Fault<T>>}. It has a new message
+	 * id, the message's type name, this host, the current time and one attempt.
+	 * @param <T> the type of the message that failed
+	 * @param message the message that failed
+	 * @param consumer the consumer (queue) that gave it up
+	 * @param exception the exception its handler threw
+	 * @return the fault event
+	 */
+	public static <T> Fault<T> fault(T message, String consumer, Throwable exception) {
+		Objects.requireNonNull(message, "message must not be null");
+		return FaultEvents.of(message, UUID.randomUUID(), MessageTypes.nameOf(message), null, null, consumer,
+				java.time.Instant.now(), 1, Objects.requireNonNull(exception, "exception must not be null"), "");
+	}
 
 	/**
 	 * Delivers a message to a handler as if it came from the broker: through the real inbox, in a

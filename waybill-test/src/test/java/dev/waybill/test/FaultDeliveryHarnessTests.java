@@ -54,9 +54,11 @@ class FaultDeliveryHarnessTests {
 	@Test
 	void aFaultEventDeliveredByTheHarnessReachesItsFaultHandler() {
 		UUID orderId = UUID.randomUUID();
-		Fault<OrderPlaced> fault = new Fault<>(new OrderPlaced(orderId, -1), UUID.randomUUID(),
-				"waybill-test-harness.order-placed", null, null, "waybill-test-harness.charge-card", "host",
-				Instant.now(), 2, IllegalArgumentException.class.getName(), "cannot charge -1 cents", "");
+		Fault<OrderPlaced> fault = WaybillTestHarness.fault(new OrderPlaced(orderId, -1),
+				"waybill-test-harness.charge-card", new IllegalArgumentException("cannot charge -1 cents"));
+		assertThat(fault.messageType()).isEqualTo("waybill-test-harness.order-placed");
+		assertThat(fault.exceptionType()).isEqualTo(IllegalArgumentException.class.getName());
+		assertThat(fault.stackTrace()).startsWith("java.lang.IllegalArgumentException: cannot charge -1 cents\n\tat ");
 
 		Delivery delivery = this.harness.deliver(PaymentFailedHandler.class, fault);
 

@@ -1432,11 +1432,9 @@ public final class InboxProcessor {
 				throw new IllegalArgumentException("its type name '" + shown(type) + "' is over "
 						+ MAX_FAULT_TYPE_LENGTH + " characters");
 			}
-			Fault<Object> event = new Fault<>(payload, id, Objects.toString(message.messageType(), ""),
-					message.correlationId(), message.conversationId(), consumer.consumerId(), HOST, now, attempts,
-					(exception != null) ? exception.getClass().getName() : "",
-					(exception != null) ? Objects.toString(exception.getMessage(), "") : fault.summary(),
-					(exception != null) ? Forwarding.stackTrace(exception) : "");
+			Fault<Object> event = FaultEvents.of(payload, id, Objects.toString(message.messageType(), ""),
+					message.correlationId(), message.conversationId(), consumer.consumerId(), now, attempts, exception,
+					fault.summary());
 			byte[] body = this.serializer.serialize(event);
 			String correlationId = (message.correlationId() != null) ? message.correlationId() : id.toString();
 			return new OutboxMessage(TimeOrderedUuids.next(), type, "", type, this.serializer.contentType(), Map.of(),
