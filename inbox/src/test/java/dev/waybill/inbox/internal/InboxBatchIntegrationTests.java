@@ -421,13 +421,7 @@ class InboxBatchIntegrationTests {
 		List<InboxDelivery> deliveries = List.of(new InboxDelivery(consumer, TestInbox.inbound(new Item("a"))),
 				new InboxDelivery(consumer, deep), new InboxDelivery(consumer, TestInbox.inbound(new Item("c"))));
 
-		List<DeliveryResult> results;
-		try {
-			results = this.processor.processBatch(deliveries);
-		}
-		finally {
-			releaseLeakedTransaction();
-		}
+		List<DeliveryResult> results = processReleasingLeaks(deliveries);
 
 		// Thrown on, it ended the consumer's lane with the batch's transaction open: its connection and
 		// its inbox rows stayed locked, and every redelivery of the message waited on them for good.
@@ -449,13 +443,7 @@ class InboxBatchIntegrationTests {
 		List<InboxDelivery> deliveries = List.of(new InboxDelivery(consumer, a), new InboxDelivery(consumer, invalid),
 				new InboxDelivery(consumer, c));
 
-		List<DeliveryResult> results;
-		try {
-			results = this.processor.processBatch(deliveries);
-		}
-		finally {
-			releaseLeakedTransaction();
-		}
+		List<DeliveryResult> results = processReleasingLeaks(deliveries);
 
 		// Thrown on, the Error failed the consumer's lane: the batch stayed unacknowledged until its
 		// channel closed, and each redelivery failed the same way.
@@ -491,6 +479,16 @@ class InboxBatchIntegrationTests {
 		assertThat(ownEffects()).isEmpty();
 		assertThat(this.processor.processBatch(deliveries)).extracting(DeliveryResult::outcome)
 			.containsExactly(InboxOutcome.PROCESSED, InboxOutcome.PROCESSED);
+	}
+
+	/** Processes a batch, then closes any transaction it left bound to this thread. */
+	private List<DeliveryResult> processReleasingLeaks(List<InboxDelivery> deliveries) {
+		try {
+			return this.processor.processBatch(deliveries);
+		}
+		finally {
+			releaseLeakedTransaction();
+		}
 	}
 
 	/**
