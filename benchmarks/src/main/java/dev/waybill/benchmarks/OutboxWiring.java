@@ -11,26 +11,26 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import dev.waybill.kernel.HostNames;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.autoconfigure.WaybillProperties;
+import dev.waybill.outbox.internal.DefaultOutboxPublisher;
+import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.outbox.internal.OutboxBacklog;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.internal.observation.RelayObservation;
-import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitProperties;
-import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
 import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
 import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.internal.relay.RelaySettings;
+import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitProperties;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.Transport;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.HostNames;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.test.TestSchema;
 
 /**

@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.kernel.OutboxTables;
 import dev.waybill.outbox.test.TestSchema;
 
 /**

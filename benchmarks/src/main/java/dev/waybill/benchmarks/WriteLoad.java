@@ -10,8 +10,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import dev.waybill.kernel.TimeOrderedUuids;
 import dev.waybill.outbox.OutboxPublisher;
-import dev.waybill.outbox.internal.TimeOrderedUuids;
 
 /**
  * Business transactions on several threads: each inserts one row into {@code orders} and,

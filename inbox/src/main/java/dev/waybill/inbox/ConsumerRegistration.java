@@ -11,9 +11,9 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.ResolvableType;
 
-import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.outbox.internal.MessageTypes;
+import dev.waybill.inbox.spi.ConsumerRegistry;
+import dev.waybill.kernel.MessageTypes;
 
 /**
  * A {@link MessageHandler} bound to its queue: what a transport endpoint needs to consume the queue

@@ -2,7 +2,7 @@ package dev.waybill.inbox;
 
 import java.util.Objects;
 
-import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.outbox.RetryPolicy;
 
 /**
  * The retry policy of one receive endpoint, replacing the inbox processor's for its handlers.

@@ -34,6 +34,14 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.inbox.InboundMessage",
 			"dev.waybill.inbox.InboxListener",
 			"dev.waybill.inbox.InboxOutcome",
+			// The contract a transport's receive endpoint works against.
+			"dev.waybill.inbox.spi.ConsumerRegistry",
+			"dev.waybill.inbox.spi.DeliveryProcessor",
+			"dev.waybill.inbox.spi.DeliveryResult",
+			"dev.waybill.inbox.spi.FaultEvents",
+			"dev.waybill.inbox.spi.ForwardedHeaders",
+			"dev.waybill.inbox.spi.InboxDelivery",
+			"dev.waybill.inbox.spi.UnrecordableDeliveryException",
 			// Operations: clearing a consumer's fault on a message.
 			"dev.waybill.inbox.InboxAdmin",
 			// Spring Boot auto-configuration and the properties bound from waybill.inbox.*.
@@ -45,15 +53,7 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 	static final Set<String> EXPOSED = Set.of(
 			// Built by the auto-configuration from the internal store; splitting it as OutboxAdmin is
 			// (an API interface, an internal implementation) would close this.
-			"dev.waybill.inbox.InboxAdmin#<init>",
-			// The conversion into the internal retry policy, called by the benchmarks.
-			"dev.waybill.inbox.autoconfigure.WaybillInboxProperties#toRetryPolicy",
-			// An endpoint's own retry policy carries the internal RetryPolicy, as the global one does;
-			// the strategy enum lives there too (see outbox-core's RetrySettings#getStrategy).
-			"dev.waybill.inbox.EndpointRetry#<init>",
-			"dev.waybill.inbox.EndpointRetry#policy",
-			"dev.waybill.inbox.autoconfigure.EndpointProperties$Retry#getStrategy",
-			"dev.waybill.inbox.autoconfigure.EndpointProperties$Retry#setStrategy");
+			"dev.waybill.inbox.InboxAdmin#<init>");
 
 	ApiSurfaceTests() {
 		super(MessageHandler.class, API, EXPOSED);

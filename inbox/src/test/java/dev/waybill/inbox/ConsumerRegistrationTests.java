@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import dev.waybill.inbox.internal.ConsumerRegistry;
+import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.outbox.InvalidMessageException;
 import dev.waybill.outbox.MessageType;
 

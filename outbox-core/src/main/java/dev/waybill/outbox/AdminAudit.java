@@ -9,7 +9,7 @@ import java.util.stream.Stream;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.waybill.outbox.internal.jdbc.PostgresText;
+import dev.waybill.kernel.PostgresText;
 
 /**
  * The audit trail of what operators change through the admin APIs (redrive, delete, discard): one

@@ -30,14 +30,13 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
-
 import tools.jackson.databind.PropertyNamingStrategies;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.waybill.kernel.HostNames;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.Transport;
-import dev.waybill.outbox.internal.HostNames;
-import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.test.FakeTransport;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;

@@ -21,13 +21,13 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.spi.MessageSerializer;
-import dev.waybill.outbox.spi.Transport;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.spi.MessageSerializer;
+import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.TestSchema;
 
 /**

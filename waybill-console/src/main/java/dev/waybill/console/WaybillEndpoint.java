@@ -15,7 +15,7 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
-import dev.waybill.outbox.internal.BodyPreviews;
+import dev.waybill.kernel.BodyPreviews;
 import dev.waybill.outbox.OutboxAdmin;
 import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.ScopeStatus;

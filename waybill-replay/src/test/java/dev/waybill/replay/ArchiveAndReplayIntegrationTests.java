@@ -1,5 +1,7 @@
 package dev.waybill.replay;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -18,32 +20,29 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.rabbit.test.TestRabbit;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.relay.RelayListener;
-import dev.waybill.outbox.internal.relay.RelaySettings;
-import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.kernel.AuxiliaryTables;
+import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.relay.Relay;
+import dev.waybill.outbox.internal.relay.RelaySettings;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
+import dev.waybill.replay.internal.JdbcReplays;
 import dev.waybill.retention.RetentionArchive;
 import dev.waybill.retention.RetentionListener;
 import dev.waybill.retention.RetentionResult;
 import dev.waybill.retention.internal.RetentionSettings;
 import dev.waybill.retention.internal.RetentionWorker;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import dev.waybill.replay.internal.JdbcReplays;
 
 /**
  * The retention worker archives published messages; a replay job publishes them again, through

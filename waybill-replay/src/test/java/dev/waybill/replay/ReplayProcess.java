@@ -4,11 +4,10 @@ import java.time.Duration;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
-import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.kernel.OutboxTables;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.replay.internal.JdbcReplays;
 
 /**

@@ -16,7 +16,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
-
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -28,13 +27,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 
+import dev.waybill.kernel.AuxiliaryTables;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.OutboxFullException;
 import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.RelayWakeUp;
-import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.test.Backends;
 import dev.waybill.outbox.test.FaultyDataSource;

@@ -1,5 +1,7 @@
 package dev.waybill.schedules;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -25,23 +27,20 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.rabbit.test.TestRabbit;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.relay.RelayListener;
-import dev.waybill.outbox.internal.relay.RelaySettings;
-import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.relay.Relay;
+import dev.waybill.outbox.internal.relay.RelaySettings;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.schedules.SchedulerProcess.Beat;
-
-import static org.assertj.core.api.Assertions.assertThat;
 import dev.waybill.schedules.internal.JdbcScheduler;
 
 /**

@@ -6,15 +6,14 @@ import java.util.List;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
-import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.kernel.AuxiliaryTables;
+import dev.waybill.kernel.OutboxTables;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.schedules.internal.JdbcScheduler;
 
 /**

@@ -22,8 +22,8 @@ import org.springframework.context.SmartLifecycle;
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.EndpointBinding;
 import dev.waybill.inbox.InboundMessage;
-import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.inbox.internal.UnrecordableDeliveryException;
+import dev.waybill.inbox.spi.DeliveryProcessor;
+import dev.waybill.inbox.spi.UnrecordableDeliveryException;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.Transport;
@@ -32,7 +32,7 @@ import dev.waybill.outbox.spi.TransportException;
 
 /**
  * A {@link Transport} without a broker, for tests that need only PostgreSQL: what the relay
- * publishes is handed to the application's own handlers through the real {@link InboxProcessor}
+ * publishes is handed to the application's own handlers through the real {@link DeliveryProcessor}
  * and database, routed as the RabbitMQ topology Waybill declares would route it. A message published
  * to the exchange of its type goes to the queue of every consumer of that type; a message on the
  * default exchange ({@code ""}, the inbox's redeliveries and faults) goes to the queue its routing
@@ -69,7 +69,7 @@ public final class InMemoryTransport implements Transport, SmartLifecycle {
 
 	private final Supplier<List<ConsumerRegistration<?>>> consumers;
 
-	private final Supplier<InboxProcessor> processor;
+	private final Supplier<DeliveryProcessor> processor;
 
 	private final Map<String, BlockingQueue<InboundMessage>> queues = new ConcurrentHashMap<>();
 
@@ -88,7 +88,7 @@ public final class InMemoryTransport implements Transport, SmartLifecycle {
 	 * @param consumers the application's consumers, asked when the transport starts and routes
 	 * @param processor the inbox, asked when the first delivery is handled
 	 */
-	public InMemoryTransport(Supplier<List<ConsumerRegistration<?>>> consumers, Supplier<InboxProcessor> processor) {
+	public InMemoryTransport(Supplier<List<ConsumerRegistration<?>>> consumers, Supplier<DeliveryProcessor> processor) {
 		this.consumers = Objects.requireNonNull(consumers, "consumers must not be null");
 		this.processor = Objects.requireNonNull(processor, "processor must not be null");
 	}

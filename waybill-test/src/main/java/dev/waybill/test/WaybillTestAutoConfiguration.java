@@ -7,21 +7,21 @@ import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.internal.ConsumerRegistry;
-import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.spi.ConsumerRegistry;
+import dev.waybill.inbox.spi.DeliveryProcessor;
 import dev.waybill.outbox.OutboxAdmin;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.autoconfigure.WaybillRelayAutoConfiguration;
@@ -63,7 +63,7 @@ public final class WaybillTestAutoConfiguration {
 
 	@Bean
 	WaybillTestHarness waybillTestHarness(Observations observations, ObjectProvider<ConsumerRegistry> consumers,
-			ObjectProvider<InboxProcessor> processor, ObjectProvider<OutboxAdmin> admin, MessageSerializer serializer,
+			ObjectProvider<DeliveryProcessor> processor, ObjectProvider<OutboxAdmin> admin, MessageSerializer serializer,
 			ObjectProvider<InMemoryTransport> inMemory, WaybillTestProperties properties) {
 		return new WaybillTestHarness(observations, consumers(consumers), processor::getIfAvailable,
 				admin::getIfAvailable, serializer, inMemory.getIfAvailable(), properties.getTimeout(),
@@ -87,7 +87,7 @@ public final class WaybillTestAutoConfiguration {
 		@Bean
 		@Primary // over a transport the application defines itself
 		InMemoryTransport waybillInMemoryTransport(ObjectProvider<ConsumerRegistry> consumers,
-				ObjectProvider<InboxProcessor> processor) {
+				ObjectProvider<DeliveryProcessor> processor) {
 			return new InMemoryTransport(consumers(consumers), processor::getObject);
 		}
 

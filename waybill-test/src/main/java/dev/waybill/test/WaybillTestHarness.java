@@ -22,14 +22,14 @@ import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.Fault;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxOutcome;
-import dev.waybill.inbox.internal.FaultEvents;
-import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.spi.DeliveryProcessor;
+import dev.waybill.inbox.spi.FaultEvents;
+import dev.waybill.kernel.MessageTypes;
 import dev.waybill.outbox.OutboxAdmin;
 import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxMessage;
-import dev.waybill.outbox.internal.MessageTypes;
 import dev.waybill.test.Observations.Committed;
 import dev.waybill.test.Observations.Consumed;
 import dev.waybill.test.Observations.Relayed;
@@ -77,7 +77,7 @@ public final class WaybillTestHarness {
 
 	private final Supplier<List<ConsumerRegistration<?>>> consumers;
 
-	private final Supplier<@Nullable InboxProcessor> processor;
+	private final Supplier<@Nullable DeliveryProcessor> processor;
 
 	private final Supplier<@Nullable OutboxAdmin> admin;
 
@@ -90,7 +90,7 @@ public final class WaybillTestHarness {
 	private final Duration pollInterval;
 
 	WaybillTestHarness(Observations observations, Supplier<List<ConsumerRegistration<?>>> consumers,
-			Supplier<@Nullable InboxProcessor> processor, Supplier<@Nullable OutboxAdmin> admin,
+			Supplier<@Nullable DeliveryProcessor> processor, Supplier<@Nullable OutboxAdmin> admin,
 			MessageSerializer serializer, @Nullable InMemoryTransport inMemory, Duration timeout, Duration pollInterval) {
 		this.observations = observations;
 		this.consumers = consumers;
@@ -531,7 +531,7 @@ public final class WaybillTestHarness {
 	}
 
 	Delivery deliver(ConsumerRegistration<?> consumer, InboundMessage message) {
-		InboxProcessor inbox = this.processor.get();
+		DeliveryProcessor inbox = this.processor.get();
 		if (inbox == null) {
 			throw new IllegalStateException("The application has no inbox: it declares no MessageHandler bean");
 		}

@@ -15,9 +15,9 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 
 import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.Fault;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.spi.ConsumerRegistry;
 
 /**
  * Registers every {@link MessageHandler} bean: its message type from the generic of its class (the

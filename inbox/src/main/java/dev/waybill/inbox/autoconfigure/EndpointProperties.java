@@ -6,7 +6,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.outbox.RetryPolicy;
 
 /**
  * The settings of one receive endpoint under {@code waybill.inbox.endpoints.<queue>.*}; every

@@ -3,7 +3,6 @@ package dev.waybill.inbox.autoconfigure;
 import javax.sql.DataSource;
 
 import io.micrometer.observation.ObservationRegistry;
-
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -17,25 +16,25 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
 
-import dev.waybill.inbox.internal.JdbcInboxLookup;
-import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.InboxAdmin;
-import dev.waybill.inbox.InboxLookup;
 import dev.waybill.inbox.InboxListener;
-import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.outbox.spi.Transport;
+import dev.waybill.inbox.InboxLookup;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.internal.JdbcInboxLookup;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
-import dev.waybill.outbox.OutboxPublisher;
-import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.inbox.internal.observation.InboxObservation;
 import dev.waybill.inbox.observation.InboxProcessObservationConvention;
+import dev.waybill.inbox.spi.ConsumerRegistry;
+import dev.waybill.kernel.OutboxTables;
+import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
 import dev.waybill.outbox.autoconfigure.observation.WaybillObservationProperties;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxWriter;
-import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.spi.Transport;
 
 /**
  * Auto-configures the inbox on top of the outbox: the {@link InboxProcessor} that transport

@@ -8,8 +8,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
-import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.internal.metrics.InboxMetrics;
+import dev.waybill.inbox.spi.ConsumerRegistry;
 
 /**
  * Provides the inbox's Micrometer meters when Micrometer is on the class path; Spring Boot binds

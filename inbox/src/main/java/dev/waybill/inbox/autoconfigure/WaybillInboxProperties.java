@@ -11,8 +11,8 @@ import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
+import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.autoconfigure.RetrySettings;
-import dev.waybill.outbox.internal.relay.RetryPolicy;
 
 /**
  * Configuration of Waybill's inbox under {@code waybill.inbox.*}. Checked as soon as it is bound,

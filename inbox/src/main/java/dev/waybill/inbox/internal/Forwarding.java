@@ -8,13 +8,14 @@ import java.util.Objects;
 import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.core.NestedExceptionUtils;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxHeaders;
-import dev.waybill.outbox.internal.MessageChecks;
-import dev.waybill.outbox.internal.jdbc.PostgresText;
+import dev.waybill.inbox.spi.FaultEvents;
+import dev.waybill.inbox.spi.ForwardedHeaders;
+import dev.waybill.kernel.MessageChecks;
+import dev.waybill.kernel.PostgresText;
 import dev.waybill.outbox.spi.OutboxMessage;
 
 /**
@@ -25,10 +26,7 @@ import dev.waybill.outbox.spi.OutboxMessage;
  */
 final class Forwarding {
 
-	/** The AMQP default exchange: routes a message to the queue named by its routing key. */
-	static final String DEFAULT_EXCHANGE = "";
 
-	private static final int STACK_FRAMES = 10;
 
 	// An exception's message has no bound, and a copy whose headers do not fit in one AMQP frame
 	// cannot be published: it would stay dead in the outbox instead of reaching the error queue.
@@ -70,7 +68,7 @@ final class Forwarding {
 			int attempts, Instant now, long maxHeaderBytes) {
 		Map<String, Object> inbound = forwardedHeaders(consumer, message);
 		Throwable exception = fault.exception();
-		String trace = (exception != null) ? stackTrace(exception) : null;
+		String trace = (exception != null) ? FaultEvents.stackTrace(exception) : null;
 		String text = (exception != null) ? Objects.toString(exception.getMessage(), "")
 				: Objects.toString(fault.reason(), "");
 		OutboxMessage copy = faultCopy(messageId, consumer, message, fault, attempts, now, inbound, trace, text,
@@ -188,7 +186,7 @@ final class Forwarding {
 			Map<String, Object> headers, Instant now, @Nullable Instant notBefore, @Nullable String conversationId) {
 		// No source host: the inbound headers carry the publisher's on. The properties go into text
 		// columns, so U+0000 in them is stored as U+FFFD; the headers are stored as they are.
-		return new OutboxMessage(messageId, DEFAULT_EXCHANGE, queue,
+		return new OutboxMessage(messageId, ForwardedHeaders.DEFAULT_EXCHANGE, queue,
 				PostgresText.column(Objects.toString(message.messageType(), "")),
 				PostgresText.column(Objects.toString(message.contentType(), "")), headers, message.body(),
 				PostgresText.column(message.correlationId()), PostgresText.column(conversationId), null, now,
@@ -212,21 +210,5 @@ final class Forwarding {
 				: PostgresText.prefix(text, maxLength) + "... (" + text.length() + " characters in all)";
 	}
 
-	static String stackTrace(Throwable exception) {
-		StringBuilder trace = new StringBuilder(exception.toString());
-		StackTraceElement[] frames = exception.getStackTrace();
-		int shown = Math.min(frames.length, STACK_FRAMES);
-		for (int i = 0; i < shown; i++) {
-			trace.append("\n\tat ").append(frames[i]);
-		}
-		if (frames.length > shown) {
-			trace.append("\n\t... ").append(frames.length - shown).append(" more");
-		}
-		Throwable root = NestedExceptionUtils.getRootCause(exception);
-		if (root != null) {
-			trace.append("\nCaused by: ").append(root);
-		}
-		return trace.toString();
-	}
 
 }

@@ -9,9 +9,9 @@ import org.jspecify.annotations.Nullable;
 
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.MessageContext;
+import dev.waybill.kernel.PostgresText;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.PublishOptions;
-import dev.waybill.outbox.internal.jdbc.PostgresText;
 
 /**
  * The {@link MessageContext} of one try at handling a delivery.

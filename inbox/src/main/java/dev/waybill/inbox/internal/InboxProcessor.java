@@ -34,6 +34,7 @@ import org.springframework.transaction.support.DefaultTransactionDefinition;
 import org.springframework.transaction.support.TransactionCallback;
 
 import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.EndpointRetry;
 import dev.waybill.inbox.Fault;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxAdmin;
@@ -43,23 +44,28 @@ import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.internal.observation.InboxObservation;
+import dev.waybill.inbox.spi.ConsumerRegistry;
+import dev.waybill.inbox.spi.DeliveryProcessor;
+import dev.waybill.inbox.spi.DeliveryResult;
+import dev.waybill.inbox.spi.FaultEvents;
+import dev.waybill.inbox.spi.InboxDelivery;
+import dev.waybill.inbox.spi.UnrecordableDeliveryException;
+import dev.waybill.kernel.DatabaseFailures;
+import dev.waybill.kernel.HostNames;
+import dev.waybill.kernel.MessageTypes;
+import dev.waybill.kernel.PostgresText;
+import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.kernel.TimeOrderedUuids;
+import dev.waybill.kernel.TransactionConnection;
 import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.internal.DefaultConsumerOutbox;
-import dev.waybill.outbox.internal.RelayWakeUp;
-import dev.waybill.outbox.internal.TimeOrderedUuids;
-import dev.waybill.outbox.internal.jdbc.DatabaseFailures;
-import dev.waybill.outbox.internal.jdbc.PostgresText;
-import dev.waybill.outbox.internal.jdbc.TransactionConnection;
-import dev.waybill.outbox.internal.relay.RetryPolicy;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.spi.Transport;
-import dev.waybill.outbox.internal.HostNames;
-import dev.waybill.outbox.internal.MessageTypes;
-import dev.waybill.inbox.EndpointRetry;
 
 /**
  * Handles one delivery for one consumer, once in effect, and tells the transport what to do with
@@ -115,7 +121,7 @@ import dev.waybill.inbox.EndpointRetry;
  *
  * @since 0.1
  */
-public final class InboxProcessor {
+public final class InboxProcessor implements DeliveryProcessor {
 
 	private static final Log logger = LogFactory.getLog(InboxProcessor.class);
 

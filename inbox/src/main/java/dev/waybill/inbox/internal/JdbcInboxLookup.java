@@ -6,7 +6,6 @@ import java.sql.Timestamp;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
-
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
@@ -15,7 +14,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import dev.waybill.inbox.InboxEntry;
 import dev.waybill.inbox.InboxLookup;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.kernel.OutboxTables;
 
 /**
  * The {@link InboxLookup} over JDBC: reads by the primary key's leading column, outside any

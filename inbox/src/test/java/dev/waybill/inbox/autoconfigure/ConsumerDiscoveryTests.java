@@ -14,11 +14,11 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.EndpointBinding;
 import dev.waybill.inbox.Fault;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.inbox.test.InboxContext;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.test.TestSchema;

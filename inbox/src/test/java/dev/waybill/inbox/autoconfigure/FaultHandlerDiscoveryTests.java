@@ -13,10 +13,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.ResolvableType;
 
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.Fault;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.inbox.test.InboxContext;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;

@@ -8,11 +8,11 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import com.zaxxer.hikari.HikariDataSource;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -34,28 +34,28 @@ import org.springframework.transaction.support.DefaultTransactionStatus;
 
 import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxOutcome;
-import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.internal.metrics.InboxMetrics;
+import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.inbox.test.InboxContext;
 import dev.waybill.inbox.test.TestInbox;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.PublishOptions;
-import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.outbox.RetryPolicy;
+import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.spi.OutboxMessageFactory;
 import dev.waybill.outbox.spi.OutboxWriter;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.RelayWakeUp;
-import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.TestPostgres;
+import dev.waybill.outbox.test.TestSchema;
 
 class WaybillInboxAutoConfigurationTests {
 

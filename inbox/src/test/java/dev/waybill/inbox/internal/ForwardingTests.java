@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxHeaders;
-import dev.waybill.outbox.internal.MessageChecks;
+import dev.waybill.kernel.MessageChecks;
 import dev.waybill.outbox.spi.OutboxMessage;
 
 /**

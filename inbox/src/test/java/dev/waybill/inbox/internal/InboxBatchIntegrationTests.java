@@ -26,12 +26,14 @@ import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.internal.metrics.InboxMetrics;
+import dev.waybill.inbox.spi.DeliveryResult;
+import dev.waybill.inbox.spi.InboxDelivery;
 import dev.waybill.inbox.test.TestInbox;
+import dev.waybill.kernel.TimeOrderedUuids;
 import dev.waybill.outbox.MessageType;
+import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.TimeOrderedUuids;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.RetryPolicy;
 import dev.waybill.outbox.test.TestSchema;
 
 /**

@@ -26,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.AfterAll;
@@ -54,12 +53,16 @@ import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.inbox.spi.ConsumerRegistry;
+import dev.waybill.inbox.spi.DeliveryResult;
+import dev.waybill.inbox.spi.InboxDelivery;
+import dev.waybill.inbox.spi.UnrecordableDeliveryException;
 import dev.waybill.inbox.test.TestInbox;
+import dev.waybill.kernel.MessageTypes;
 import dev.waybill.outbox.MessageType;
+import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.MessageTypes;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.RetryPolicy;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 

@@ -25,23 +25,23 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
-import dev.waybill.inbox.internal.observation.InboxObservation;
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxOutcome;
-import dev.waybill.inbox.internal.DeliveryResult;
-import dev.waybill.inbox.internal.InboxDelivery;
 import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.internal.observation.InboxObservation;
+import dev.waybill.inbox.spi.DeliveryResult;
+import dev.waybill.inbox.spi.InboxDelivery;
 import dev.waybill.inbox.test.TestInbox;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.observation.DefaultOutboxPublishObservationConvention;
-import dev.waybill.outbox.internal.observation.ObservedOutboxMessageFactory;
-import dev.waybill.outbox.internal.observation.WaybillMdc;
-import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.kernel.WaybillMdc;
+import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.internal.DefaultOutboxMessageFactory;
 import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.observation.ObservedOutboxMessageFactory;
+import dev.waybill.outbox.observation.DefaultOutboxPublishObservationConvention;
 import dev.waybill.outbox.test.TestSchema;
 
 /**

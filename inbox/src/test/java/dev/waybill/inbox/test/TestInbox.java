@@ -6,27 +6,25 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
-
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.kernel.MessageTypes;
+import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.kernel.TimeOrderedUuids;
+import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.MessageTypes;
-import dev.waybill.outbox.internal.RelayWakeUp;
-import dev.waybill.outbox.internal.TimeOrderedUuids;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.test.TestSchema;
 
 /**

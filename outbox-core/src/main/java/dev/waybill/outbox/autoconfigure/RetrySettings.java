@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
-import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.outbox.RetryPolicy;
 
 /**
  * The backoff settings every Waybill retry group shares ({@code strategy}, {@code interval},

@@ -1,11 +1,9 @@
 package dev.waybill.outbox.autoconfigure;
 
 import java.time.Clock;
-
 import javax.sql.DataSource;
 
 import io.micrometer.observation.ObservationRegistry;
-
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,35 +20,34 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
-
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.waybill.kernel.HostNames;
+import dev.waybill.kernel.OutboxTables;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.AdminAudit;
 import dev.waybill.outbox.OutboxAdmin;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.WaybillThreads;
+import dev.waybill.outbox.autoconfigure.observation.WaybillObservationProperties;
+import dev.waybill.outbox.internal.DefaultConsumerOutbox;
+import dev.waybill.outbox.internal.DefaultOutboxAdmin;
+import dev.waybill.outbox.internal.DefaultOutboxMessageFactory;
+import dev.waybill.outbox.internal.DefaultOutboxPublisher;
+import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxBrowser;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
-import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
-import dev.waybill.outbox.autoconfigure.observation.WaybillObservationProperties;
 import dev.waybill.outbox.internal.observation.ObservedOutboxMessageFactory;
+import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
 import dev.waybill.outbox.observation.OutboxPublishObservationConvention;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxBrowser;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxMessageFactory;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.spi.Transport;
-import dev.waybill.outbox.internal.DefaultConsumerOutbox;
-import dev.waybill.outbox.internal.DefaultOutboxAdmin;
-import dev.waybill.outbox.internal.DefaultOutboxMessageFactory;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.HostNames;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.RelayWakeUp;
 
 /**
  * Auto-configures the outbox on the application's {@link DataSource}: validates

@@ -7,10 +7,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.util.unit.DataSize;
 
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
-import dev.waybill.outbox.internal.jdbc.SqlIdentifiers;
+import dev.waybill.kernel.OutboxTables;
+import dev.waybill.kernel.SqlIdentifiers;
+import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.internal.relay.RelaySettings;
-import dev.waybill.outbox.internal.relay.RetryPolicy;
 import dev.waybill.outbox.relay.DeadScopePolicy;
 
 /**

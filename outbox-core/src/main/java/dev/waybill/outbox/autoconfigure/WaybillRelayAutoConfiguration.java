@@ -3,7 +3,6 @@ package dev.waybill.outbox.autoconfigure;
 import javax.sql.DataSource;
 
 import io.micrometer.observation.ObservationRegistry;
-
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -14,20 +13,20 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
+import dev.waybill.kernel.OutboxTables;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.WaybillThreads;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.outbox.autoconfigure.observation.WaybillObservationProperties;
+import dev.waybill.outbox.internal.OutboxBacklog;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.observation.RelayObservation;
 import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
 import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
 import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.autoconfigure.observation.WaybillObservationProperties;
-import dev.waybill.outbox.internal.observation.RelayObservation;
 import dev.waybill.outbox.observation.RelayPublishObservationConvention;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.Transport;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.RelayWakeUp;
 
 /**
  * Runs the {@link Relay} when a {@link Transport} is available (outbox-rabbit provides one) and

@@ -3,6 +3,7 @@ package dev.waybill.outbox.internal;
 import java.util.Objects;
 import java.util.UUID;
 
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.OutboxWriter;
 

@@ -8,6 +8,7 @@ import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.AdminAudit;
 import dev.waybill.outbox.OutboxAdmin;
 import dev.waybill.outbox.OutboxStats;

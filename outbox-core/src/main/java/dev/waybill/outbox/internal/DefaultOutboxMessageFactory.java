@@ -14,6 +14,9 @@ import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.kernel.MessageChecks;
+import dev.waybill.kernel.MessageTypes;
+import dev.waybill.kernel.TimeOrderedUuids;
 import dev.waybill.outbox.InvalidMessageException;
 import dev.waybill.outbox.OutboxFullException;
 import dev.waybill.outbox.PublishOptions;

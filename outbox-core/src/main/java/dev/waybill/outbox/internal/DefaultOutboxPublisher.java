@@ -9,6 +9,8 @@ import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.kernel.MessageTypes;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.InvalidMessageException;
 import dev.waybill.outbox.OutboxFullException;
 import dev.waybill.outbox.OutboxPublisher;

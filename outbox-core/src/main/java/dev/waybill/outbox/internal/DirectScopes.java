@@ -14,7 +14,7 @@ import org.springframework.core.Ordered;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
-import dev.waybill.outbox.internal.jdbc.DatabaseFailures;
+import dev.waybill.kernel.DatabaseFailures;
 import dev.waybill.outbox.spi.OutboxScope;
 
 /**

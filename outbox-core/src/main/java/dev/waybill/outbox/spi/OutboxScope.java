@@ -10,7 +10,7 @@ import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.waybill.outbox.internal.TimeOrderedUuids;
+import dev.waybill.kernel.TimeOrderedUuids;
 
 /**
  * The messages one transaction published, in publish order: one {@code outbox_state} row and its

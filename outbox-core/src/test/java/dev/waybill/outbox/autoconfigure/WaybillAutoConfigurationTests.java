@@ -4,7 +4,6 @@ import static dev.waybill.outbox.test.StartupFailures.invalidProperty;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.UUID;
-
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.AfterEach;
@@ -13,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -21,11 +19,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxStore;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
 
@@ -196,7 +194,7 @@ class WaybillAutoConfigurationTests {
 		}
 
 		@Bean
-		Count earlyCount(JdbcTemplate jdbc, DataSource dataSource, dev.waybill.outbox.internal.jdbc.OutboxTables tables) {
+		Count earlyCount(JdbcTemplate jdbc, DataSource dataSource, dev.waybill.kernel.OutboxTables tables) {
 			return new Count(jdbc.queryForObject("SELECT count(*) FROM " + tables.qualifiedOutboxState(), Integer.class));
 		}
 

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.SmartLifecycle;
 
+import dev.waybill.kernel.OutboxTables;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
 import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.spi.Transport;

@@ -132,9 +132,10 @@ public final class ApiSurface {
 	}
 
 	/**
-	 * Whether a type belongs to an internal package.
+	 * Whether a type is not API: it belongs to an internal package or to the kernel the modules
+	 * share ({@code dev.waybill.kernel}).
 	 * @param type any type
-	 * @return whether a segment of its package is {@code internal}
+	 * @return whether a segment of its package is {@code internal}, or it is the kernel's
 	 */
 	public static boolean isInternal(Class<?> type) {
 		while (type.isArray()) {
@@ -144,7 +145,8 @@ public final class ApiSurface {
 			return false;
 		}
 		String name = type.getPackageName();
-		return name.startsWith("dev.waybill.") && ("." + name + ".").contains(".internal.");
+		return name.startsWith("dev.waybill.")
+				&& (("." + name + ".").contains(".internal.") || name.equals("dev.waybill.kernel"));
 	}
 
 	/**

@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import dev.waybill.kernel.TimeOrderedUuids;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
-import dev.waybill.outbox.internal.TimeOrderedUuids;
 
 /**
  * Builds outbox messages and scopes for store tests.

@@ -4,13 +4,12 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.util.Locale;
 import java.util.UUID;
-
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 
+import dev.waybill.kernel.OutboxTables;
 import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
 
 /**
  * A schema of its own for one test class, in {@link TestPostgres}, with a small pool. Closing it

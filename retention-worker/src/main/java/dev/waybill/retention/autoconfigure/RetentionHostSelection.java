@@ -4,13 +4,12 @@ import java.util.List;
 import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.env.Environment;
 
-import dev.waybill.outbox.internal.HostNames;
+import dev.waybill.kernel.HostNames;
 
 /**
  * Whether the retention worker runs on this host, and why: it runs when

@@ -3,8 +3,8 @@ package dev.waybill.retention.internal;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
-import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
+import dev.waybill.kernel.AuxiliaryTables;
+import dev.waybill.kernel.OutboxTables;
 
 /**
  * The purge's SQL. Each statement selects at most {@code LIMIT} eligible rows through one of the

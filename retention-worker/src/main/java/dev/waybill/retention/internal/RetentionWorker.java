@@ -11,23 +11,20 @@ import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-
 import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.context.SmartLifecycle;
 
+import dev.waybill.kernel.OutageLog;
+import dev.waybill.kernel.OutboxTables;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
-
-import dev.waybill.outbox.internal.OutageLog;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.retention.RetentionArchive;
-import dev.waybill.retention.RetentionResult;
 import dev.waybill.retention.RetentionListener;
+import dev.waybill.retention.RetentionResult;
 
 /**
  * Purges outbox scopes (their messages go with them through the foreign key's cascade) and inbox

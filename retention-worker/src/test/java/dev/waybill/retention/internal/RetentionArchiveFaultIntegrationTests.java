@@ -15,7 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -25,16 +24,15 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
+import dev.waybill.kernel.AuxiliaryTables;
 import dev.waybill.outbox.test.Backends;
 import dev.waybill.outbox.test.FaultyDataSource;
-import dev.waybill.outbox.test.WireFaultProxy;
-import dev.waybill.outbox.test.WireFaultProxy.Fault;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
+import dev.waybill.outbox.test.WireFaultProxy;
+import dev.waybill.outbox.test.WireFaultProxy.Fault;
 import dev.waybill.retention.RetentionArchive;
 import dev.waybill.retention.RetentionListener;
 import dev.waybill.retention.RetentionResult;

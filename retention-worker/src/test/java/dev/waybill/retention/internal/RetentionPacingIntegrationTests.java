@@ -1,5 +1,7 @@
 package dev.waybill.retention.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -14,12 +16,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.kernel.OutboxTables;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.retention.RetentionListener;
 import dev.waybill.retention.RetentionResult;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The pacing on a real PostgreSQL: a paced run holds its rate, and batches slowed down by a lock

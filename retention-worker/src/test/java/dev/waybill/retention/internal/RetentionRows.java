@@ -3,10 +3,9 @@ package dev.waybill.retention.internal;
 import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.kernel.OutboxTables;
 import dev.waybill.outbox.test.TestSchema;
 
 /**

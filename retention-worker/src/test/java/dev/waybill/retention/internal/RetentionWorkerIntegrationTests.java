@@ -393,7 +393,7 @@ class RetentionWorkerIntegrationTests {
 	@Test
 	void workersOnOtherTablesDoNotShareTheLock() {
 		assertThat(RetentionSql.lockKey(schema.tables())).isEqualTo(RetentionSql.lockKey(schema.tables()))
-			.isNotEqualTo(RetentionSql.lockKey(dev.waybill.outbox.internal.jdbc.OutboxTables.inSchema("other")));
+			.isNotEqualTo(RetentionSql.lockKey(dev.waybill.kernel.OutboxTables.inSchema("other")));
 	}
 
 }

@@ -1,7 +1,6 @@
 package dev.waybill.replay.autoconfigure;
 
 import java.time.Duration;
-
 import javax.sql.DataSource;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -14,10 +13,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
+import dev.waybill.kernel.OutboxTables;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
-import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.replay.internal.JdbcReplays;
 
 /**

@@ -13,26 +13,24 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
-
 import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.context.SmartLifecycle;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
 
+import dev.waybill.kernel.BackgroundLoop;
+import dev.waybill.kernel.OutageLog;
+import dev.waybill.kernel.OutboxTables;
+import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.kernel.TimeOrderedUuids;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
-import dev.waybill.outbox.internal.BackgroundLoop;
-import dev.waybill.outbox.internal.OutageLog;
-import dev.waybill.outbox.internal.RelayWakeUp;
-import dev.waybill.outbox.internal.TimeOrderedUuids;
 import dev.waybill.replay.ReplayJob;
 import dev.waybill.replay.ReplayRequest;
 import dev.waybill.replay.ReplayStatus;

@@ -1,7 +1,7 @@
 package dev.waybill.replay.internal;
 
-import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.kernel.AuxiliaryTables;
+import dev.waybill.kernel.OutboxTables;
 
 /**
  * The replay's SQL. A batch is one statement: it selects the next messages after the cursor from

@@ -3,7 +3,6 @@ package dev.waybill.schedules.autoconfigure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-
 import javax.sql.DataSource;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -17,14 +16,14 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
+import dev.waybill.kernel.AuxiliaryTables;
+import dev.waybill.kernel.OutboxTables;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
-import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.spi.MessageSerializer;
-import dev.waybill.schedules.internal.JdbcScheduler;
 import dev.waybill.schedules.Schedule;
+import dev.waybill.schedules.internal.JdbcScheduler;
 
 /**
  * Fires the schedules declared as {@link Schedule} beans and under {@code waybill.schedules.*}

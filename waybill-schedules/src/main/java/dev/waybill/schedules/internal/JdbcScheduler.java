@@ -14,13 +14,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-
 import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.context.SmartLifecycle;
 import org.springframework.dao.TransientDataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -28,14 +26,14 @@ import org.springframework.scheduling.support.CronExpression;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import dev.waybill.kernel.AuxiliaryTables;
+import dev.waybill.kernel.BackgroundLoop;
+import dev.waybill.kernel.DatabaseFailures;
+import dev.waybill.kernel.TransactionConnection;
 import dev.waybill.outbox.OutboxFullException;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
-import dev.waybill.outbox.internal.BackgroundLoop;
-import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
-import dev.waybill.outbox.internal.jdbc.DatabaseFailures;
-import dev.waybill.outbox.internal.jdbc.TransactionConnection;
 import dev.waybill.schedules.MissedTickPolicy;
 import dev.waybill.schedules.Schedule;
 import dev.waybill.schedules.ScheduleStatus;

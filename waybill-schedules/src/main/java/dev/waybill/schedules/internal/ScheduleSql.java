@@ -1,6 +1,6 @@
 package dev.waybill.schedules.internal;
 
-import dev.waybill.outbox.internal.jdbc.AuxiliaryTables;
+import dev.waybill.kernel.AuxiliaryTables;
 
 /**
  * The scheduler's SQL. Times are the database's ({@code clock_timestamp()}), so instances with

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
-
 import javax.sql.DataSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -14,8 +13,8 @@ import org.springframework.jdbc.core.PreparedStatementSetter;
 import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
-import dev.waybill.outbox.internal.jdbc.PostgresText;
+import dev.waybill.kernel.OutboxTables;
+import dev.waybill.kernel.PostgresText;
 
 /**
  * The inbox table ({@code inbox_state}, one row per message id and consumer id) over JDBC. Every

@@ -7,13 +7,13 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
-import dev.waybill.inbox.observation.DefaultInboxProcessObservationConvention;
-import dev.waybill.inbox.observation.InboxProcessContext;
-import dev.waybill.inbox.observation.InboxProcessObservationConvention;
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxOutcome;
-import dev.waybill.outbox.internal.observation.WaybillMdc;
+import dev.waybill.inbox.observation.DefaultInboxProcessObservationConvention;
+import dev.waybill.inbox.observation.InboxProcessContext;
+import dev.waybill.inbox.observation.InboxProcessObservationConvention;
+import dev.waybill.kernel.WaybillMdc;
 
 /**
  * Wraps the inbox's work on a delivery: the {@link WaybillMdc} entries always, and, with a registry

@@ -19,9 +19,9 @@ import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.test.TestInbox;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.test.TestSchema;
 
 /**

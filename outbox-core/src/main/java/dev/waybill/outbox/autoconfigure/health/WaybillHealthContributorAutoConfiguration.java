@@ -20,12 +20,12 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import dev.waybill.kernel.WaybillHealthComponent;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
 import dev.waybill.outbox.autoconfigure.WaybillRelayAutoConfiguration;
 import dev.waybill.outbox.internal.health.BacklogHealthIndicator;
 import dev.waybill.outbox.internal.health.RelayHealthIndicator;
-import dev.waybill.outbox.internal.health.WaybillHealthComponent;
 import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
 import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.spi.OutboxStore;

@@ -9,10 +9,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
+import dev.waybill.kernel.WaybillHealthComponent;
 import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.spi.OutboxStore;

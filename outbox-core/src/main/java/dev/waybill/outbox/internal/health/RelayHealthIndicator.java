@@ -6,6 +6,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.Health;
 
+import dev.waybill.kernel.WaybillHealthComponent;
 import dev.waybill.outbox.internal.relay.CircuitBreaker;
 import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
 import dev.waybill.outbox.internal.relay.Relay;

@@ -13,8 +13,9 @@ import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
-
 import tools.jackson.databind.json.JsonMapper;
+
+import dev.waybill.kernel.PostgresText;
 
 /**
  * Writes message headers into the {@code jsonb} column {@code outbox_message.headers} and reads

@@ -15,13 +15,13 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import dev.waybill.outbox.internal.BodyPreviews;
+import dev.waybill.kernel.BodyPreviews;
+import dev.waybill.kernel.OutboxTables;
 import dev.waybill.outbox.MessagePreview;
 import dev.waybill.outbox.ScopeDetails;
 import dev.waybill.outbox.ScopePage;

@@ -10,7 +10,6 @@ import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -21,7 +20,6 @@ import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
-
 import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
@@ -34,6 +32,9 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import dev.waybill.kernel.OutboxTables;
+import dev.waybill.kernel.PostgresText;
+import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.internal.DirectDispatcher;
 import dev.waybill.outbox.internal.DirectScopes;
 import dev.waybill.outbox.spi.ClaimedScope;
@@ -41,7 +42,6 @@ import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.OutboxWriter;
-import dev.waybill.outbox.OutboxStats;
 
 /**
  * The PostgreSQL outbox over JDBC. {@link #write(OutboxScope)} runs on the connection of the

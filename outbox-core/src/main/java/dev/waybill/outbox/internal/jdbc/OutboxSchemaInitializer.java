@@ -6,7 +6,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Objects;
-
 import javax.sql.DataSource;
 
 import liquibase.UpdateSummaryOutputEnum;
@@ -14,6 +13,8 @@ import liquibase.integration.spring.SpringLiquibase;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.core.io.DefaultResourceLoader;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+
+import dev.waybill.kernel.OutboxTables;
 
 /**
  * Creates or updates Waybill's tables with its Liquibase changelog when the application starts.

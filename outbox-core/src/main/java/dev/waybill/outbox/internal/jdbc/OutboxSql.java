@@ -1,5 +1,7 @@
 package dev.waybill.outbox.internal.jdbc;
 
+import dev.waybill.kernel.OutboxTables;
+
 /**
  * Every SQL statement of the JDBC outbox store, built once for a set of {@link OutboxTables}.
  * Durations are passed as milliseconds and all times come from the database clock, so relays on

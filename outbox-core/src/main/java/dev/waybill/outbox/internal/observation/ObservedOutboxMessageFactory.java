@@ -8,13 +8,13 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.kernel.MessageTypes;
+import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.observation.DefaultOutboxPublishObservationConvention;
 import dev.waybill.outbox.observation.OutboxPublishContext;
 import dev.waybill.outbox.observation.OutboxPublishObservationConvention;
-import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxMessageFactory;
-import dev.waybill.outbox.internal.MessageTypes;
 
 /**
  * An {@link OutboxMessageFactory} that observes each message it builds as

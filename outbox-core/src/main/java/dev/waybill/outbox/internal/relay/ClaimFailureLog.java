@@ -11,7 +11,7 @@ import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.transaction.CannotCreateTransactionException;
 
-import dev.waybill.outbox.internal.SharedOutage;
+import dev.waybill.kernel.SharedOutage;
 
 /**
  * Logs the failures of the relay's workers to claim (most often: the database is unavailable) as

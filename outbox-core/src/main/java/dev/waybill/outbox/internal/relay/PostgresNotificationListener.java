@@ -5,24 +5,22 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Objects;
-
 import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.postgresql.PGConnection;
 import org.jspecify.annotations.Nullable;
+import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.springframework.context.SmartLifecycle;
 
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 
-import dev.waybill.outbox.internal.RelayWakeUp;
-
 /**
  * Wakes the relay when any instance commits outbox rows: {@code LISTEN}s on the outbox's
- * notification channel (see {@link dev.waybill.outbox.internal.jdbc.OutboxTables#notifyChannel()}) on one
+ * notification channel (see {@link dev.waybill.kernel.OutboxTables#notifyChannel()}) on one
  * connection of its own, held for as long as it runs, and signals the {@link RelayWakeUp} for
  * each notification. A lost connection is reopened with backoff; meanwhile the relay's poll
  * covers the gap.

@@ -15,19 +15,18 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
-import dev.waybill.outbox.relay.DeadScopePolicy;
+import dev.waybill.kernel.HostNames;
+import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
-
-import dev.waybill.outbox.OutboxStats;
+import dev.waybill.outbox.internal.DirectDispatcher;
+import dev.waybill.outbox.internal.OutboxBacklog;
 import dev.waybill.outbox.internal.observation.RelayObservation;
+import dev.waybill.outbox.relay.DeadScopePolicy;
+import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.Transport;
-import dev.waybill.outbox.internal.HostNames;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.DirectDispatcher;
-import dev.waybill.outbox.internal.RelayWakeUp;
-import dev.waybill.outbox.relay.RelayListener;
 
 /**
  * Delivers committed outbox scopes to the broker. Each worker thread claims a batch of due

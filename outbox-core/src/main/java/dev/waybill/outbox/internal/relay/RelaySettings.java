@@ -3,6 +3,8 @@ package dev.waybill.outbox.internal.relay;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.waybill.outbox.RetryPolicy;
+
 /**
  * How a {@link Relay} runs.
  *

@@ -11,24 +11,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import com.zaxxer.hikari.HikariDataSource;
-
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.AdminAudit;
 import dev.waybill.outbox.MessagePreview;
 import dev.waybill.outbox.ScopeDetails;
 import dev.waybill.outbox.ScopePage;
 import dev.waybill.outbox.ScopeStatus;
 import dev.waybill.outbox.ScopeSummary;
+import dev.waybill.outbox.internal.DefaultOutboxAdmin;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
-import dev.waybill.outbox.internal.DefaultOutboxAdmin;
-import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.test.TestMessages;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;

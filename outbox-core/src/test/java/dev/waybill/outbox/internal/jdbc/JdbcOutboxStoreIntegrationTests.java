@@ -35,11 +35,11 @@ import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
-import dev.waybill.outbox.internal.TimeOrderedUuids;
+import dev.waybill.kernel.TimeOrderedUuids;
+import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
-import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.test.TestMessages;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;

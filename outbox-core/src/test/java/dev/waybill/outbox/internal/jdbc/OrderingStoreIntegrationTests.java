@@ -20,11 +20,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import dev.waybill.kernel.TimeOrderedUuids;
 import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
-import dev.waybill.outbox.internal.TimeOrderedUuids;
 import dev.waybill.outbox.test.TestSchema;
 
 /**

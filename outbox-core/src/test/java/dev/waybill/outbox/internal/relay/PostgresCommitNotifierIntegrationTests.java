@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
-import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 

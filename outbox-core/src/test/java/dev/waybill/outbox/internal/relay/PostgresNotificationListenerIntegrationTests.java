@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
-import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.test.TestSchema;
 
 /**

@@ -19,7 +19,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-
 import javax.sql.DataSource;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -35,26 +34,27 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxFullException;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.OutboxStats;
+import dev.waybill.outbox.RetryPolicy;
+import dev.waybill.outbox.RetryPolicy.Strategy;
 import dev.waybill.outbox.internal.DefaultOutboxAdmin;
 import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.internal.health.RelayHealthIndicator;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.metrics.RelayMetrics;
-import dev.waybill.outbox.internal.relay.RetryPolicy.Strategy;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.TransportException;
-import dev.waybill.outbox.test.FakeTransport.Behaviour;
 import dev.waybill.outbox.test.FakeTransport;
+import dev.waybill.outbox.test.FakeTransport.Behaviour;
 import dev.waybill.outbox.test.FaultyDataSource;
 import dev.waybill.outbox.test.ForwardingOutboxStore;
 import dev.waybill.outbox.test.TestMessages;

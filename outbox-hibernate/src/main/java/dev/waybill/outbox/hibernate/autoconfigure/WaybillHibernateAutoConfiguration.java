@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 
 import jakarta.persistence.EntityManagerFactory;
-
 import org.hibernate.boot.model.naming.PhysicalNamingStrategy;
 import org.hibernate.boot.model.naming.PhysicalNamingStrategyStandardImpl;
 import org.hibernate.cfg.MappingSettings;
@@ -13,6 +12,7 @@ import org.hibernate.engine.spi.SessionImplementor;
 import org.hibernate.integrator.spi.Integrator;
 import org.hibernate.jpa.boot.spi.IntegratorProvider;
 import org.hibernate.jpa.boot.spi.JpaSettings;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -24,17 +24,16 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
 import org.springframework.orm.jpa.EntityManagerHolder;
 import org.springframework.util.ClassUtils;
-import org.jspecify.annotations.Nullable;
 
+import dev.waybill.kernel.OutboxTables;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
 import dev.waybill.outbox.hibernate.internal.HibernateOutbox;
 import dev.waybill.outbox.hibernate.internal.OutboxEventsIntegrator;
 import dev.waybill.outbox.hibernate.jpa.WaybillNamingStrategy;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
 import dev.waybill.outbox.spi.OutboxMessageFactory;
-import dev.waybill.outbox.internal.RelayWakeUp;
 
 /**
  * Auto-configures the outbox of a Spring Boot JPA (Hibernate) application: entity events and

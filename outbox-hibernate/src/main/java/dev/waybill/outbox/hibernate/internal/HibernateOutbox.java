@@ -7,16 +7,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import jakarta.persistence.EntityManagerFactory;
-
 import org.hibernate.engine.spi.SessionImplementor;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.jspecify.annotations.Nullable;
 import org.springframework.orm.jpa.EntityManagerHolder;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.InvalidMessageException;
 import dev.waybill.outbox.hibernate.OutboxEventSource;
-import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.spi.OutboxMessageFactory;
 import dev.waybill.outbox.spi.OutboxScope;

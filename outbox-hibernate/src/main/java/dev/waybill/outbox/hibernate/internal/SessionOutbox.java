@@ -9,10 +9,10 @@ import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.engine.spi.TransactionCompletionCallbacks;
 import org.springframework.transaction.support.TransactionSynchronization;
 
+import dev.waybill.kernel.TimeOrderedUuids;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
-import dev.waybill.outbox.internal.TimeOrderedUuids;
 
 /**
  * What one session's transaction puts in the outbox: entity events in flush order, then the

@@ -8,7 +8,7 @@ import org.hibernate.boot.model.naming.PhysicalNamingStrategy;
 import org.hibernate.engine.jdbc.env.spi.JdbcEnvironment;
 import org.jspecify.annotations.Nullable;
 
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
+import dev.waybill.kernel.OutboxTables;
 
 /**
  * Maps the logical schema and table names of Waybill's entities ({@code waybill},

@@ -8,19 +8,19 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.transaction.PlatformTransactionManager;
 
-import dev.waybill.inbox.internal.ConsumerRegistry;
-import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.inbox.autoconfigure.WaybillInboxProperties;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.inbox.spi.ConsumerRegistry;
+import dev.waybill.inbox.spi.DeliveryProcessor;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.AdminAudit;
 import dev.waybill.outbox.WaybillThreads;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.ErrorQueues;
 import dev.waybill.outbox.rabbit.internal.RabbitErrorQueues;
+import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.spi.OutboxWriter;
-import dev.waybill.outbox.internal.RelayWakeUp;
 
 /**
  * Consumes every discovered {@link dev.waybill.inbox.MessageHandler} from RabbitMQ through the
@@ -30,13 +30,13 @@ import dev.waybill.outbox.internal.RelayWakeUp;
  * @since 0.1
  */
 @AutoConfiguration(after = { WaybillRabbitAutoConfiguration.class, WaybillInboxAutoConfiguration.class })
-@ConditionalOnClass(InboxProcessor.class)
-@ConditionalOnBean({ RabbitTransport.class, InboxProcessor.class, ConsumerRegistry.class })
+@ConditionalOnClass(DeliveryProcessor.class)
+@ConditionalOnBean({ RabbitTransport.class, DeliveryProcessor.class, ConsumerRegistry.class })
 public final class WaybillRabbitInboxAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RabbitReceiveEndpoint waybillReceiveEndpoint(RabbitTransport transport, InboxProcessor processor,
+	RabbitReceiveEndpoint waybillReceiveEndpoint(RabbitTransport transport, DeliveryProcessor processor,
 			ConsumerRegistry consumers, WaybillInboxProperties properties, WaybillRabbitProperties rabbit,
 			ObjectProvider<WaybillThreads> threads) {
 		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, consumers.registrations());

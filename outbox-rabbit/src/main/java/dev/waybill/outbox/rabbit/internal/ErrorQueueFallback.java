@@ -12,8 +12,8 @@ import com.rabbitmq.client.Envelope;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboxHeaders;
-import dev.waybill.inbox.internal.ForwardedHeaders;
-import dev.waybill.inbox.internal.UnrecordableDeliveryException;
+import dev.waybill.inbox.spi.ForwardedHeaders;
+import dev.waybill.inbox.spi.UnrecordableDeliveryException;
 
 /**
  * The receive endpoint's last resort for a delivery the inbox could not record at all

@@ -27,19 +27,19 @@ import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxHeaders;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.kernel.BodyPreviews;
+import dev.waybill.kernel.PostgresText;
+import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.kernel.TimeOrderedUuids;
 import dev.waybill.outbox.AdminAudit;
-import dev.waybill.outbox.internal.BodyPreviews;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxBrowser;
-import dev.waybill.outbox.internal.jdbc.PostgresText;
-import dev.waybill.outbox.spi.OutboxMessage;
-import dev.waybill.outbox.spi.OutboxScope;
-import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.rabbit.ErrorQueueException;
 import dev.waybill.outbox.rabbit.ErrorQueueInfo;
 import dev.waybill.outbox.rabbit.ErrorQueueMessage;
 import dev.waybill.outbox.rabbit.ErrorQueues;
-import dev.waybill.outbox.internal.RelayWakeUp;
-import dev.waybill.outbox.internal.TimeOrderedUuids;
+import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.OutboxScope;
+import dev.waybill.outbox.spi.OutboxWriter;
 
 /**
  * Operations on the consumers' error queues ({@code <queue>_error}) for operators: their depth,

@@ -37,18 +37,18 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.transaction.TransactionSystemException;
 
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.EndpointBinding;
 import dev.waybill.inbox.InboundMessage;
-import dev.waybill.inbox.internal.DeliveryResult;
-import dev.waybill.inbox.internal.InboxDelivery;
-import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.inbox.internal.UnrecordableDeliveryException;
+import dev.waybill.inbox.spi.ConsumerRegistry;
+import dev.waybill.inbox.spi.DeliveryProcessor;
+import dev.waybill.inbox.spi.DeliveryResult;
+import dev.waybill.inbox.spi.InboxDelivery;
+import dev.waybill.inbox.spi.UnrecordableDeliveryException;
+import dev.waybill.kernel.MessageTypes;
 import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.rabbit.RabbitHeaders;
-import dev.waybill.outbox.internal.MessageTypes;
 import dev.waybill.outbox.rabbit.RabbitTopology;
 
 /**
@@ -110,7 +110,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 
 	private final RabbitTransport transport;
 
-	private final InboxProcessor processor;
+	private final DeliveryProcessor processor;
 
 	private final ConsumerRegistry registry;
 
@@ -167,7 +167,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	 * @param processor handles each delivery
 	 * @param consumers the consumers to run
 	 */
-	public RabbitReceiveEndpoint(RabbitTransport transport, InboxProcessor processor,
+	public RabbitReceiveEndpoint(RabbitTransport transport, DeliveryProcessor processor,
 			List<? extends ConsumerRegistration<?>> consumers) {
 		this.transport = Objects.requireNonNull(transport, "transport must not be null");
 		this.processor = Objects.requireNonNull(processor, "processor must not be null");
@@ -388,7 +388,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	/**
 	 * Sets how deliveries are batched: a consuming thread takes up to {@code maxSize} deliveries it
 	 * holds (received ahead, within the prefetch) into one inbox transaction
-	 * ({@link InboxProcessor#processBatch}) and acknowledges them after it committed. A lone
+	 * ({@link DeliveryProcessor#processBatch}) and acknowledges them after it committed. A lone
 	 * delivery is handled at once; when several are waiting the thread waits up to {@code linger}
 	 * for the batch to fill. Set before {@link #start()}.
 	 * @param maxSize at least 1; 1 handles each delivery in a transaction of its own
@@ -1074,7 +1074,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		}
 
 		/**
-		 * Handles a batch on its lane ({@link InboxProcessor#processBatch}) and settles each delivery
+		 * Handles a batch on its lane ({@link DeliveryProcessor#processBatch}) and settles each delivery
 		 * after the batch's outcome committed. When the database is unavailable, the deliveries not
 		 * recorded are tried again in place after a pause when ordered (a requeued delivery would come
 		 * back behind its key's later ones), else returned to the queue after a pause. When stopping,

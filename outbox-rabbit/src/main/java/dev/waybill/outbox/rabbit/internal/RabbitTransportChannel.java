@@ -19,8 +19,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.kernel.MessageTypes;
 import dev.waybill.outbox.spi.OutboxMessage;
-import dev.waybill.outbox.internal.MessageTypes;
 import dev.waybill.outbox.spi.TransportChannel;
 import dev.waybill.outbox.spi.TransportException;
 import dev.waybill.outbox.spi.TransportException.Kind;

@@ -6,7 +6,7 @@ import java.util.function.LongSupplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.waybill.outbox.internal.SharedOutage;
+import dev.waybill.kernel.SharedOutage;
 
 /**
  * Tells a queue's failures to record its deliveries in the inbox (the database unavailable) as one

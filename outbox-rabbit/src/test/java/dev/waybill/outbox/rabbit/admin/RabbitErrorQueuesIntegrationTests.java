@@ -26,6 +26,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboxHeaders;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.AdminAudit;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.rabbit.ErrorQueueInfo;
@@ -33,7 +34,6 @@ import dev.waybill.outbox.rabbit.ErrorQueueMessage;
 import dev.waybill.outbox.rabbit.internal.RabbitErrorQueues;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
-import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.test.TestSchema;
 
 /**

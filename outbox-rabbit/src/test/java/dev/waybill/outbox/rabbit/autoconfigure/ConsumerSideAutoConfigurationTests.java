@@ -12,13 +12,13 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.waybill.inbox.Consumer;
-import dev.waybill.inbox.internal.ConsumerRegistry;
 import dev.waybill.inbox.InboxAdmin;
-import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
+import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;

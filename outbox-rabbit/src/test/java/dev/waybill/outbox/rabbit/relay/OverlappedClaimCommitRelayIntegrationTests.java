@@ -21,13 +21,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.OutboxStats;
+import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.RelayWakeUp;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.internal.relay.RelaySettings;
-import dev.waybill.outbox.internal.relay.RetryPolicy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;

@@ -5,15 +5,15 @@ import java.time.Duration;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.jdbc.OutboxTables;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.relay.RelayListener;
-import dev.waybill.outbox.internal.relay.RelaySettings;
-import dev.waybill.outbox.internal.relay.RetryPolicy;
+import dev.waybill.kernel.OutboxTables;
+import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.RelayWakeUp;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.relay.Relay;
+import dev.waybill.outbox.internal.relay.RelaySettings;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.relay.RelayListener;
 
 /**
  * A relay in a process of its own, for the crash test to kill. Arguments: JDBC URL, user,

@@ -6,14 +6,13 @@ import java.util.List;
 import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
-import dev.waybill.inbox.internal.ConsumerRegistry;
+import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
 import dev.waybill.outbox.test.TestSchema;

@@ -6,7 +6,7 @@ import java.util.Objects;
 
 import org.springframework.boot.health.contributor.Health;
 
-import dev.waybill.outbox.internal.health.WaybillHealthComponent;
+import dev.waybill.kernel.WaybillHealthComponent;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 
 /**
