@@ -49,7 +49,7 @@ class MessageTypesTests {
 
 	@Test
 	void defaultsToTheCanonicalNameWhichIsStableForNestedClasses() {
-		assertThat(MessageTypes.nameOf(Plain.class)).isEqualTo("dev.waybill.outbox.internal.MessageTypesTests.Plain");
+		assertThat(MessageTypes.nameOf(Plain.class)).isEqualTo("dev.waybill.kernel.MessageTypesTests.Plain");
 		assertThat(MessageTypes.nameOf(String.class)).isEqualTo("java.lang.String");
 	}
 
