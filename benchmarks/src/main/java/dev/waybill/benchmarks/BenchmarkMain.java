@@ -97,6 +97,7 @@ public final class BenchmarkMain {
 		}
 		if (options.updateDocument()) {
 			Charts.writeForDocument(options.document(), charts);
+			Charts.keepForDocument(options.document(), options.resultsDirectory());
 			ResultFiles.updateDocument(options.document(), Charts.withLinks(markdown, charts));
 			System.out.println("Updated the table" + (charts.isEmpty() ? "" : " and its charts") + " in "
 					+ options.document());

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -62,6 +63,25 @@ final class Charts {
 		for (Chart chart : charts) {
 			Path file = directory.resolve(prefix + "-" + chart.name() + ".svg");
 			Files.writeString(file, chart.svg(), StandardCharsets.UTF_8);
+			written.add(file);
+		}
+		return written;
+	}
+
+	/**
+	 * Keeps the run the document's charts are drawn from beside them ({@value #DOCUMENT_DIRECTORY}/latest.csv
+	 * and latest.md), the only results kept in the repository.
+	 * @param document the document, e.g. BENCHMARKS.md
+	 * @param resultsDirectory where the run wrote its latest.csv and latest.md
+	 * @return the files written
+	 */
+	static List<Path> keepForDocument(Path document, Path resultsDirectory) throws IOException {
+		Path directory = document.toAbsolutePath().getParent().resolve(DOCUMENT_DIRECTORY);
+		Files.createDirectories(directory);
+		List<Path> written = new ArrayList<>();
+		for (String name : List.of("latest.csv", "latest.md")) {
+			Path file = directory.resolve(name);
+			Files.copy(resultsDirectory.resolve(name), file, StandardCopyOption.REPLACE_EXISTING);
 			written.add(file);
 		}
 		return written;

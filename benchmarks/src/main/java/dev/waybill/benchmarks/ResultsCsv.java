@@ -46,7 +46,7 @@ final class ResultsCsv {
 
 	/**
 	 * Reads a results CSV and, if there is one, the Markdown of the same name beside it.
-	 * @param csv the file, e.g. {@code benchmarks/results/latest.csv}
+	 * @param csv the file, e.g. {@code docs/benchmarks/latest.csv}
 	 * @return the figures and the run's date and command
 	 * @throws IOException when the file cannot be read
 	 * @throws IllegalArgumentException when it is not a results CSV, naming the line

@@ -218,6 +218,16 @@ class ChartsTests {
 	}
 
 	@Test
+	void theChartedRunIsKeptBesideTheDocumentsCharts(@TempDir Path directory) throws Exception {
+		Path results = Files.createDirectories(directory.resolve("benchmarks/results"));
+		Files.writeString(results.resolve("latest.csv"), "kind,benchmark,figure,unit,median,min,max,runs,note\n");
+		Files.writeString(results.resolve("latest.md"), "Run of 2026-11-23T15:00:10\n");
+		assertThat(Charts.keepForDocument(directory.resolve("BENCHMARKS.md"), results)).containsExactly(
+				directory.resolve("docs/benchmarks/latest.csv"), directory.resolve("docs/benchmarks/latest.md"));
+		assertThat(directory.resolve("docs/benchmarks/latest.md")).hasContent("Run of 2026-11-23T15:00:10");
+	}
+
+	@Test
 	void chartsAreWrittenBesideTheResultsAndBesideTheDocument(@TempDir Path directory) throws Exception {
 		List<Charts.Chart> charts = Charts.draw(this.measurements, this.targets, RUN);
 		assertThat(Charts.write(directory.resolve("results"), "20261123-150010", charts)).containsExactly(
