@@ -6,8 +6,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
-import dev.waybill.outbox.internal.DirectScopes;
-
 /**
  * Tells a waiting relay that committed messages are waiting. Signals coalesce: any number of
  * signals before an {@link #await(Duration)} wake it once, and a signal given while nobody waits
@@ -15,7 +13,7 @@ import dev.waybill.outbox.internal.DirectScopes;
  * <p>
  * {@link #committed()}, called after a commit that wrote outbox rows, also tells the relays of
  * other instances, through the remote signal given at construction (the auto-configuration's is a
- * {@link dev.waybill.outbox.internal.relay.PostgresCommitNotifier}).
+ * PostgreSQL notification).
  *
  * @since 0.1
  */
@@ -49,10 +47,10 @@ public final class RelayWakeUp {
 	 * Signals, after a commit that wrote outbox rows, that work is waiting: wakes this process's
 	 * relay and tells the relays of other instances. Nothing is signalled when every scope of the
 	 * committing transaction was leased to this process's relay at write time
-	 * ({@link DirectScopes}): it publishes them without a claim, and no other relay may claim them.
+	 * ({@link DirectDispatchRecord}): it publishes them without a claim, and no other relay may claim them.
 	 */
 	public void committed() {
-		if (DirectScopes.everyScopeDispatchedDirectly()) {
+		if (DirectDispatchRecord.currentTransactionDispatchedDirectly()) {
 			return;
 		}
 		signal();

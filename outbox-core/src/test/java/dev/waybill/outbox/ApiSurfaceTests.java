@@ -48,6 +48,7 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			// Extension points: another transport, serializer, message factory or store, and the
 			// types they exchange.
 			"dev.waybill.outbox.spi.ClaimedScope",
+			"dev.waybill.outbox.spi.ConnectionOutboxWriter",
 			"dev.waybill.outbox.spi.ConsumerOutbox",
 			"dev.waybill.outbox.spi.MessageSerializer",
 			"dev.waybill.outbox.spi.OutboxMessage",

@@ -50,7 +50,7 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
 	 * @param wakeUp the wake-up of this process's relay
 	 * @param browser the queries that list and delete scopes, or {@literal null} when not available
 	 * @param audit records every change
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	public DefaultOutboxAdmin(OutboxStore store, RelayWakeUp wakeUp, @Nullable JdbcOutboxBrowser browser,
 			AdminAudit audit) {

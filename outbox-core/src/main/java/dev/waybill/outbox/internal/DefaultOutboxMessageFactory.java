@@ -30,7 +30,7 @@ import dev.waybill.outbox.spi.Transport;
  * {@link dev.waybill.outbox.MessageType @MessageType}, the body from the {@link MessageSerializer},
  * and the checks on body size, headers and the outbox backlog.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class DefaultOutboxMessageFactory implements OutboxMessageFactory {
 

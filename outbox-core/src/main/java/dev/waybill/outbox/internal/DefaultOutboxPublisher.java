@@ -87,7 +87,7 @@ public final class DefaultOutboxPublisher implements OutboxPublisher {
 	 * {@link OutboxFullException}, 0 for no limit
 	 * @param maxHeaderBytes the largest encoded header, read at each publish, typically
 	 * {@link Transport#maxHeaderBytes()}; it must answer without contacting the broker
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	public DefaultOutboxPublisher(OutboxWriter writer, MessageSerializer serializer, RelayWakeUp wakeUp,
 			long maxMessageBytes, Clock clock, @Nullable String sourceHost, OutboxBacklog backlog, long maxPending,
@@ -101,7 +101,7 @@ public final class DefaultOutboxPublisher implements OutboxPublisher {
 	 * @param messages builds each message with its envelope and checks
 	 * @param writer writes each transaction's messages before it commits
 	 * @param wakeUp signalled after each commit that wrote messages
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	public DefaultOutboxPublisher(OutboxMessageFactory messages, OutboxWriter writer, RelayWakeUp wakeUp) {
 		this.messages = Objects.requireNonNull(messages, "messages must not be null");
@@ -175,7 +175,7 @@ public final class DefaultOutboxPublisher implements OutboxPublisher {
 	/**
 	 * Returns the {@link ConsumerOutbox} that marks the scope this publisher buffers into.
 	 * @return the consumer outbox on this publisher's writer
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	public ConsumerOutbox consumerOutbox() {
 		return new DefaultConsumerOutbox(this.writer, this.wakeUp);

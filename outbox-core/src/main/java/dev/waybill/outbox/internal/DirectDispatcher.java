@@ -12,9 +12,9 @@ import dev.waybill.outbox.spi.OutboxScope;
  * This process's relay, taking scopes to publish right after their transaction commits instead of
  * claiming them: the writer writes such a scope already leased to the relay
  * ({@link #reserve(OutboxScope)}), so no other relay claims it, and hands it over after the
- * commit ({@link DirectScopes}). A scope the relay cannot take is written as before and claimed.
+ * commit ({@link DirectScopes}). A scope the relay cannot take is written unleased and claimed.
  *
- * @since 0.4
+ * @since 0.1
  */
 public interface DirectDispatcher {
 
@@ -46,7 +46,7 @@ public interface DirectDispatcher {
 	 * committed ones due at once instead of after their lease. By default they are forgotten, and
 	 * committed ones are delivered once their leases expire.
 	 * @param leases their leases, from {@link #reserve(OutboxScope)}
-	 * @since 0.5
+	 * @since 0.1
 	 */
 	default void outcomeUnknown(List<Lease> leases) {
 		abandoned(leases);

@@ -15,6 +15,7 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.waybill.kernel.DatabaseFailures;
+import dev.waybill.kernel.DirectDispatchRecord;
 import dev.waybill.outbox.spi.OutboxScope;
 
 /**
@@ -22,10 +23,12 @@ import dev.waybill.outbox.spi.OutboxScope;
  * handed to it after the commit and forgotten after a rollback; bound to the transaction as a
  * resource, and unbound on suspend so a {@code REQUIRES_NEW} transaction has its own. It also
  * notes whether the transaction wrote any other scope, since only those need a relay woken.
+ *
+ * @since 0.1
  */
-public final class DirectScopes implements TransactionSynchronization {
+public final class DirectScopes implements TransactionSynchronization, DirectDispatchRecord {
 
-	private static final Object KEY = DirectScopes.class;
+	private static final Object KEY = DirectDispatchRecord.RESOURCE_KEY;
 
 	private final Map<DirectDispatcher, List<DirectDispatcher.Lease>> leases = new LinkedHashMap<>();
 
@@ -66,18 +69,9 @@ public final class DirectScopes implements TransactionSynchronization {
 		return lease;
 	}
 
-	/**
-	 * Tells whether every scope the current transaction wrote goes to this process's relay
-	 * directly, so no relay needs waking for it; {@code false} outside a transaction, or when it
-	 * wrote none that way.
-	 * @return whether every scope was leased at write time
-	 */
-	public static boolean everyScopeDispatchedDirectly() {
-		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
-			return false;
-		}
-		DirectScopes scopes = (DirectScopes) TransactionSynchronizationManager.getResource(KEY);
-		return scopes != null && !scopes.otherScopesWritten && !scopes.leases.isEmpty();
+	@Override
+	public boolean everyScopeDispatchedDirectly() {
+		return !this.otherScopesWritten && !this.leases.isEmpty();
 	}
 
 	private static @Nullable DirectScopes current() {

@@ -37,7 +37,7 @@ public final class OutboxBacklog {
 	 * relay halted), nothing is claimed either, so the age keeps growing, as the lag does, instead
 	 * of standing at the figure of the last reading.
 	 * @return the time, zero when no scope is due
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public Duration oldestDueFor() {
 		Reading reading = this.reading;

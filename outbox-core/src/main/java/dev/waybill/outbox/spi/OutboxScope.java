@@ -62,7 +62,7 @@ public record OutboxScope(UUID id, List<OutboxMessage> messages, @Nullable UUID 
 	 * @return the key all its messages share, or {@literal null} when none has one
 	 * @throws IllegalStateException when its messages carry different keys or only some carry one;
 	 * {@link #perOrderingKey()} splits such a scope
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public @Nullable String orderingKey() {
 		String key = this.messages.get(0).orderingKey();
@@ -80,7 +80,7 @@ public record OutboxScope(UUID id, List<OutboxMessage> messages, @Nullable UUID 
 	 * order, in the order each key first appears. The first part keeps this scope's id, the others
 	 * get new ones; all keep the inbound message this scope belongs to.
 	 * @return this scope alone when its messages share one key or none has one, else its parts
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public List<OutboxScope> perOrderingKey() {
 		if (sharesOneKey()) {

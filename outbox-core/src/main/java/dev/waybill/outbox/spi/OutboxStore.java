@@ -45,7 +45,7 @@ public interface OutboxStore {
 	 * @param limit the most scopes to claim, must be positive
 	 * @param commitOn runs the commit, once; it must run every task it accepts
 	 * @return the claimed scopes with their messages in publish order; empty when none is due
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	default List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn) {
 		return claim(leaseOwner, lease, limit);
@@ -58,7 +58,7 @@ public interface OutboxStore {
 	 * @param scopeIds the scopes still held
 	 * @param lease the new lease, from now, must be positive
 	 * @return how many were renewed; fewer when a lease was lost or a scope settled meanwhile
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	int renew(String leaseOwner, Collection<UUID> scopeIds, Duration lease);
 
@@ -98,7 +98,7 @@ public interface OutboxStore {
 	 * @param scopeIds the expired scopes
 	 * @return how many were marked; fewer when a lease was lost to another claimer
 	 * @throws UnsupportedOperationException when this store cannot (the default)
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	default int expire(String leaseOwner, Collection<UUID> scopeIds) {
 		throw new UnsupportedOperationException(getClass().getName() + " cannot expire scopes");
@@ -149,7 +149,7 @@ public interface OutboxStore {
 	 * ignored. Wakes the relays.
 	 * @param scopeIds the dead scopes, must not be {@literal null}
 	 * @return how many were detached
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	default int skip(Collection<UUID> scopeIds) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not support ordering keys");
@@ -160,7 +160,7 @@ public interface OutboxStore {
 	 * a safety net the relay runs now and then for a writer that decided on a stale snapshot.
 	 * Reads only unpublished keyed scopes.
 	 * @return how many heads were promoted
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	default int promoteHeldHeads() {
 		return 0;

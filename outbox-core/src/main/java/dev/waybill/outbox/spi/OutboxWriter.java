@@ -32,7 +32,7 @@ public interface OutboxWriter {
 	 * @param scopeId the scope
 	 * @return whether it was cancelled
 	 * @throws UnsupportedOperationException when this writer cannot (the default)
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	default boolean cancel(UUID scopeId) {
 		throw new UnsupportedOperationException(getClass().getName() + " cannot cancel scheduled messages");

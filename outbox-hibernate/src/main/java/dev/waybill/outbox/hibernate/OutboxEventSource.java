@@ -42,7 +42,7 @@ public interface OutboxEventSource {
 	 * Returns the ordering key of this entity's events.
 	 * @param defaultKey {@code <entity name>#<id>}, or {@literal null} when Hibernate knows no id yet
 	 * @return the key, {@code defaultKey} unless overridden; {@literal null} for unordered events
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	default @Nullable String outboxOrderingKey(@Nullable String defaultKey) {
 		return defaultKey;

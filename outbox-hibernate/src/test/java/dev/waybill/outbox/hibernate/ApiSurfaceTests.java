@@ -25,11 +25,8 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			// Spring Boot auto-configuration.
 			"dev.waybill.outbox.hibernate.autoconfigure.WaybillHibernateAutoConfiguration");
 
-	/** API members that still mention an internal type, each reviewed (see the README's "API and internal packages"). */
-	static final Set<String> EXPOSED = Set.of(
-			// Built around the configured tables; only an application wiring Hibernate without Boot
-			// constructs it, and such wiring uses the internal types throughout.
-			"dev.waybill.outbox.hibernate.jpa.WaybillNamingStrategy#<init>");
+	/** API members that mention an internal type: none. */
+	static final Set<String> EXPOSED = Set.of();
 
 	ApiSurfaceTests() {
 		super(AbstractOutboxAggregate.class, API, EXPOSED);

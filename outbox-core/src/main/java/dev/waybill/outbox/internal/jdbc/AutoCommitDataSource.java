@@ -6,7 +6,6 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-
 import javax.sql.DataSource;
 
 import org.springframework.jdbc.datasource.DelegatingDataSource;
@@ -19,7 +18,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  * when the connection goes back to the pool. A connection the pool gave out with auto-commit off
  * is switched on and switched back off when it is closed, so the pool gets it back as it gave it.
  *
- * @since 0.5
+ * @since 0.1
  */
 final class AutoCommitDataSource extends DelegatingDataSource {
 

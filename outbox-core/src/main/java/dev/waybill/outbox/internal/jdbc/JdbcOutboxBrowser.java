@@ -33,7 +33,7 @@ import dev.waybill.outbox.ScopeSummary;
  * messages, and the deletion of dead scopes. Each runs as a statement of its own, never in the
  * caller's transaction. The lists read only the partial pending and dead indexes' rows.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class JdbcOutboxBrowser {
 

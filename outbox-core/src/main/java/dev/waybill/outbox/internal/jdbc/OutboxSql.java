@@ -6,6 +6,8 @@ import dev.waybill.kernel.OutboxTables;
  * Every SQL statement of the JDBC outbox store, built once for a set of {@link OutboxTables}.
  * Durations are passed as milliseconds and all times come from the database clock, so relays on
  * hosts with skewed clocks agree on what is due.
+ *
+ * @since 0.1
  */
 final class OutboxSql {
 
@@ -17,9 +19,9 @@ final class OutboxSql {
 	private static final String FENCE = "lease_owner = ? AND status = 'pending'";
 
 	/**
-	 * A scope written leased to this process's relay (issue 18, direct dispatch; {@code l} holds the
-	 * lease owner and its length, both NULL otherwise; only the transaction's scope without an
-	 * ordering key takes it) counts its first attempt and is not due before its lease ends, as if
+	 * A scope written leased to this process's relay (direct dispatch; {@code l} holds the lease
+	 * owner and its length, both NULL otherwise; only the transaction's scope without an ordering
+	 * key takes it) counts its first attempt and is not due before its lease ends, as if
 	 * claimed at its write; else it is due at its not-before time.
 	 */
 	private static final String LEASED = "(l.lease_owner IS NOT NULL AND s.ordering_key IS NULL)";
@@ -91,7 +93,7 @@ final class OutboxSql {
 		// OutboxScope.perOrderingKey; created_at is the write's own time, just before commit, so
 		// commit-to-confirm latency can be measured), then every message in publish order from
 		// parallel arrays (one round trip however many messages and keys the transaction wrote).
-		// Ordering (issue 17), see the README's "Ordering": a keyed scope takes the next value of
+		// Ordering, see the README's "Ordering": a keyed scope takes the next value of
 		// the ordering sequence while its transaction holds the key's advisory lock (lockKeys, run
 		// just before, in a statement of its own), and keeps the lock until it commits; so two
 		// transactions that write one key take sequence values in the order they commit. It is
@@ -171,12 +173,12 @@ final class OutboxSql {
 		// MATERIALIZED keeps the locking sub-select evaluated exactly once. The relay decodes every
 		// row it claims, so the columns are the cheapest to read: times as epoch microseconds
 		// (exact, a number rather than a timestamp text to parse), empty headers as NULL (no JSON
-		// to parse), positional (JdbcOutboxStore.claim reads them by index, CLAIM_* above).
+		// to parse), positional (ClaimedRows reads them by index, CLAIM_* above).
 		this.claim = """
 				WITH due AS MATERIALIZED (
 				  SELECT id FROM %1$s s
 				  WHERE status = 'pending' AND next_attempt_at <= now() AND NOT ordering_held
-				    -- Head of line (issue 17): a keyed scope only when no earlier scope of its key is
+				    -- Head of line: a keyed scope only when no earlier scope of its key is
 				    -- unpublished (pending, in flight or dead). One probe of the ordering index; held
 				    -- scopes are not even in the ready index, so this rarely rejects a row.
 				    AND (s.ordering_key IS NULL OR NOT EXISTS (
@@ -206,10 +208,9 @@ final class OutboxSql {
 		// the first, under the locks of their keys: a writer of one of those keys that is committing
 		// now finishes first, so the promotion that follows (a later statement) sees its scope, and
 		// one that comes after sees these published. Returns the keys to promote. Neither reads
-		// anything but the marked scopes' primary-key entries, whatever plan PostgreSQL caches: an
-		// earlier single statement skipped the key locks after probing "is any keyed scope
-		// unpublished", and its generic plan, made while the table was new, scanned the whole table
-		// at every mark until the next ANALYZE (issue 18, round eight).
+		// anything but the marked scopes' primary-key entries, whatever plan PostgreSQL caches: a
+		// single statement that probes "is any keyed scope unpublished" gets a generic plan, made
+		// while the table is new, that scans the whole table at every mark until the next ANALYZE.
 		this.markPublished = "UPDATE " + state + " SET status = 'published', published_at = now(), last_error = NULL, "
 				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " AND ordering_key IS NULL";
 		this.markPublishedKeyed = "UPDATE " + state + " SET status = 'published', published_at = now(), last_error = NULL, "

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * not applied yet and the role neither owns the tables nor may create in the schema. A role that
  * only reads and writes Waybill's tables starts once the changelog is applied.
  *
- * @since 0.5
+ * @since 0.1
  */
 public final class SchemaPrivilegeException extends IllegalStateException {
 

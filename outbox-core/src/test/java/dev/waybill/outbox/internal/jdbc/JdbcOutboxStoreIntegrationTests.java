@@ -403,7 +403,7 @@ class JdbcOutboxStoreIntegrationTests {
 		assertThat(store.stats()).isEqualTo(new OutboxStats(0, 0, 0, 1, null, null));
 		Map<String, Object> row = stateRow(scope.id());
 		assertThat(row).containsEntry("status", "dead");
-		assertThat((String) row.get("last_error")).hasSize(JdbcOutboxStore.MAX_ERROR_LENGTH);
+		assertThat((String) row.get("last_error")).hasSize(StoreStatements.MAX_ERROR_LENGTH);
 		assertThat(jdbc.queryForObject("SELECT count(*) FROM " + schema.tables().qualifiedOutboxMessage(), Long.class))
 			.as("messages are kept").isEqualTo(1);
 	}

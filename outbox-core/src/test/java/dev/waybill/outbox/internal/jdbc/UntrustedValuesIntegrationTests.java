@@ -107,11 +107,11 @@ class UntrustedValuesIntegrationTests {
 
 		assertThat(store.retryLater(retried.id(), "relay-a", "NOT_FOUND - no exchange 'a\0b'", Duration.ofHours(1)))
 			.isTrue();
-		String longError = "x".repeat(JdbcOutboxStore.MAX_ERROR_LENGTH - 1) + "\uD83D\uDE80";
+		String longError = "x".repeat(StoreStatements.MAX_ERROR_LENGTH - 1) + "\uD83D\uDE80";
 		assertThat(store.deadLetter(dead.id(), "relay-a", longError + "\0\uD800")).isTrue();
 
 		assertThat(lastError(retried.id())).isEqualTo("NOT_FOUND - no exchange 'a\uFFFDb'");
-		assertThat(lastError(dead.id())).as("cut before the surrogate pair").isEqualTo("x".repeat(JdbcOutboxStore.MAX_ERROR_LENGTH - 1));
+		assertThat(lastError(dead.id())).as("cut before the surrogate pair").isEqualTo("x".repeat(StoreStatements.MAX_ERROR_LENGTH - 1));
 	}
 
 	private static ClaimedScope claim(UUID scopeId) {

@@ -32,7 +32,7 @@ import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
 import dev.waybill.outbox.hibernate.internal.HibernateOutbox;
 import dev.waybill.outbox.hibernate.internal.OutboxEventsIntegrator;
 import dev.waybill.outbox.hibernate.jpa.WaybillNamingStrategy;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.spi.ConnectionOutboxWriter;
 import dev.waybill.outbox.spi.OutboxMessageFactory;
 
 /**
@@ -47,13 +47,13 @@ import dev.waybill.outbox.spi.OutboxMessageFactory;
 @AutoConfiguration(after = WaybillAutoConfiguration.class,
 		afterName = "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration")
 @ConditionalOnClass({ SessionImplementor.class, EntityManagerHolder.class, HibernatePropertiesCustomizer.class })
-@ConditionalOnBean({ EntityManagerFactory.class, JdbcOutboxStore.class })
+@ConditionalOnBean({ EntityManagerFactory.class, ConnectionOutboxWriter.class })
 public final class WaybillHibernateAutoConfiguration {
 
 	@Bean
 	@Primary
 	@ConditionalOnMissingBean
-	HibernateOutbox waybillHibernateOutbox(EntityManagerFactory entityManagerFactory, JdbcOutboxStore store,
+	HibernateOutbox waybillHibernateOutbox(EntityManagerFactory entityManagerFactory, ConnectionOutboxWriter store,
 			ObjectProvider<OutboxMessageFactory> messages, RelayWakeUp wakeUp) {
 		return new HibernateOutbox(entityManagerFactory, store, messages::getObject, wakeUp);
 	}
@@ -63,9 +63,9 @@ public final class WaybillHibernateAutoConfiguration {
 			OutboxTables tables) {
 		return (properties) -> {
 			addIntegrator(properties, new OutboxEventsIntegrator(outbox::getObject));
-			properties.put(MappingSettings.PHYSICAL_NAMING_STRATEGY,
-					new WaybillNamingStrategy(physicalNamingStrategy(properties.get(MappingSettings.PHYSICAL_NAMING_STRATEGY)),
-							tables));
+			PhysicalNamingStrategy delegate = physicalNamingStrategy(properties.get(MappingSettings.PHYSICAL_NAMING_STRATEGY));
+			properties.put(MappingSettings.PHYSICAL_NAMING_STRATEGY, new WaybillNamingStrategy(delegate, tables.schema(),
+					tables.outboxState(), tables.outboxMessage(), tables.inboxState()));
 		};
 	}
 

@@ -16,7 +16,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.InvalidMessageException;
 import dev.waybill.outbox.hibernate.OutboxEventSource;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.spi.ConnectionOutboxWriter;
 import dev.waybill.outbox.spi.OutboxMessageFactory;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxWriter;
@@ -34,7 +34,7 @@ import dev.waybill.outbox.spi.OutboxWriter;
  * <p>
  * As an {@link OutboxWriter}, it takes the scope of a transaction that has a Hibernate session
  * bound for the given {@link EntityManagerFactory} into that session's outbox, and hands every
- * other scope to the JDBC store.
+ * other scope to the connection writer it was given.
  *
  * @since 0.1
  */
@@ -42,7 +42,7 @@ public final class HibernateOutbox implements OutboxWriter {
 
 	private final EntityManagerFactory entityManagerFactory;
 
-	private final JdbcOutboxStore store;
+	private final ConnectionOutboxWriter store;
 
 	private final Supplier<OutboxMessageFactory> messages;
 
@@ -57,7 +57,7 @@ public final class HibernateOutbox implements OutboxWriter {
 	 * @param messages turns events into messages as {@code publish} would; resolved on first use
 	 * @param wakeUp signalled after a commit that wrote messages
 	 */
-	public HibernateOutbox(EntityManagerFactory entityManagerFactory, JdbcOutboxStore store,
+	public HibernateOutbox(EntityManagerFactory entityManagerFactory, ConnectionOutboxWriter store,
 			Supplier<OutboxMessageFactory> messages, RelayWakeUp wakeUp) {
 		this.entityManagerFactory = Objects.requireNonNull(entityManagerFactory, "entityManagerFactory must not be null");
 		this.store = Objects.requireNonNull(store, "store must not be null");

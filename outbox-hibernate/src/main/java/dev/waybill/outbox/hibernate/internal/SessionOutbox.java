@@ -10,7 +10,7 @@ import org.hibernate.engine.spi.TransactionCompletionCallbacks;
 import org.springframework.transaction.support.TransactionSynchronization;
 
 import dev.waybill.kernel.TimeOrderedUuids;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.spi.ConnectionOutboxWriter;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
 
@@ -33,7 +33,7 @@ final class SessionOutbox implements TransactionSynchronization {
 	interface AfterCompletion extends TransactionCompletionCallbacks.AfterCompletionCallback {
 	}
 
-	private final JdbcOutboxStore store;
+	private final ConnectionOutboxWriter store;
 
 	private final List<OutboxMessage> events = new ArrayList<>();
 
@@ -57,7 +57,7 @@ final class SessionOutbox implements TransactionSynchronization {
 	/** Set when the session's transaction completed, committed or rolled back. */
 	private boolean completed;
 
-	SessionOutbox(JdbcOutboxStore store) {
+	SessionOutbox(ConnectionOutboxWriter store) {
 		this.store = store;
 	}
 

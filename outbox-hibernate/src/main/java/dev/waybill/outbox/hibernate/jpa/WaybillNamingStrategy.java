@@ -8,12 +8,10 @@ import org.hibernate.boot.model.naming.PhysicalNamingStrategy;
 import org.hibernate.engine.jdbc.env.spi.JdbcEnvironment;
 import org.jspecify.annotations.Nullable;
 
-import dev.waybill.kernel.OutboxTables;
-
 /**
  * Maps the logical schema and table names of Waybill's entities ({@code waybill},
- * {@code outbox_state}, {@code outbox_message}, {@code inbox_state}) to the configured
- * {@link OutboxTables}, and leaves every other name to the application's strategy.
+ * {@code outbox_state}, {@code outbox_message}, {@code inbox_state}) to the configured schema and
+ * tables, and leaves every other name to the application's strategy.
  * The Spring Boot auto-configuration wraps the application's physical naming strategy with it,
  * so the entities follow {@code waybill.schema} and {@code waybill.tables.*}.
  * <p>
@@ -46,13 +44,18 @@ public final class WaybillNamingStrategy implements PhysicalNamingStrategy {
 	/**
 	 * Creates the strategy.
 	 * @param delegate the application's strategy, for every other name
-	 * @param tables where Waybill's tables are
+	 * @param schema the schema of Waybill's tables ({@code waybill.schema})
+	 * @param outboxState the outbox state table ({@code waybill.tables.outbox-state})
+	 * @param outboxMessage the outbox message table ({@code waybill.tables.outbox-message})
+	 * @param inboxState the inbox state table ({@code waybill.tables.inbox-state})
 	 */
-	public WaybillNamingStrategy(PhysicalNamingStrategy delegate, OutboxTables tables) {
+	public WaybillNamingStrategy(PhysicalNamingStrategy delegate, String schema, String outboxState,
+			String outboxMessage, String inboxState) {
 		this.delegate = Objects.requireNonNull(delegate, "delegate must not be null");
-		this.schema = tables.schema();
-		this.tables = Map.of(OUTBOX_STATE, tables.outboxState(), OUTBOX_MESSAGE, tables.outboxMessage(), INBOX_STATE,
-				tables.inboxState());
+		this.schema = Objects.requireNonNull(schema, "schema must not be null");
+		this.tables = Map.of(OUTBOX_STATE, Objects.requireNonNull(outboxState, "outboxState must not be null"),
+				OUTBOX_MESSAGE, Objects.requireNonNull(outboxMessage, "outboxMessage must not be null"), INBOX_STATE,
+				Objects.requireNonNull(inboxState, "inboxState must not be null"));
 	}
 
 	@Override
