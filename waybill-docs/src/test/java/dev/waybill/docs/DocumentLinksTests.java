@@ -25,13 +25,13 @@ import org.junit.jupiter.api.Test;
 class DocumentLinksTests {
 
   /** Pages the README links to that are written apart from the guide; drop each once it exists. */
-  private static final Set<String> NOT_YET_WRITTEN = Set.of("docs/architecture.md", "docs/configuration.md");
+  private static final Set<String> NOT_YET_WRITTEN = Set.of("docs/architecture.md");
 
   private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
 
   private static final Pattern HEADING = Pattern.compile("^#{1,6} (.+)$");
 
-  private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+  static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
   @Test
   void everyRelativeLinkResolvesToAFileAndHeading() throws IOException {
