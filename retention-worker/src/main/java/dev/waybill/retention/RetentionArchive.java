@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Whether the {@link RetentionWorker} archives the published messages it purges, and how long the
+ * Whether the retention worker archives the published messages it purges, and how long the
  * archive keeps them. Archived messages are moved, in the purge's own batches and transactions,
  * into the archive table ({@code <outbox message table>_archive}), from which
  * the replay module ({@code waybill-replay}) can publish them again.
@@ -12,7 +12,7 @@ import java.util.Objects;
  * @param enabled whether purged published messages are archived
  * @param keptFor how long an archived message is kept, from when it was archived; older ones are
  * deleted by the same worker, in its batches
- * @since 0.2
+ * @since 0.1
  */
 public record RetentionArchive(boolean enabled, Duration keptFor) {
 

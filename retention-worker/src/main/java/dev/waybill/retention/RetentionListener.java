@@ -3,11 +3,9 @@ package dev.waybill.retention;
 import java.time.Duration;
 import java.time.Instant;
 
-import dev.waybill.retention.internal.RetentionWorker;
-
 /**
- * Hears what the {@link RetentionWorker} does; every method has a no-op default. Called on the
- * worker's thread (or the thread of {@link RetentionWorker#runOnce()}): a slow listener slows the purge.
+ * Hears what the retention worker does; every method has a no-op default. Called on the
+ * worker's thread (or the thread of a run on demand): a slow listener slows the purge.
  *
  * @since 0.1
  */

@@ -1,9 +1,7 @@
 package dev.waybill.retention;
 
-import dev.waybill.retention.internal.RetentionWorker;
-
 /**
- * What one run, or one batch, of the {@link RetentionWorker} purged.
+ * What one run, or one batch, of the retention worker purged.
  *
  * @param skipped whether the run did nothing because another worker held the retention lock
  * @param batches the batches (transactions) that ran

@@ -11,11 +11,11 @@ import dev.waybill.inbox.InboxOutcome;
  * {@link WaybillTestHarness#deliver}, and what the inbox committed for it. {@link #redeliver()}
  * delivers the very same message again, as a broker does after a lost acknowledgement.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class Delivery {
 
-	private final WaybillTestHarness harness;
+	private final TestDeliveries deliveries;
 
 	private final ConsumerRegistration<?> consumer;
 
@@ -23,9 +23,9 @@ public final class Delivery {
 
 	private final InboxOutcome outcome;
 
-	Delivery(WaybillTestHarness harness, ConsumerRegistration<?> consumer, InboundMessage message,
+	Delivery(TestDeliveries deliveries, ConsumerRegistration<?> consumer, InboundMessage message,
 			InboxOutcome outcome) {
-		this.harness = harness;
+		this.deliveries = deliveries;
 		this.consumer = consumer;
 		this.message = message;
 		this.outcome = outcome;
@@ -62,7 +62,7 @@ public final class Delivery {
 	 * @return the new delivery
 	 */
 	public Delivery redeliver() {
-		return this.harness.deliver(this.consumer, this.message);
+		return this.deliveries.deliver(this.consumer, this.message);
 	}
 
 	InboundMessage message() {

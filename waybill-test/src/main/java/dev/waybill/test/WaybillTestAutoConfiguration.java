@@ -65,9 +65,9 @@ public final class WaybillTestAutoConfiguration {
 	WaybillTestHarness waybillTestHarness(Observations observations, ObjectProvider<ConsumerRegistry> consumers,
 			ObjectProvider<DeliveryProcessor> processor, ObjectProvider<OutboxAdmin> admin, MessageSerializer serializer,
 			ObjectProvider<InMemoryTransport> inMemory, WaybillTestProperties properties) {
-		return new WaybillTestHarness(observations, consumers(consumers), processor::getIfAvailable,
-				admin::getIfAvailable, serializer, inMemory.getIfAvailable(), properties.getTimeout(),
-				properties.getPollInterval());
+		HarnessSources sources = new HarnessSources(observations, consumers(consumers), processor::getIfAvailable,
+				admin::getIfAvailable, serializer, inMemory.getIfAvailable());
+		return new WaybillTestHarness(sources, properties.getTimeout(), properties.getPollInterval());
 	}
 
 	static Supplier<List<ConsumerRegistration<?>>> consumers(ObjectProvider<ConsumerRegistry> registry) {

@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -58,9 +57,6 @@ public final class RetentionWorker implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(RetentionWorker.class);
 
-	/** A batch that meets a lock the skip did not avoid (say, a cascade) fails instead of waiting long. */
-	private static final String LOCK_TIMEOUT = "SET LOCAL lock_timeout = '5s'";
-
 	/** {@code query_canceled}: here most often the role's or database's {@code statement_timeout}. */
 	private static final String STATEMENT_TIMEOUT = "57014";
 
@@ -71,6 +67,8 @@ public final class RetentionWorker implements SmartLifecycle {
 	private final RetentionListener listener;
 
 	private final RetentionSql sql;
+
+	private final RetentionBatch batch;
 
 	private final Object lifecycleMonitor = new Object();
 
@@ -92,9 +90,6 @@ public final class RetentionWorker implements SmartLifecycle {
 	 */
 	private volatile int batchSize;
 
-	/** Whether the last batch deleted a full batch of archived messages (runs are serialized by the lock). */
-	private volatile boolean archiveFull;
-
 	/** The scheduled runs' failures (the scheduler's thread only). */
 	private final OutageLog outages = new OutageLog(logger, "Retention run failed", "Retention runs still fail",
 			"Retention runs again after %s of failed runs");
@@ -113,6 +108,7 @@ public final class RetentionWorker implements SmartLifecycle {
 		this.batchSize = settings.batchSize();
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
 		this.sql = new RetentionSql(Objects.requireNonNull(tables, "tables must not be null"));
+		this.batch = new RetentionBatch(this.sql, settings);
 	}
 
 	/**
@@ -148,7 +144,7 @@ public final class RetentionWorker implements SmartLifecycle {
 					long started = System.nanoTime();
 					RetentionResult batch;
 					try {
-						batch = batch(connection, limit);
+						batch = this.batch.run(connection, limit, this.archive);
 					}
 					catch (SQLException ex) {
 						if (limit > 1 && STATEMENT_TIMEOUT.equals(ex.getSQLState())) {
@@ -160,7 +156,9 @@ public final class RetentionWorker implements SmartLifecycle {
 					Duration took = Duration.ofNanos(System.nanoTime() - started);
 					run = run.plus(batch);
 					this.listener.batchCommitted(batch, took);
-					full = batch.outboxStates() >= limit || batch.inboxStates() >= limit || this.archiveFull;
+					// A full batch of archived messages means more may be due as well.
+					full = batch.outboxStates() >= limit || batch.inboxStates() >= limit
+							|| batch.archivedMessages() >= limit;
 					if (full && !pause(pacer.pauseAfter(batch.outboxStates() + batch.inboxStates(), took))) {
 						break;
 					}
@@ -216,98 +214,6 @@ public final class RetentionWorker implements SmartLifecycle {
 				+ "), or raise statement_timeout for Waybill's role");
 	}
 
-	private RetentionResult batch(Connection connection, int limit) throws SQLException {
-		try {
-			try (Statement statement = connection.createStatement()) {
-				statement.execute(LOCK_TIMEOUT);
-			}
-			long[] scopes = { 0, 0 };
-			long inbox = 0;
-			RetentionArchive archive = this.archive;
-			if (this.settings.purgeCompleted()) {
-				add(scopes, deleteScopes(connection, archive.enabled() ? this.sql.archivedScopes : this.sql.completedScopes,
-						limit, this.settings.completedAfter()));
-				add(scopes, deleteScopes(connection, this.sql.finishedScopes, limit - scopes[0],
-						this.settings.completedAfter()));
-			}
-			// Purged even when archiving is switched off again, so an old archive does not stay for ever.
-			long archivePurged = deleteInbox(connection, this.sql.purgeArchive, limit, archive.keptFor());
-			Duration pendingAfter = this.settings.purgePendingAfter();
-			if (this.settings.purgeIncomplete()) {
-				Duration incomplete = this.settings.incompleteAfter();
-				add(scopes, deleteScopes(connection, this.sql.deadScopes, limit - scopes[0], incomplete));
-				if (pendingAfter != null) {
-					add(scopes, deleteScopes(connection, this.sql.pendingScopes, limit - scopes[0], pendingAfter,
-							pendingAfter));
-				}
-				// After the dead and stuck ones, so that an inbox row they leave without a pending
-				// redelivery goes with the rest of its scopes in this same batch.
-				add(scopes, deleteScopes(connection, this.sql.faultedScopes, limit - scopes[0], inboxAge(incomplete),
-						incomplete));
-				add(scopes, deleteScopes(connection, this.sql.abandonedScopes, limit - scopes[0], inboxAge(incomplete),
-						incomplete));
-			}
-			if (this.settings.purgeCompleted()) {
-				inbox += deleteInbox(connection, this.sql.completedInbox, limit, inboxAge(this.settings.completedAfter()));
-			}
-			if (this.settings.purgeIncomplete()) {
-				inbox += deleteInbox(connection, this.sql.faultedInbox, limit - inbox,
-						inboxAge(this.settings.incompleteAfter()));
-				inbox += deleteInbox(connection, this.sql.abandonedInbox, limit - inbox,
-						inboxAge(this.settings.incompleteAfter()));
-			}
-			connection.commit();
-			this.archiveFull = archivePurged >= limit;
-			return new RetentionResult(false, 1, scopes[0], scopes[1], inbox, archivePurged);
-		}
-		catch (SQLException | RuntimeException ex) {
-			connection.rollback();
-			throw ex;
-		}
-	}
-
-	private Duration inboxAge(Duration age) {
-		Duration minimum = this.settings.inboxMinimumAge();
-		return (age.compareTo(minimum) < 0) ? minimum : age;
-	}
-
-	private static void add(long[] sum, long[] more) {
-		sum[0] += more[0];
-		sum[1] += more[1];
-	}
-
-	private static long[] deleteScopes(Connection connection, String sql, long limit, Duration... ages)
-			throws SQLException {
-		if (limit <= 0) {
-			return new long[] { 0, 0 };
-		}
-		try (PreparedStatement statement = prepare(connection, sql, limit, ages);
-				ResultSet result = statement.executeQuery()) {
-			result.next();
-			return new long[] { result.getLong(1), result.getLong(2) };
-		}
-	}
-
-	private static long deleteInbox(Connection connection, String sql, long limit, Duration age) throws SQLException {
-		if (limit <= 0) {
-			return 0;
-		}
-		try (PreparedStatement statement = prepare(connection, sql, limit, age)) {
-			return statement.executeUpdate();
-		}
-	}
-
-	private static PreparedStatement prepare(Connection connection, String sql, long limit, Duration... ages)
-			throws SQLException {
-		PreparedStatement statement = connection.prepareStatement(sql);
-		int index = 1;
-		for (Duration age : ages) {
-			statement.setLong(index++, age.toMillis());
-		}
-		statement.setLong(index, limit);
-		return statement;
-	}
-
 	private void runScheduled() {
 		try {
 			RetentionResult run = runOnce();
@@ -331,7 +237,7 @@ public final class RetentionWorker implements SmartLifecycle {
 	/**
 	 * Returns whether this worker archives the published messages it purges.
 	 * @return the archive settings
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	public RetentionArchive archive() {
 		return this.archive;
@@ -341,7 +247,7 @@ public final class RetentionWorker implements SmartLifecycle {
 	 * Sets whether purged published messages are archived, and how long the archive keeps them;
 	 * {@link RetentionArchive#OFF} by default.
 	 * @param archive the archive settings
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	public void setArchive(RetentionArchive archive) {
 		this.archive = Objects.requireNonNull(archive, "archive must not be null");
@@ -350,7 +256,7 @@ public final class RetentionWorker implements SmartLifecycle {
 	/**
 	 * Returns how this worker paces its batches.
 	 * @return the pacing
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public RetentionPacing pacing() {
 		return this.pacing;
@@ -360,7 +266,7 @@ public final class RetentionWorker implements SmartLifecycle {
 	 * Sets how this worker paces its batches; {@link RetentionPacing#defaults()} by default,
 	 * {@link RetentionPacing#OFF} runs them back to back. Taken at the start of each run.
 	 * @param pacing the pacing
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public void setPacing(RetentionPacing pacing) {
 		this.pacing = Objects.requireNonNull(pacing, "pacing must not be null");

@@ -1,11 +1,7 @@
 package dev.waybill.schedules.internal;
 
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -18,9 +14,7 @@ import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.dao.TransientDataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.scheduling.support.CronExpression;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -28,16 +22,12 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.kernel.AuxiliaryTables;
 import dev.waybill.kernel.BackgroundLoop;
-import dev.waybill.kernel.DatabaseFailures;
-import dev.waybill.kernel.TransactionConnection;
-import dev.waybill.outbox.OutboxFullException;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.schedules.MissedTickPolicy;
 import dev.waybill.schedules.Schedule;
 import dev.waybill.schedules.ScheduleStatus;
-import dev.waybill.schedules.ScheduleTick;
 import dev.waybill.schedules.ScheduledMessages;
 import dev.waybill.schedules.Schedules;
 
@@ -59,7 +49,7 @@ import dev.waybill.schedules.Schedules;
  * schedule (an older deploy) never fires it. The loop sleeps until the next fire time, at most
  * {@code pollInterval}; a failing database costs no tick, the loop retries after {@code pollInterval}.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class JdbcScheduler implements Schedules, SmartLifecycle {
 
@@ -84,6 +74,8 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 	private final Object lifecycle = new Object();
 
 	private final BackgroundLoop loop;
+
+	private final TickFiring firing;
 
 	private volatile WaybillThreads threads = WaybillThreads.platform();
 
@@ -115,6 +107,7 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 			throw new IllegalArgumentException("pollInterval must be at least " + MIN_WAIT + ", was " + pollInterval);
 		}
 		this.pollInterval = pollInterval;
+		this.firing = new TickFiring(this.jdbc, this.transactions, this.publisher, this.schedules, this.sql);
 		// The database is unreachable or failing, or the outbox full: no tick is lost, it stays due.
 		this.loop = new BackgroundLoop("waybill-scheduler", this::pass, pollInterval, logger,
 				"The scheduler could not fire every due tick (they stay due)");
@@ -140,7 +133,7 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 			Instant now = databaseNow();
 			for (Schedule schedule : this.schedules.values()) {
 				this.jdbc.update(this.sql.register, schedule.name(), schedule.cron().toString(), schedule.zone().getId(),
-						timestamp(TickPlan.after(schedule, now)));
+						ScheduleRows.timestamp(TickPlan.after(schedule, now)));
 			}
 		});
 	}
@@ -157,16 +150,16 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 		Set<String> names = new LinkedHashSet<>(this.schedules.keySet());
 		RuntimeException undecided = null;
 		while (!names.isEmpty()) {
-			Fired outcome;
+			TickFiring.Fired outcome;
 			try {
-				outcome = fireOne(names);
+				outcome = this.firing.fireOne(names);
 			}
-			catch (TickNotDecided ex) {
+			catch (TickFiring.TickNotDecided ex) {
 				names.remove(ex.schedule);
 				undecided = (undecided != null) ? undecided : ex.cause;
 				continue;
 			}
-			if (outcome == Fired.NONE_DUE) {
+			if (outcome == TickFiring.Fired.NONE_DUE) {
 				break;
 			}
 			fired++;
@@ -177,88 +170,14 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 		return fired;
 	}
 
-	private Fired fireOne(Set<String> names) {
-		Failure failure = new Failure();
-		TransactionConnection connection = new TransactionConnection();
-		Boolean claimed;
-		try {
-			claimed = this.transactions.execute((status) -> {
-				connection.attach(Objects.requireNonNull(this.jdbc.getDataSource()));
-				List<Claim> rows = this.jdbc.query(this.sql.claim, (rs, n) -> new Claim(rs.getString(1),
-						instant(rs, 2), instant(rs, 3)), (Object) names.toArray(String[]::new));
-				if (rows.isEmpty()) {
-					return false;
-				}
-				Claim claim = rows.get(0);
-				Schedule schedule = this.schedules.get(claim.name());
-				TickPlan plan = TickPlan.of(schedule, claim.due(), claim.now());
-				failure.claim = claim;
-				failure.plan = plan;
-				for (ScheduleTick tick : plan.ticks()) {
-					try {
-						schedule.messages().publish(tick, new TickPublisher(this.publisher, tick));
-					}
-					catch (VirtualMachineError ex) {
-						throw ex;
-					}
-					catch (RuntimeException | Error ex) {
-						failure.cause = ex;
-						failure.undecided = ex instanceof OutboxFullException
-								|| ex instanceof TransientDataAccessException
-								|| DatabaseFailures.unavailable(ex, connection.check());
-						throw ex;
-					}
-				}
-				if (plan.skipped()) {
-					logger.warn("Schedule '" + schedule.name() + "' skipped missed ticks (policy "
-							+ schedule.missedTicks() + ", due since " + claim.due() + "); next tick " + plan.next());
-				}
-				ScheduleTick last = plan.ticks().isEmpty() ? null : plan.ticks().get(plan.ticks().size() - 1);
-				int updated = this.jdbc.update(this.sql.fired, timestamp(plan.next()), timestamp(claim.now()),
-						(last != null) ? timestamp(last.scheduledAt()) : null, plan.ticks().size(), claim.name(),
-						timestamp(claim.due()));
-				if (updated != 1) {
-					throw new IllegalStateException("Schedule '" + claim.name() + "' changed under its lock");
-				}
-				return true;
-			});
-		}
-		catch (RuntimeException | Error ex) {
-			if (ex instanceof VirtualMachineError || failure.cause != ex || failure.claim == null
-					|| failure.plan == null) {
-				throw ex;
-			}
-			if (failure.undecided) {
-				throw new TickNotDecided(failure.claim.name(),
-						(ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex));
-			}
-			recordFailure(failure.claim, failure.plan, ex);
-			return Fired.FIRED;
-		}
-		return Boolean.TRUE.equals(claimed) ? Fired.FIRED : Fired.NONE_DUE;
-	}
-
-	/**
-	 * A tick whose messages failed is not retried: it would fail the same way, forever. It is
-	 * counted and its error kept on the row, and the schedule goes on with the next tick. (Not a
-	 * tick that failed because the database was unavailable or the outbox full: that stays due.)
-	 */
-	private void recordFailure(Claim claim, TickPlan plan, Throwable ex) {
-		logger.error("Schedule '" + claim.name() + "' failed to publish its tick of " + claim.due()
-				+ "; the tick is recorded as failed and the schedule goes on with " + plan.next(), ex);
-		String error = ex.getClass().getName() + ": " + ex.getMessage();
-		this.transactions.executeWithoutResult((status) -> this.jdbc.update(this.sql.failed, timestamp(plan.next()),
-				plan.ticks().size(), error, claim.name(), timestamp(claim.due())));
-	}
-
 	@Override
 	public List<ScheduleStatus> list() {
-		return this.jdbc.query(this.sql.list, JdbcScheduler::status);
+		return this.jdbc.query(this.sql.list, ScheduleRows::status);
 	}
 
 	@Override
 	public Optional<ScheduleStatus> find(String name) {
-		return this.jdbc.query(this.sql.find, JdbcScheduler::status, name).stream().findFirst();
+		return this.jdbc.query(this.sql.find, ScheduleRows::status, name).stream().findFirst();
 	}
 
 	@Override
@@ -279,14 +198,14 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 			Schedule row = new Schedule(name, CronExpression.parse((String) rows.get(0)[0]),
 					ZoneId.of((String) rows.get(0)[1]), MissedTickPolicy.SKIP, 1, Duration.ZERO, (tick, publisher) -> {
 					});
-			return this.jdbc.update(this.sql.resume, timestamp(TickPlan.after(row, databaseNow())), name) == 1;
+			return this.jdbc.update(this.sql.resume, ScheduleRows.timestamp(TickPlan.after(row, databaseNow())), name) == 1;
 		});
 		wake();
 		return Boolean.TRUE.equals(resumed);
 	}
 
 	private Instant databaseNow() {
-		return Objects.requireNonNull(this.jdbc.queryForObject(this.sql.now, (rs, n) -> instant(rs, 1)));
+		return Objects.requireNonNull(this.jdbc.queryForObject(this.sql.now, (rs, n) -> ScheduleRows.instant(rs, 1)));
 	}
 
 	private Duration untilNextDue() {
@@ -349,61 +268,6 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 	@Override
 	public boolean isRunning() {
 		return this.running;
-	}
-
-	private static ScheduleStatus status(ResultSet rs, int row) throws SQLException {
-		return new ScheduleStatus(rs.getString(1), rs.getString(2), rs.getString(3), rs.getBoolean(4), instant(rs, 5),
-				nullableInstant(rs, 6), nullableInstant(rs, 7), rs.getLong(8), rs.getLong(9), rs.getString(10));
-	}
-
-	private static Instant instant(ResultSet rs, int column) throws SQLException {
-		return Objects.requireNonNull(nullableInstant(rs, column));
-	}
-
-	private static @Nullable Instant nullableInstant(ResultSet rs, int column) throws SQLException {
-		OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-		return (value != null) ? value.toInstant() : null;
-	}
-
-	private static @Nullable Timestamp timestamp(@Nullable Instant instant) {
-		return (instant != null) ? Timestamp.from(instant) : null;
-	}
-
-	private record Claim(String name, Instant due, Instant now) {
-	}
-
-	private static final class Failure {
-
-		@Nullable Claim claim;
-
-		@Nullable TickPlan plan;
-
-		@Nullable Throwable cause;
-
-		/** The tick could not be decided now (database unavailable, outbox full): it stays due. */
-		boolean undecided;
-
-	}
-
-	private enum Fired {
-
-		FIRED, NONE_DUE
-
-	}
-
-	/** A schedule's tick left due by a failure that is not the schedule's (see {@link Failure#undecided}). */
-	private static final class TickNotDecided extends RuntimeException {
-
-		final String schedule;
-
-		final RuntimeException cause;
-
-		TickNotDecided(String schedule, RuntimeException cause) {
-			super(null, null, false, false);
-			this.schedule = schedule;
-			this.cause = cause;
-		}
-
 	}
 
 }
