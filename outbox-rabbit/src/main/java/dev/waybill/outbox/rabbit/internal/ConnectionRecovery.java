@@ -9,6 +9,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.outbox.rabbit.RabbitTopology;
 
 /**
@@ -65,11 +66,11 @@ final class ConnectionRecovery {
 			created = this.transport.newConnection(this.connectionFactory, this.executors.consumers(),
 					RabbitReceiveEndpoint.CONNECTION_NAME);
 			this.topology.declare(created);
-			for (QueueEndpoint endpoint : this.status.endpoints()) {
+			for (ReceiveEndpoint endpoint : this.status.endpoints()) {
 				this.declarer.declare(created, endpoint);
 			}
-			for (QueueEndpoint endpoint : this.status.endpoints()) {
-				for (int i = 0; i < endpoint.channels(); i++) {
+			for (ReceiveEndpoint endpoint : this.status.endpoints()) {
+				for (int i = 0; i < QueueSubscriber.channels(endpoint); i++) {
 					this.subscriber.consume(created, endpoint);
 				}
 			}

@@ -12,6 +12,8 @@ import java.util.stream.Collectors;
 import com.rabbitmq.client.Connection;
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.inbox.ReceiveEndpoint;
+
 /**
  * What the receive endpoint's pieces share, and what health checks read of it: whether it runs,
  * its consuming connection, its consumers, and why it or one of its queues is not consuming. Any
@@ -21,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class EndpointStatus {
 
-	private final Map<String, QueueEndpoint> endpoints = new LinkedHashMap<>();
+	private final Map<String, ReceiveEndpoint> endpoints = new LinkedHashMap<>();
 
 	private volatile boolean running;
 
@@ -36,15 +38,15 @@ final class EndpointStatus {
 	/** The consumers of the current and earlier connections, for cancelling them at stop. */
 	private final Queue<InboxConsumer> consumers = new ConcurrentLinkedQueue<>();
 
-	EndpointStatus(List<QueueEndpoint> endpoints) {
+	EndpointStatus(List<ReceiveEndpoint> endpoints) {
 		endpoints.forEach((endpoint) -> this.endpoints.put(endpoint.queue(), endpoint));
 	}
 
-	List<QueueEndpoint> endpoints() {
+	List<ReceiveEndpoint> endpoints() {
 		return List.copyOf(this.endpoints.values());
 	}
 
-	QueueEndpoint endpoint(String queue) {
+	ReceiveEndpoint endpoint(String queue) {
 		return Objects.requireNonNull(this.endpoints.get(queue), queue);
 	}
 
@@ -101,7 +103,7 @@ final class EndpointStatus {
 	/** Whether every channel of the queue has a consumer on the current connection. */
 	boolean consumes(String queue) {
 		Connection current = this.connection;
-		QueueEndpoint endpoint = this.endpoints.get(queue);
+		ReceiveEndpoint endpoint = this.endpoints.get(queue);
 		if (endpoint == null) {
 			return false;
 		}
@@ -109,7 +111,7 @@ final class EndpointStatus {
 			.filter((consumer) -> consumer.queue().equals(queue) && consumer.connection() == current
 					&& !consumer.cancelled() && consumer.getChannel().isOpen())
 			.count();
-		return subscribed >= endpoint.channels();
+		return subscribed >= QueueSubscriber.channels(endpoint);
 	}
 
 	@Nullable String notConsumingReason() {

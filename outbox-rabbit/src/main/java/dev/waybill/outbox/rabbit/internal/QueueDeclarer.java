@@ -14,6 +14,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.EndpointBinding;
+import dev.waybill.inbox.ReceiveEndpoint;
 
 /**
  * Declares a receive endpoint's queue (durable, with the endpoint's arguments), binds it to the
@@ -36,7 +37,7 @@ final class QueueDeclarer {
 		this.transport = transport;
 	}
 
-	void declare(Connection connection, QueueEndpoint endpoint) throws IOException {
+	void declare(Connection connection, ReceiveEndpoint endpoint) throws IOException {
 		String queue = endpoint.queue();
 		Channel channel = connection.createChannel();
 		try {

@@ -8,6 +8,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.outbox.rabbit.RabbitTopology;
 
 /**
@@ -98,7 +99,7 @@ final class QueueRecovery implements InboxConsumer.LossListener {
 		if (!this.status.current(session)) {
 			return;
 		}
-		QueueEndpoint endpoint = this.status.endpoint(queue);
+		ReceiveEndpoint endpoint = this.status.endpoint(queue);
 		try {
 			this.topology.declare(session); // its extra bindings may name declared exchanges an operator deleted too
 			this.declarer.declare(session, endpoint);

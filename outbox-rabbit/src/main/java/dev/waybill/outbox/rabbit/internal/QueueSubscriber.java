@@ -9,6 +9,7 @@ import com.rabbitmq.client.Connection;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.inbox.spi.DeliveryProcessor;
 
@@ -44,7 +45,7 @@ final class QueueSubscriber {
 		this.losses = losses;
 	}
 
-	void consume(Connection connection, QueueEndpoint endpoint) throws IOException {
+	void consume(Connection connection, ReceiveEndpoint endpoint) throws IOException {
 		String queue = endpoint.queue();
 		Channel channel = connection.createChannel();
 		boolean partitionByOrderingKey = endpoint.partitionByOrderingKey();
@@ -75,13 +76,25 @@ final class QueueSubscriber {
 		});
 	}
 
+	/**
+	 * How many channels consume an endpoint's queue: one, whose workers are the lanes, when it is
+	 * partitioned by ordering key, so the broker hands a key's deliveries to one consumer in order;
+	 * else one per unit of concurrency. Also at concurrency 1 a partitioned endpoint keeps each key's
+	 * order (no cancel at a stop, an outage retried in place), since a requeued delivery would lose
+	 * its place (a quorum queue puts it at its tail) and a cancel at a stop would let the next single
+	 * active consumer start before what this one held went back.
+	 */
+	static int channels(ReceiveEndpoint endpoint) {
+		return endpoint.partitionByOrderingKey() ? 1 : endpoint.concurrency();
+	}
+
 	/** Says where an endpoint's prefetch holds its batches below the configured maximum. */
 	void logBatchesCappedByPrefetch() {
 		int batchSize = this.settings.batchSize();
 		if (batchSize <= 1) {
 			return;
 		}
-		for (QueueEndpoint endpoint : this.status.endpoints()) {
+		for (ReceiveEndpoint endpoint : this.status.endpoints()) {
 			int prefetch = endpoint.prefetch();
 			if (prefetch < batchSize) {
 				logger.info("Waybill batches at most " + prefetch + " deliveries of queue '" + endpoint.queue()

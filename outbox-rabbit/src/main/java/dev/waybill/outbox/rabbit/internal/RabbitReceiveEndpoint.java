@@ -1,9 +1,7 @@
 package dev.waybill.outbox.rabbit.internal;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 
@@ -18,6 +16,7 @@ import org.springframework.context.SmartLifecycle;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.inbox.spi.DeliveryProcessor;
 import dev.waybill.inbox.spi.UnrecordableDeliveryException;
@@ -103,11 +102,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		ConsumerRegistry registry = ConsumerRegistry.of(consumers);
 		processor.describeQueues(registry);
 		this.connectionFactory = ConsumingConnectionFactory.of(transport.connectionFactory(), transport.maxBodySize());
-		List<QueueEndpoint> endpoints = new ArrayList<>();
-		for (Map.Entry<String, List<ConsumerRegistration<?>>> endpoint : registry.endpoints().entrySet()) {
-			endpoints.add(new QueueEndpoint(endpoint.getKey(), endpoint.getValue()));
-		}
-		this.status = new EndpointStatus(endpoints);
+		this.status = new EndpointStatus(registry.receiveEndpoints());
 		this.executors = new EndpointExecutors(this.status, this.connectionFactory);
 		QueueDeclarer declarer = new QueueDeclarer(transport);
 		// its consumers tell their losses to the queue recovery, which consumes through it again
@@ -137,7 +132,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		if (this.status.running() || this.status.endpoints().isEmpty()) {
 			return;
 		}
-		int threads = this.status.endpoints().stream().mapToInt(QueueEndpoint::concurrency).sum();
+		int threads = this.status.endpoints().stream().mapToInt(ReceiveEndpoint::concurrency).sum();
 		this.executors.start(this.settings.threads(), threads);
 		this.status.running(true);
 		this.subscriber.logBatchesCappedByPrefetch();

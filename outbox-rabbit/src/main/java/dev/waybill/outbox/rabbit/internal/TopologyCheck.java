@@ -8,6 +8,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.outbox.rabbit.RabbitTopology;
 
 /**
@@ -61,7 +62,7 @@ final class TopologyCheck {
 		}
 		try {
 			this.topology.declare(session);
-			for (QueueEndpoint endpoint : this.status.endpoints()) {
+			for (ReceiveEndpoint endpoint : this.status.endpoints()) {
 				if (!this.status.queueLosses().containsKey(endpoint.queue())) {
 					this.declarer.declare(session, endpoint);
 				}
