@@ -111,6 +111,8 @@ final class QueueRecovery implements InboxConsumer.LossListener {
 			}
 			long delay = this.executors.backoff(failedAttempts + 1);
 			String reason = BrokerErrors.describe(ex);
+			// the reason first: whoever reads the log may look at the health next
+			this.status.queueLosses().put(queue, lost + "; consuming it again failed: " + reason);
 			String text = "Waybill could not resume consuming " + queue + " from RabbitMQ at " + this.transport + ": "
 					+ reason + "; trying again in " + delay + " ms";
 			if (reason.equals(lastReason)) {
@@ -122,7 +124,6 @@ final class QueueRecovery implements InboxConsumer.LossListener {
 			else {
 				logger.warn(text);
 			}
-			this.status.queueLosses().put(queue, lost + "; consuming it again failed: " + reason);
 			this.executors.schedule(() -> resume(session, queue, lost, failedAttempts + 1, reason), delay);
 			return;
 		}
