@@ -5,8 +5,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,12 +22,13 @@ import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxOutcome;
-import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.autoconfigure.WaybillInboxProperties;
+import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.outbox.rabbit.internal.ReceiveEndpointSettings;
 
 /**
  * (5) Inbox throughput: a queue filled with N messages (outside the timed window) is consumed
@@ -167,8 +168,8 @@ final class InboxThroughput implements Benchmark {
 		latencies.start(count);
 		handledCount.set(0);
 		try (RabbitTransport transport = OutboxWiring.transport(context.rabbit())) {
-			RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumer));
-			endpoint.setBatch(batch, DEFAULTS.getBatch().getLinger());
+			RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumer),
+					ReceiveEndpointSettings.DEFAULTS.withBatch(batch, DEFAULTS.getBatch().getLinger()));
 			endpoint.start();
 			Channel channel = connection.createChannel();
 			try {
@@ -241,8 +242,8 @@ final class InboxThroughput implements Benchmark {
 			AtomicLong handledCount, int messages, int batch) throws InterruptedException {
 		handledCount.set(0);
 		try (RabbitTransport transport = OutboxWiring.transport(context.rabbit())) {
-			RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumer));
-			endpoint.setBatch(batch, DEFAULTS.getBatch().getLinger());
+			RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumer),
+					ReceiveEndpointSettings.DEFAULTS.withBatch(batch, DEFAULTS.getBatch().getLinger()));
 			Timer timer = Timer.start();
 			endpoint.start();
 			try {

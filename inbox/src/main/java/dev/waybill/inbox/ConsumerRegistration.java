@@ -19,8 +19,9 @@ import dev.waybill.kernel.MessageTypes;
  * A {@link MessageHandler} bound to its queue: what a transport endpoint needs to consume the queue
  * and what the {@link InboxProcessor} needs to handle its deliveries. The queue name is also the
  * consumer id in the inbox. Several registrations, one per message type, may share a queue: they
- * form one receive endpoint, and must then agree on its settings (concurrency, prefetch, queue
- * arguments, retry, exception filters, extra bindings; see {@link ConsumerRegistry#of}).
+ * form one {@link ReceiveEndpoint}, and must then agree on its settings (concurrency, prefetch, queue
+ * arguments, retry, exception filters, extra bindings; see {@link ReceiveEndpoint#of}), which
+ * transports read from the endpoint.
  * Immutable; the {@code with*} methods return changed copies.
  * <p>
  * The inbox auto-configuration registers every {@code MessageHandler} bean in the

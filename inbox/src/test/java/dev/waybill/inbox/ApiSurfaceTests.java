@@ -22,6 +22,7 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.inbox.InboxLookup",
 			"dev.waybill.inbox.EndpointBinding",
 			"dev.waybill.inbox.EndpointRetry",
+			"dev.waybill.inbox.ReceiveEndpoint",
 			"dev.waybill.inbox.autoconfigure.EndpointProperties",
 			"dev.waybill.inbox.Consumer",
 			"dev.waybill.inbox.Fault",

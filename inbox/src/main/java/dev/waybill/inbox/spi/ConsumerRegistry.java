@@ -6,7 +6,6 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -14,12 +13,13 @@ import org.jspecify.annotations.Nullable;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.kernel.MessageTypes;
 
 /**
- * The consumers of an application grouped into receive endpoints, one per queue, in registration
- * order. A queue may have several handlers, one per message type; they share the endpoint's
- * settings. A transport endpoint consumes each queue and hands every delivery to the
+ * The consumers of an application grouped into {@linkplain ReceiveEndpoint receive endpoints}, one
+ * per queue, in registration order. A queue may have several handlers, one per message type; they
+ * share the endpoint's settings. A transport endpoint consumes each queue and hands every delivery to the
  * {@link InboxProcessor} with the registration {@link #dispatch dispatch} picks. The inbox
  * auto-configuration provides one holding every {@link MessageHandler} bean; {@link #of(Collection)}
  * makes one by hand.
@@ -28,7 +28,9 @@ import dev.waybill.kernel.MessageTypes;
  */
 public final class ConsumerRegistry {
 
-	private final Map<String, List<ConsumerRegistration<?>>> byQueue;
+	private final Map<String, ReceiveEndpoint> receiveEndpoints;
+
+	private final Map<String, List<ConsumerRegistration<?>>> byQueue = new LinkedHashMap<>();
 
 	/** Message classes by type name: every registration's payload class, and subtypes found since. */
 	private final Map<String, Class<?>> classes = new ConcurrentHashMap<>();
@@ -49,9 +51,10 @@ public final class ConsumerRegistry {
 	/** Registrations made for a supertype handler and a delivered subtype, by queue and type. */
 	private final Map<String, ConsumerRegistration<?>> derived = new ConcurrentHashMap<>();
 
-	private ConsumerRegistry(Map<String, List<ConsumerRegistration<?>>> byQueue) {
-		this.byQueue = byQueue;
-		byQueue.values().forEach((list) -> list.forEach(
+	private ConsumerRegistry(Map<String, ReceiveEndpoint> receiveEndpoints) {
+		this.receiveEndpoints = receiveEndpoints;
+		receiveEndpoints.forEach((queue, endpoint) -> this.byQueue.put(queue, endpoint.consumers()));
+		this.byQueue.values().forEach((list) -> list.forEach(
 				(registration) -> this.classes.putIfAbsent(registration.messageType(), registration.payloadClass())));
 	}
 
@@ -66,47 +69,11 @@ public final class ConsumerRegistry {
 	public static ConsumerRegistry of(Collection<? extends ConsumerRegistration<?>> registrations) {
 		Map<String, List<ConsumerRegistration<?>>> byQueue = new LinkedHashMap<>();
 		for (ConsumerRegistration<?> registration : registrations) {
-			List<ConsumerRegistration<?>> endpoint = byQueue.computeIfAbsent(registration.queue(),
-					(queue) -> new ArrayList<>());
-			for (ConsumerRegistration<?> other : endpoint) {
-				if (other.messageType().equals(registration.messageType())) {
-					throw new IllegalArgumentException("Two consumers of queue '" + registration.queue()
-							+ "' take message type '" + registration.messageType() + "': " + other + " and "
-							+ registration + ". A receive endpoint has one handler per message type.");
-				}
-				String difference = endpointDifference(other, registration);
-				if (difference != null) {
-					throw new IllegalArgumentException("The consumers of queue '" + registration.queue()
-							+ "' differ in the endpoint's " + difference + ": " + other + " and " + registration
-							+ ". Handlers of one queue share its settings.");
-				}
-			}
-			endpoint.add(registration);
+			byQueue.computeIfAbsent(registration.queue(), (queue) -> new ArrayList<>()).add(registration);
 		}
-		byQueue.replaceAll((queue, list) -> List.copyOf(list));
-		return new ConsumerRegistry(byQueue);
-	}
-
-	private static @Nullable String endpointDifference(ConsumerRegistration<?> a, ConsumerRegistration<?> b) {
-		if (a.concurrency() != b.concurrency()) {
-			return "concurrency (" + a.concurrency() + " and " + b.concurrency() + ")";
-		}
-		if (a.prefetch() != b.prefetch()) {
-			return "prefetch (" + a.prefetch() + " and " + b.prefetch() + ")";
-		}
-		if (!a.queueArguments().equals(b.queueArguments())) {
-			return "queue arguments";
-		}
-		if (!Objects.equals(a.retry(), b.retry())) {
-			return "retry policy";
-		}
-		if (!a.neverRetry().equals(b.neverRetry()) || !a.ignore().equals(b.ignore())) {
-			return "exception filters";
-		}
-		if (!a.bindings().equals(b.bindings())) {
-			return "extra bindings";
-		}
-		return null;
+		Map<String, ReceiveEndpoint> endpoints = new LinkedHashMap<>();
+		byQueue.forEach((queue, consumers) -> endpoints.put(queue, ReceiveEndpoint.of(consumers)));
+		return new ConsumerRegistry(endpoints);
 	}
 
 	/**
@@ -118,7 +85,26 @@ public final class ConsumerRegistry {
 	}
 
 	/**
-	 * Returns the receive endpoints: each queue with its consumers, in registration order.
+	 * Returns the receive endpoints, one per queue, in registration order.
+	 * @return an unmodifiable list, empty when the application has no handler
+	 * @since 0.1
+	 */
+	public List<ReceiveEndpoint> receiveEndpoints() {
+		return List.copyOf(this.receiveEndpoints.values());
+	}
+
+	/**
+	 * Returns the receive endpoint of a queue.
+	 * @param queue the queue name
+	 * @return the endpoint, or empty when none consumes that queue
+	 * @since 0.1
+	 */
+	public Optional<ReceiveEndpoint> receiveEndpoint(String queue) {
+		return Optional.ofNullable(this.receiveEndpoints.get(queue));
+	}
+
+	/**
+	 * Returns the receive endpoints' consumers: each queue with its consumers, in registration order.
 	 * @return an unmodifiable map from queue name to its consumers (at least one each)
 	 * @since 0.3
 	 */

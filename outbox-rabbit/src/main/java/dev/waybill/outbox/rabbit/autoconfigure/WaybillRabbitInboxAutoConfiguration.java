@@ -20,6 +20,7 @@ import dev.waybill.outbox.rabbit.ErrorQueues;
 import dev.waybill.outbox.rabbit.internal.RabbitErrorQueues;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.internal.ReceiveEndpointSettings;
 import dev.waybill.outbox.spi.OutboxWriter;
 
 /**
@@ -39,13 +40,11 @@ public final class WaybillRabbitInboxAutoConfiguration {
 	RabbitReceiveEndpoint waybillReceiveEndpoint(RabbitTransport transport, DeliveryProcessor processor,
 			ConsumerRegistry consumers, WaybillInboxProperties properties, WaybillRabbitProperties rabbit,
 			ObjectProvider<WaybillThreads> threads) {
-		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, consumers.registrations());
-		endpoint.setShutdownTimeout(properties.getShutdownTimeout());
-		endpoint.setBatch(properties.getBatch().getMaxSize(), properties.getBatch().getLinger());
-		endpoint.setTopology(transport.declaredTopology());
-		endpoint.setTopologyCheckInterval(rabbit.getTopologyCheckInterval()); // checked with the transport's settings
-		endpoint.setThreads(threads.getIfAvailable(WaybillThreads::platform));
-		return endpoint;
+		// the topology check interval is checked with the transport's settings
+		ReceiveEndpointSettings settings = new ReceiveEndpointSettings(transport.declaredTopology(),
+				rabbit.getTopologyCheckInterval(), threads.getIfAvailable(WaybillThreads::platform),
+				properties.getShutdownTimeout(), properties.getBatch().getMaxSize(), properties.getBatch().getLinger());
+		return new RabbitReceiveEndpoint(transport, processor, consumers.registrations(), settings);
 	}
 
 	@Bean

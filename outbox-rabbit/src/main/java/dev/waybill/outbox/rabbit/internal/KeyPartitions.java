@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The workers of a consumer: one thread per lane, each taking the deliveries submitted to it in
- * order, in batches. When partitioned by ordering key (issue 17) there is a lane per unit of
+ * order, in batches. When partitioned by ordering key there is a lane per unit of
  * concurrency and a key always goes to the lane of its hash, so the deliveries of one key are
  * handled one batch at a time in the order they were submitted, different keys in parallel;
  * deliveries without a key go to the lanes in turn.
@@ -31,6 +31,7 @@ import org.jspecify.annotations.Nullable;
  * a batch of them: except the lane's first batch, and the first after its handlers became slow.
  *
  * @param <T> what is submitted
+ * @since 0.1
  */
 final class KeyPartitions<T> {
 
@@ -143,8 +144,8 @@ final class KeyPartitions<T> {
 						return;
 					}
 					// Not a shutdown: an interrupt a handler left on the thread (it called interrupt(),
-					// or restored the flag after catching an InterruptedException). Returning here ended
-					// the lane for good, and the deliveries of its keys waited unacknowledged.
+					// or restored the flag after catching an InterruptedException). Ending the lane would
+					// leave the deliveries of its keys unacknowledged for good.
 					continue;
 				}
 				finally {

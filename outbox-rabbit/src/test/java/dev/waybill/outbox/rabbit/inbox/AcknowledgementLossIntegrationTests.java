@@ -35,6 +35,7 @@ import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.internal.ReceiveEndpointSettings;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WireFaultProxy;
@@ -216,8 +217,8 @@ class AcknowledgementLossIntegrationTests {
 			context.publish(new Pong(ping.n()));
 		};
 		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor,
-				List.of(ConsumerRegistration.of(this.queue, Ping.class, handler).withPartitionByOrderingKey(partitioned)));
-		endpoint.setShutdownTimeout(Duration.ofSeconds(5));
+				List.of(ConsumerRegistration.of(this.queue, Ping.class, handler).withPartitionByOrderingKey(partitioned)),
+				ReceiveEndpointSettings.DEFAULTS.withShutdownTimeout(Duration.ofSeconds(5)));
 		this.resources.add(endpoint::stop);
 		return endpoint;
 	}

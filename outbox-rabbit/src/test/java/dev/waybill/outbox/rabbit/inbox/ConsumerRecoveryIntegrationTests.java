@@ -223,7 +223,8 @@ class ConsumerRecoveryIntegrationTests {
 
 	/** The open channel the endpoint consumes a queue on. */
 	private static Channel consumingChannel(RabbitReceiveEndpoint endpoint, String queue) {
-		Collection<?> consumers = (Collection<?>) ReflectionTestUtils.getField(endpoint, "inboxConsumers");
+		Object status = ReflectionTestUtils.getField(endpoint, "status");
+		Collection<?> consumers = (Collection<?>) ReflectionTestUtils.getField(status, "consumers");
 		return consumers.stream()
 			.map(DefaultConsumer.class::cast)
 			.filter((consumer) -> queue.equals(ReflectionTestUtils.getField(consumer, "queue"))

@@ -41,6 +41,7 @@ import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.internal.ReceiveEndpointSettings;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -161,8 +162,8 @@ class ReceiveEndpointDatabaseOutageIntegrationTests {
 		MessageHandler<Ping> handler = (Ping ping, MessageContext context) -> handledTable
 			.update("INSERT INTO " + table + " (n) VALUES (?)", ping.n());
 		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor,
-				List.of(ConsumerRegistration.of(this.queue, Ping.class, handler).withConcurrency(4)));
-		endpoint.setShutdownTimeout(Duration.ofSeconds(20));
+				List.of(ConsumerRegistration.of(this.queue, Ping.class, handler).withConcurrency(4)),
+				ReceiveEndpointSettings.DEFAULTS.withShutdownTimeout(Duration.ofSeconds(20)));
 		this.resources.add(endpoint::stop);
 		return endpoint;
 	}

@@ -22,16 +22,16 @@ class ConsumerRefusalTests {
 				"NOT_FOUND - home node 'rabbit-1@host' of durable queue 'billing.orders' in vhost '/' is down or inaccessible");
 
 		assertThat(BrokerErrors.queueNodeDown(BrokerErrors.signal(failure))).isTrue();
-		assertThat(RabbitReceiveEndpoint.refused(failure)).isFalse();
+		assertThat(ConsumerRefusal.refused(failure)).isFalse();
 	}
 
 	@Test
 	void aMissingExchangeAMissingPermissionAndOtherArgumentsAreRefused() {
-		assertThat(RabbitReceiveEndpoint.refused(channelClosed(AMQP.NOT_FOUND, "NOT_FOUND - no exchange 'regions' in vhost '/'")))
+		assertThat(ConsumerRefusal.refused(channelClosed(AMQP.NOT_FOUND, "NOT_FOUND - no exchange 'regions' in vhost '/'")))
 			.isTrue();
-		assertThat(RabbitReceiveEndpoint.refused(channelClosed(AMQP.ACCESS_REFUSED,
+		assertThat(ConsumerRefusal.refused(channelClosed(AMQP.ACCESS_REFUSED,
 				"ACCESS_REFUSED - access to queue 'billing.orders' in vhost '/' refused for user 'guest'"))).isTrue();
-		assertThat(RabbitReceiveEndpoint.refused(channelClosed(AMQP.PRECONDITION_FAILED,
+		assertThat(ConsumerRefusal.refused(channelClosed(AMQP.PRECONDITION_FAILED,
 				"PRECONDITION_FAILED - inequivalent arg 'durable' for queue 'billing.orders' in vhost '/'"))).isTrue();
 		assertThat(BrokerErrors.queueNodeDown(BrokerErrors.signal(
 				channelClosed(AMQP.NOT_FOUND, "NOT_FOUND - no exchange 'regions' in vhost '/'")))).isFalse();
@@ -39,7 +39,7 @@ class ConsumerRefusalTests {
 
 	@Test
 	void aLostConnectionIsNotRefused() {
-		assertThat(RabbitReceiveEndpoint.refused(new IOException("Connection reset"))).isFalse();
+		assertThat(ConsumerRefusal.refused(new IOException("Connection reset"))).isFalse();
 	}
 
 	private static IOException channelClosed(int code, String text) {

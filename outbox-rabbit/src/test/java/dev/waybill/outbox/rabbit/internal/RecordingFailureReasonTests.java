@@ -20,7 +20,7 @@ class RecordingFailureReasonTests {
 		rollback.initApplicationException(new DataAccessResourceFailureException("PreparedStatementCallback; insert",
 				new SQLException("An I/O error occurred while sending to the backend.", "08006")));
 
-		assertThat(RabbitReceiveEndpoint.reason(rollback)).isEqualTo("An I/O error occurred while sending to the backend.");
+		assertThat(RecordingFailureReason.of(rollback)).isEqualTo("An I/O error occurred while sending to the backend.");
 	}
 
 	@Test
@@ -30,18 +30,18 @@ class RecordingFailureReasonTests {
 						+ "FATAL: terminating connection due to administrator command",
 				new SQLException("FATAL: terminating connection due to administrator command", "57P01"));
 
-		assertThat(RabbitReceiveEndpoint.reason(failure))
+		assertThat(RecordingFailureReason.of(failure))
 			.isEqualTo("FATAL: terminating connection due to administrator command")
 			.doesNotContain("INSERT");
 	}
 
 	@Test
 	void aFailureShowsItsRootCauseWhenItsOwnMessageDoesNotSayIt() {
-		assertThat(RabbitReceiveEndpoint.reason(new IllegalStateException("wrapped", new SQLException("root")))).isEqualTo(
+		assertThat(RecordingFailureReason.of(new IllegalStateException("wrapped", new SQLException("root")))).isEqualTo(
 				"wrapped (root)");
-		assertThat(RabbitReceiveEndpoint.reason(new IllegalStateException("root already said: root",
+		assertThat(RecordingFailureReason.of(new IllegalStateException("root already said: root",
 				new SQLException("root")))).isEqualTo("root already said: root");
-		assertThat(RabbitReceiveEndpoint.reason(null)).isEqualTo("?");
+		assertThat(RecordingFailureReason.of(null)).isEqualTo("?");
 	}
 
 }

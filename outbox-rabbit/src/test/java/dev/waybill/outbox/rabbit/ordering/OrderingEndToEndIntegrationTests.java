@@ -42,6 +42,7 @@ import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.internal.ReceiveEndpointSettings;
 import dev.waybill.outbox.rabbit.relay.RelayProcess;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.relay.RelayListener;
@@ -212,8 +213,8 @@ class OrderingEndToEndIntegrationTests {
 				publisher.consumerOutbox(), new JacksonMessageSerializer(), wakeUp, RetryPolicy.defaults(), 3);
 		RabbitTransport transport = TestRabbit.get().transport().build();
 		this.resources.add(transport);
-		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(registration));
-		endpoint.setShutdownTimeout(Duration.ofSeconds(20));
+		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(registration),
+				ReceiveEndpointSettings.DEFAULTS.withShutdownTimeout(Duration.ofSeconds(20)));
 		this.resources.add(endpoint::stop);
 		return endpoint;
 	}

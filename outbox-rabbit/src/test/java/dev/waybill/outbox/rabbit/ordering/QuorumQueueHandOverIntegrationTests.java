@@ -34,6 +34,7 @@ import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.internal.ReceiveEndpointSettings;
 import dev.waybill.outbox.rabbit.test.TcpProxy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.relay.RelayListener;
@@ -241,8 +242,8 @@ class QuorumQueueHandOverIntegrationTests {
 		RabbitTransport transport = ((proxy != null) ? TestRabbit.get().transport(proxy) : TestRabbit.get().transport())
 			.build();
 		resources.add(transport);
-		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(registration));
-		endpoint.setShutdownTimeout(Duration.ofSeconds(20));
+		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(registration),
+				ReceiveEndpointSettings.DEFAULTS.withShutdownTimeout(Duration.ofSeconds(20)));
 		resources.add(endpoint::stop);
 		return endpoint;
 	}

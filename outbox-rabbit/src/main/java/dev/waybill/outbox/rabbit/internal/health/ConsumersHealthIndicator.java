@@ -15,7 +15,7 @@ import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
  * with the reason as the broker client described it. The queues share one connection: while it is
  * lost none is consuming; a queue whose channel or consumer alone was lost is down on its own.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class ConsumersHealthIndicator implements WaybillHealthComponent {
 
