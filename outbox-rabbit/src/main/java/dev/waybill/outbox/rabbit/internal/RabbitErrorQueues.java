@@ -56,7 +56,7 @@ import dev.waybill.outbox.spi.OutboxWriter;
  * <p>
  * Every redrive and discard is recorded by the {@link AdminAudit}. Thread-safe.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class RabbitErrorQueues implements ErrorQueues {
 
