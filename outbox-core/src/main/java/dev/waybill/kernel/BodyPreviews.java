@@ -21,6 +21,12 @@ public final class BodyPreviews {
 	/** The bytes of a body shown by default. */
 	public static final int DEFAULT_PREVIEW_BYTES = 4096;
 
+	/**
+	 * The most body bytes one preview may ask for, the same for an outbox scope and an error queue.
+	 * @since 0.1
+	 */
+	public static final int MAX_PREVIEW_BYTES = 65536;
+
 	/** The longest header value shown, in characters. */
 	public static final int MAX_HEADER_CHARS = 2000;
 

@@ -81,8 +81,8 @@ final class ConsoleTestApp implements AutoCloseable {
 						"spring.datasource.username=" + postgres.user(),
 						"spring.datasource.password=" + postgres.password(),
 						"spring.datasource.hikari.maximum-pool-size=6", "waybill.schema=" + schema.name(),
-						"waybill.rabbit.host=" + rabbit.host(), "waybill.rabbit.port=" + rabbit.port(),
-						"waybill.rabbit.username=" + rabbit.username(), "waybill.rabbit.password=" + rabbit.password(),
+						"spring.rabbitmq.host=" + rabbit.host(), "spring.rabbitmq.port=" + rabbit.port(),
+						"spring.rabbitmq.username=" + rabbit.username(), "spring.rabbitmq.password=" + rabbit.password(),
 						"waybill.outbox.relay.poll-interval=200ms", "waybill.outbox.retry.max-attempts=1",
 						"waybill.inbox.retry.max-attempts=1", "management.endpoints.web.exposure.include=health,waybill",
 						"waybill.admin.write-enabled=" + writeEnabled, "logging.level.dev.waybill.outbox.AdminAudit=INFO", "console.test.queue=" + queue)

@@ -1,8 +1,9 @@
 package dev.waybill.replay;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Duration;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -13,9 +14,7 @@ import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -33,8 +32,6 @@ import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
 import dev.waybill.replay.autoconfigure.WaybillReplayAutoConfiguration;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A replay with the original message ids to a consumer that already processed them: its inbox
@@ -126,8 +123,8 @@ class ReplayInboxIntegrationTests {
 					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class,
 					WaybillReplayAutoConfiguration.class))
 			.withBean(PingHandler.class)
-			.withPropertyValues("waybill.rabbit.host=" + rabbit.host(), "waybill.rabbit.port=" + rabbit.port(),
-					"waybill.rabbit.username=" + rabbit.username(), "waybill.rabbit.password=" + rabbit.password(),
+			.withPropertyValues("spring.rabbitmq.host=" + rabbit.host(), "spring.rabbitmq.port=" + rabbit.port(),
+					"spring.rabbitmq.username=" + rabbit.username(), "spring.rabbitmq.password=" + rabbit.password(),
 					"waybill.outbox.relay.poll-interval=200ms", "waybill.replay.poll-interval=100ms",
 					"spring.datasource.hikari.maximum-pool-size=6");
 	}

@@ -1,5 +1,8 @@
 package dev.waybill.outbox.hibernate;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,9 +42,6 @@ import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.test.FakeTransport;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * End to end: an entity's events, written by the Hibernate flush, are delivered by the relay,
@@ -111,8 +111,8 @@ class HibernateRelayIntegrationTests {
 			topology.channel().queueBind(events.name(), "test.order-noted", "");
 			service(schema)
 				.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class))
-				.withPropertyValues("waybill.rabbit.host=" + rabbit.host(), "waybill.rabbit.port=" + rabbit.port(),
-						"waybill.rabbit.username=" + rabbit.username(), "waybill.rabbit.password=" + rabbit.password())
+				.withPropertyValues("spring.rabbitmq.host=" + rabbit.host(), "spring.rabbitmq.port=" + rabbit.port(),
+						"spring.rabbitmq.username=" + rabbit.username(), "spring.rabbitmq.password=" + rabbit.password())
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
 					Order order = context.getBean(OrderService.class).place("kim", "leave at the door");

@@ -3,7 +3,7 @@ package dev.waybill.outbox.rabbit;
 /**
  * The broker could not be reached, or refused an operation on an error queue.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class ErrorQueueException extends RuntimeException {
 

@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * @param bodyPreview the start of the body (UTF-8 text, or {@code base64:} and the bytes when it is not text)
  * @param bodySize the body's size in bytes
  * @param bodyTruncated whether the preview holds less than the whole body
- * @since 0.2
+ * @since 0.1
  */
 public record ErrorQueueMessage(@Nullable String messageId, @Nullable String messageType, @Nullable String contentType,
 		@Nullable String faultMessage, @Nullable String faultExceptionType, @Nullable Integer faultAttempts,

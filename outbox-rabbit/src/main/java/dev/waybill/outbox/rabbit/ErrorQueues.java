@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * transaction, so the message is handled again as new work), and discard. Every change is audited
  * (a log line and the {@code waybill.admin.actions} meter). A bean in services that have consumers.
  *
- * @since 0.3
+ * @since 0.1
  */
 public interface ErrorQueues {
 

@@ -20,7 +20,7 @@ import com.rabbitmq.client.Connection;
  * has (another exchange type, other queue arguments) fails with the broker's reason.
  * Immutable; the {@code with*} methods return changed copies.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class RabbitTopology {
 

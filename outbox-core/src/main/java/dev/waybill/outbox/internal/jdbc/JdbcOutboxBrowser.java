@@ -43,9 +43,6 @@ public final class JdbcOutboxBrowser {
 	/** The most messages returned for one scope. */
 	public static final int MAX_MESSAGES = 100;
 
-	/** The most body bytes returned per message. */
-	public static final int MAX_PREVIEW_BYTES = 65536;
-
 	private final JdbcTemplate jdbc;
 
 	final Map<ScopeStatus, String> page = new EnumMap<>(ScopeStatus.class);
@@ -136,14 +133,14 @@ public final class JdbcOutboxBrowser {
 	 * Returns one scope with its first messages, unless it is published (or gone).
 	 * @param scopeId the scope id
 	 * @param maxMessages the most messages, 1 to {@value #MAX_MESSAGES}
-	 * @param previewBytes the most body bytes per message, 0 to {@value #MAX_PREVIEW_BYTES}
+	 * @param previewBytes the most body bytes per message, 0 to {@value BodyPreviews#BodyPreviews.MAX_PREVIEW_BYTES}
 	 * @return the scope, empty when there is none pending or dead with that id
 	 */
 	public Optional<ScopeDetails> scope(UUID scopeId, int maxMessages, int previewBytes) {
 		Objects.requireNonNull(scopeId, "scopeId must not be null");
-		if (maxMessages < 1 || maxMessages > MAX_MESSAGES || previewBytes < 0 || previewBytes > MAX_PREVIEW_BYTES) {
+		if (maxMessages < 1 || maxMessages > MAX_MESSAGES || previewBytes < 0 || previewBytes > BodyPreviews.MAX_PREVIEW_BYTES) {
 			throw new IllegalArgumentException("maxMessages must be 1 to " + MAX_MESSAGES + " and previewBytes 0 to "
-					+ MAX_PREVIEW_BYTES + ", were " + maxMessages + " and " + previewBytes);
+					+ BodyPreviews.MAX_PREVIEW_BYTES + ", were " + maxMessages + " and " + previewBytes);
 		}
 		List<ScopeSummary> found = this.jdbc.query(this.one, (row, n) -> summary(row), scopeId);
 		if (found.isEmpty() || found.get(0) == null) {

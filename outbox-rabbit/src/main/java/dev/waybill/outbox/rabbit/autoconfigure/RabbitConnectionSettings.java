@@ -19,19 +19,17 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundle;
 
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.internal.RabbitTransportBuilder;
 
 /**
- * Gives a {@link RabbitTransport.Builder} the connection Spring Boot would make: the client
+ * Gives a {@link RabbitTransportBuilder} the connection Spring Boot would make: the client
  * factory is configured by Boot's {@link RabbitConnectionFactoryBeanConfigurer} from
  * {@link RabbitConnectionDetails} (so {@code spring.rabbitmq.*}, service connections and SSL
- * bundles apply as they do to Boot's own RabbitMQ support), with every address of the details;
- * {@code waybill.rabbit.*} connection properties override single settings for a Waybill-only
- * broker.
+ * bundles apply as they do to Boot's own RabbitMQ support), with every address of the details.
+ *
+ * @since 0.1
  */
 final class RabbitConnectionSettings {
-
-	private static final String P = WaybillRabbitProperties.PREFIX + ".";
 
 	private static final String SPRING = "spring.rabbitmq.";
 
@@ -42,19 +40,9 @@ final class RabbitConnectionSettings {
 	 * Configures the builder's connection factory and addresses.
 	 * @param factoryBean a factory bean that Boot's configurer has configured
 	 */
-	static void apply(RabbitTransport.Builder builder, WaybillRabbitProperties properties,
-			RabbitProperties rabbitProperties, RabbitConnectionDetails details, BundleRabbitConnectionFactoryBean factoryBean,
-			Binder binder) {
-		List<Address> addresses = addresses(properties, rabbitProperties, details, factoryBean);
-		if (properties.getVirtualHost() != null) {
-			factoryBean.setVirtualHost(check(properties.getVirtualHost()));
-		}
-		if (properties.getUsername() != null) {
-			factoryBean.setUsername(properties.getUsername());
-		}
-		if (properties.getPassword() != null) {
-			factoryBean.setPassword(properties.getPassword());
-		}
+	static void apply(RabbitTransportBuilder builder, RabbitProperties rabbitProperties, RabbitConnectionDetails details,
+			BundleRabbitConnectionFactoryBean factoryBean, Binder binder) {
+		List<Address> addresses = addresses(rabbitProperties, details);
 		ConnectionFactory factory;
 		try {
 			factoryBean.afterPropertiesSet();
@@ -68,47 +56,14 @@ final class RabbitConnectionSettings {
 	}
 
 	/**
-	 * The connection timeout: {@code waybill.rabbit.connection-timeout}, else
-	 * {@code spring.rabbitmq.connection-timeout}, else 5 s.
+	 * The connection timeout: {@code spring.rabbitmq.connection-timeout}, else 5 s.
 	 */
-	static Setting<Duration> connectionTimeout(WaybillRabbitProperties properties, RabbitProperties rabbitProperties) {
-		if (properties.getConnectionTimeout() != null) {
-			return new Setting<>(properties.getConnectionTimeout(), P + "connection-timeout");
-		}
-		if (rabbitProperties.getConnectionTimeout() != null) {
-			return new Setting<>(rabbitProperties.getConnectionTimeout(), SPRING + "connection-timeout");
-		}
-		return new Setting<>(Duration.ofSeconds(5), P + "connection-timeout");
+	static Setting<Duration> connectionTimeout(RabbitProperties rabbitProperties) {
+		Duration timeout = rabbitProperties.getConnectionTimeout();
+		return new Setting<>((timeout != null) ? timeout : Duration.ofSeconds(5), SPRING + "connection-timeout");
 	}
 
-	private static List<Address> addresses(WaybillRabbitProperties properties, RabbitProperties rabbitProperties,
-			RabbitConnectionDetails details, BundleRabbitConnectionFactoryBean factoryBean) {
-		Boolean ssl = properties.getSsl().getEnabled();
-		if (ssl != null && ssl != factoryBean.isSsl()) {
-			factoryBean.setUseSSL(ssl);
-			factoryBean.setEnableHostnameVerification(true);
-		}
-		String host = properties.getHost();
-		Integer port = properties.getPort();
-		if (host != null || port != null) {
-			// a Waybill-only broker: this one node instead of Boot's addresses
-			if (host != null && (host.isBlank() || host.contains(","))) {
-				throw new InvalidConfigurationPropertyValueException(P + "host", host,
-						"It must be one host name. Set " + P + "host to the broker's host, such as localhost, or "
-								+ P + "uri to its address.");
-			}
-			if (port != null && (port < 1 || port > 65535)) {
-				throw new InvalidConfigurationPropertyValueException(P + "port", port,
-						"It must be between 1 and 65535. Set " + P + "port to the broker's AMQP port, such as 5672.");
-			}
-			String node = (host != null) ? host : details.getFirstAddress().host();
-			int nodePort = (port != null) ? port
-					: factoryBean.isSsl() ? ConnectionFactory.DEFAULT_AMQP_OVER_SSL_PORT
-							: ConnectionFactory.DEFAULT_AMQP_PORT;
-			factoryBean.setHost(node);
-			factoryBean.setPort(nodePort);
-			return List.of(new Address(node, nodePort));
-		}
+	private static List<Address> addresses(RabbitProperties rabbitProperties, RabbitConnectionDetails details) {
 		List<Address> addresses = new ArrayList<>();
 		for (RabbitConnectionDetails.Address address : details.getAddresses()) {
 			if (address.port() < 1 || address.port() > 65535) {
@@ -140,14 +95,6 @@ final class RabbitConnectionSettings {
 			};
 			case INORDER -> new RotatingAddressResolver(addresses);
 		};
-	}
-
-	private static String check(String virtualHost) {
-		if (virtualHost.isEmpty()) {
-			throw new InvalidConfigurationPropertyValueException(P + "virtual-host", virtualHost,
-					"It must not be empty. Set " + P + "virtual-host to a virtual host such as /.");
-		}
-		return virtualHost;
 	}
 
 	/**

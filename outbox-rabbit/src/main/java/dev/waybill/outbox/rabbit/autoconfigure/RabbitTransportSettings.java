@@ -3,7 +3,6 @@ package dev.waybill.outbox.rabbit.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 
-import com.rabbitmq.client.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.amqp.autoconfigure.RabbitProperties;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -12,11 +11,11 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.unit.DataSize;
 
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.internal.RabbitTransportBuilder;
 
 /**
- * Turns {@link WaybillRabbitProperties} into a checked {@link RabbitTransport.Builder}; the
- * connection comes from Spring Boot's pieces ({@link RabbitConnectionSettings}) unless
- * {@code waybill.rabbit.uri} names a Waybill-only broker. Every check
+ * Turns {@link WaybillRabbitProperties} into a checked {@link RabbitTransportBuilder}; the
+ * connection comes from Spring Boot's pieces ({@link RabbitConnectionSettings}). Every check
  * fails with an {@link InvalidConfigurationPropertyValueException} that names the property, its
  * value, the rule and the fix.
  */
@@ -36,20 +35,12 @@ final class RabbitTransportSettings {
 	private RabbitTransportSettings() {
 	}
 
-	static RabbitTransport.Builder builder(WaybillRabbitProperties properties, RabbitProperties rabbitProperties,
+	static RabbitTransportBuilder builder(WaybillRabbitProperties properties, RabbitProperties rabbitProperties,
 			Environment environment, Connection connection) {
 		Binder binder = Binder.get(environment);
-		RabbitTransport.Builder builder = RabbitTransport.builder();
-		String uri = properties.getUri();
-		if (uri != null && !uri.isBlank()) {
-			checkUri(uri);
-			builder.uri(uri);
-		}
-		else {
-			connection.configure(builder, binder);
-		}
-		RabbitConnectionSettings.Setting<Duration> timeout = RabbitConnectionSettings.connectionTimeout(properties,
-				rabbitProperties);
+		RabbitTransportBuilder builder = RabbitTransport.builder();
+		connection.configure(builder, binder);
+		RabbitConnectionSettings.Setting<Duration> timeout = RabbitConnectionSettings.connectionTimeout(rabbitProperties);
 		builder.connectionTimeout(checkTimeout(timeout.property(), timeout.value(), "5s"));
 		Duration confirmTimeout = checkTimeout(P + "confirm-timeout", properties.getConfirmTimeout(), "10s");
 		Duration lease = binder.bind(LEASE_DURATION_PROPERTY, Duration.class).orElse(DEFAULT_LEASE_DURATION);
@@ -103,18 +94,6 @@ final class RabbitTransportSettings {
 		return builder;
 	}
 
-	private static void checkUri(String uri) {
-		try {
-			new ConnectionFactory().setUri(uri);
-		}
-		catch (Exception ex) {
-			String masked = RabbitTransport.Builder.maskPassword(uri);
-			throw new InvalidConfigurationPropertyValueException(P + "uri", masked,
-					"It is not an AMQP URI (" + String.valueOf(ex.getMessage()).replace(uri, masked) + "). Set " + P
-							+ "uri to a URI such as amqp://user:secret@broker:5672/vhost, or amqps:// for TLS.");
-		}
-	}
-
 	private static Duration checkTimeout(String property, @Nullable Duration value, String example) {
 		if (value == null || value.toMillis() < 1 || value.toMillis() > Integer.MAX_VALUE) {
 			throw new InvalidConfigurationPropertyValueException(property, value,
@@ -135,7 +114,7 @@ final class RabbitTransportSettings {
 	@FunctionalInterface
 	interface Connection {
 
-		void configure(RabbitTransport.Builder builder, Binder binder);
+		void configure(RabbitTransportBuilder builder, Binder binder);
 
 	}
 

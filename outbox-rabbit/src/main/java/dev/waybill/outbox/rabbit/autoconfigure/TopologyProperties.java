@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * Exchanges, queues and bindings declared under {@code waybill.rabbit.topology.*}, at start-up and
  * again after every recovery.
  *
- * @since 0.3
+ * @since 0.1
  */
 public class TopologyProperties {
 

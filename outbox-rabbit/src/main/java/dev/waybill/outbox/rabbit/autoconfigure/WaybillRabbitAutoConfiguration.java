@@ -23,10 +23,11 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 
 import dev.waybill.outbox.WaybillThreads;
-import dev.waybill.outbox.rabbit.internal.AmqpClientCheck;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.RabbitTopology;
 import dev.waybill.outbox.rabbit.autoconfigure.RabbitConnectionSettings.BundleRabbitConnectionFactoryBean;
+import dev.waybill.outbox.rabbit.internal.AmqpClientCheck;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.internal.RabbitTransportBuilder;
 import dev.waybill.outbox.spi.Transport;
 
 /**
@@ -36,8 +37,7 @@ import dev.waybill.outbox.spi.Transport;
  * {@code RabbitMQContainer} or Docker Compose), all of its addresses, its SSL bundle, configured
  * by Boot's {@link RabbitConnectionFactoryBeanConfigurer}; then Boot's
  * {@link ConnectionFactoryCustomizer} and Waybill's {@link WaybillRabbitConnectionFactoryCustomizer}
- * beans. {@code waybill.rabbit.*} connection properties override single settings for a
- * Waybill-only broker. Checks the properties at start-up; backs off when the application defines
+ * beans. Checks the properties at start-up; backs off when the application defines
  * its own {@link Transport}.
  *
  * @since 0.1
@@ -60,7 +60,7 @@ public final class WaybillRabbitAutoConfiguration {
 			ObjectProvider<WaybillRabbitConnectionFactoryCustomizer> customizers, ObjectProvider<WaybillThreads> threads,
 			ObjectProvider<RabbitTopology> topologies) {
 		AmqpClientCheck.check();
-		RabbitTransport.Builder builder = RabbitTransportSettings.builder(properties, rabbitProperties, environment,
+		RabbitTransportBuilder builder = RabbitTransportSettings.builder(properties, rabbitProperties, environment,
 				(transport, binder) -> {
 					RabbitConnectionDetails details = connectionDetails.getIfAvailable(
 							() -> new PropertiesConnectionDetails(rabbitProperties, sslBundles.getIfAvailable()));
@@ -74,7 +74,7 @@ public final class WaybillRabbitAutoConfiguration {
 					BundleRabbitConnectionFactoryBean factoryBean = new BundleRabbitConnectionFactoryBean(
 							details.getSslBundle());
 					bootConfigurer.configure(factoryBean);
-					RabbitConnectionSettings.apply(transport, properties, rabbitProperties, details, factoryBean, binder);
+					RabbitConnectionSettings.apply(transport, rabbitProperties, details, factoryBean, binder);
 				});
 		bootCustomizers.orderedStream().forEach((customizer) -> builder.customizer(customizer::customize));
 		customizers.orderedStream().forEach((customizer) -> builder.customizer(customizer::customize));

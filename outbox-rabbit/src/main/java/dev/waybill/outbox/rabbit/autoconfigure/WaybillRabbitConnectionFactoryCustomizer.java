@@ -7,7 +7,8 @@ import com.rabbitmq.client.ConnectionFactory;
  * and consuming) for what Spring Boot's {@code spring.rabbitmq.*} does not cover, such as a
  * metrics collector or a socket configurator. Beans of this type run after Spring Boot's
  * {@code ConnectionFactoryCustomizer} beans, in their order. Waybill sets the timeouts and the
- * automatic recovery after them: those are {@code waybill.rabbit.*} properties.
+ * automatic recovery after them: {@code spring.rabbitmq.connection-timeout} and
+ * {@code waybill.rabbit.recovery-interval}, {@code waybill.rabbit.frame-max}.
  *
  * @since 0.1
  */

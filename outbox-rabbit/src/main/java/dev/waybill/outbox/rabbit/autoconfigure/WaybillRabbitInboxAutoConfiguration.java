@@ -8,9 +8,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.transaction.PlatformTransactionManager;
 
+import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.inbox.autoconfigure.WaybillInboxProperties;
-import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.inbox.spi.DeliveryProcessor;
 import dev.waybill.kernel.RelayWakeUp;
@@ -49,10 +49,10 @@ public final class WaybillRabbitInboxAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	@ConditionalOnBean({ InboxStore.class, OutboxWriter.class, PlatformTransactionManager.class, RelayWakeUp.class,
+	@ConditionalOnBean({ InboxAdmin.class, OutboxWriter.class, PlatformTransactionManager.class, RelayWakeUp.class,
 			AdminAudit.class })
 	ErrorQueues waybillErrorQueues(RabbitTransport transport, ConsumerRegistry consumers,
-			PlatformTransactionManager transactionManager, OutboxWriter writer, InboxStore inbox, RelayWakeUp wakeUp,
+			PlatformTransactionManager transactionManager, OutboxWriter writer, InboxAdmin inbox, RelayWakeUp wakeUp,
 			AdminAudit audit) {
 		return new RabbitErrorQueues(transport, consumers.registrations(), transactionManager, writer, inbox, wakeUp,
 				audit);

@@ -2,14 +2,13 @@ package dev.waybill.outbox.rabbit.autoconfigure;
 
 import java.time.Duration;
 
-import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Configuration of Waybill's RabbitMQ transport under {@code waybill.rabbit.*}. The connection is
- * Spring Boot's ({@code spring.rabbitmq.*} or a service connection); the connection properties
- * here, when set, override it for a Waybill-only broker.
+ * Configuration of Waybill's RabbitMQ transport under {@code waybill.rabbit.*}. The connection
+ * (addresses, credentials, virtual host, TLS, connection timeout) is Spring Boot's:
+ * {@code spring.rabbitmq.*} or a service connection.
  *
  * @since 0.1
  */
@@ -18,49 +17,6 @@ public class WaybillRabbitProperties {
 
 	/** The prefix of every RabbitMQ transport property. */
 	public static final String PREFIX = "waybill.rabbit";
-
-	/**
-	 * Waybill-only broker as an AMQP URI, such as amqp://user:secret@host:5672/vhost (amqps:// for
-	 * TLS, verified against the JVM's trust store); when set, Spring Boot's RabbitMQ connection and
-	 * the other connection properties here are not used.
-	 */
-	private @Nullable String uri;
-
-	/**
-	 * Waybill-only broker host; when it or port is set, Waybill connects to this one node instead
-	 * of Spring Boot's addresses (spring.rabbitmq.addresses or host).
-	 */
-	private @Nullable String host;
-
-	/**
-	 * Waybill-only broker port, 5672 (5671 with TLS) when only host is set; when it or host is
-	 * set, Waybill connects to this one node instead of Spring Boot's addresses.
-	 */
-	private @Nullable Integer port;
-
-	/**
-	 * Virtual host; defaults to Spring Boot's (spring.rabbitmq.virtual-host), else "/".
-	 */
-	private @Nullable String virtualHost;
-
-	/**
-	 * User name; defaults to Spring Boot's (spring.rabbitmq.username), else guest.
-	 */
-	private @Nullable String username;
-
-	/**
-	 * Password; defaults to Spring Boot's (spring.rabbitmq.password), else guest.
-	 */
-	private @Nullable String password;
-
-	private final Ssl ssl = new Ssl();
-
-	/**
-	 * How long to wait for the broker to accept a connection, finish the handshake or answer a
-	 * channel operation before the relay treats it as unavailable; defaults to
-	 * spring.rabbitmq.connection-timeout, else 5s.
-	 */
-	private @Nullable Duration connectionTimeout;
 
 	/**
 	 * How long a published message waits for its publisher confirm before the attempt fails;
@@ -126,66 +82,6 @@ public class WaybillRabbitProperties {
 		return this.topology;
 	}
 
-	public @Nullable String getUri() {
-		return this.uri;
-	}
-
-	public void setUri(@Nullable String uri) {
-		this.uri = uri;
-	}
-
-	public @Nullable String getHost() {
-		return this.host;
-	}
-
-	public void setHost(@Nullable String host) {
-		this.host = host;
-	}
-
-	public @Nullable Integer getPort() {
-		return this.port;
-	}
-
-	public void setPort(@Nullable Integer port) {
-		this.port = port;
-	}
-
-	public @Nullable String getVirtualHost() {
-		return this.virtualHost;
-	}
-
-	public void setVirtualHost(@Nullable String virtualHost) {
-		this.virtualHost = virtualHost;
-	}
-
-	public @Nullable String getUsername() {
-		return this.username;
-	}
-
-	public void setUsername(@Nullable String username) {
-		this.username = username;
-	}
-
-	public @Nullable String getPassword() {
-		return this.password;
-	}
-
-	public void setPassword(@Nullable String password) {
-		this.password = password;
-	}
-
-	public Ssl getSsl() {
-		return this.ssl;
-	}
-
-	public @Nullable Duration getConnectionTimeout() {
-		return this.connectionTimeout;
-	}
-
-	public void setConnectionTimeout(@Nullable Duration connectionTimeout) {
-		this.connectionTimeout = connectionTimeout;
-	}
-
 	public Duration getConfirmTimeout() {
 		return this.confirmTimeout;
 	}
@@ -240,28 +136,6 @@ public class WaybillRabbitProperties {
 
 	public void setRecoveryInterval(Duration recoveryInterval) {
 		this.recoveryInterval = recoveryInterval;
-	}
-
-	/**
-	 * TLS to the broker.
-	 */
-	public static class Ssl {
-
-		/**
-		 * Whether to connect with TLS; defaults to Spring Boot's (spring.rabbitmq.ssl.enabled or
-		 * an SSL bundle), else false. Turned on here alone, TLS verifies the broker's certificate
-		 * and host name against the JVM's trust store.
-		 */
-		private @Nullable Boolean enabled;
-
-		public @Nullable Boolean getEnabled() {
-			return this.enabled;
-		}
-
-		public void setEnabled(@Nullable Boolean enabled) {
-			this.enabled = enabled;
-		}
-
 	}
 
 }

@@ -9,9 +9,9 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ShutdownSignalException;
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.outbox.rabbit.RabbitTopology;
 import dev.waybill.outbox.spi.TransportException;
 import dev.waybill.outbox.spi.TransportException.Kind;
-import dev.waybill.outbox.rabbit.RabbitTopology;
 
 /**
  * Makes sure a message's destination exchange exists before it is published: declares the

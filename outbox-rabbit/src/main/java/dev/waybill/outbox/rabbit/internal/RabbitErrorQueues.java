@@ -2,37 +2,27 @@ package dev.waybill.outbox.rabbit.internal;
 
 import java.io.IOException;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.GetResponse;
 import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.InboundMessage;
+import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.InboxHeaders;
-import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.kernel.BodyPreviews;
-import dev.waybill.kernel.PostgresText;
 import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.kernel.TimeOrderedUuids;
 import dev.waybill.outbox.AdminAudit;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxBrowser;
 import dev.waybill.outbox.rabbit.ErrorQueueException;
 import dev.waybill.outbox.rabbit.ErrorQueueInfo;
 import dev.waybill.outbox.rabbit.ErrorQueueMessage;
@@ -66,7 +56,7 @@ import dev.waybill.outbox.spi.OutboxWriter;
  * <p>
  * Every redrive and discard is recorded by the {@link AdminAudit}. Thread-safe.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class RabbitErrorQueues implements ErrorQueues {
 
@@ -79,20 +69,7 @@ public final class RabbitErrorQueues implements ErrorQueues {
 	/** The most messages one peek returns. */
 	public static final int MAX_PEEK = 100;
 
-	/**
-	 * How long a take keeps looking for chosen messages it did not find, which another reader of the
-	 * error queue (a peek) may hold for a moment.
-	 */
-	static final Duration TAKE_RETRY = Duration.ofSeconds(2);
-
-	private static final Duration TAKE_RETRY_PAUSE = Duration.ofMillis(100);
-
-	/** Headers the inbox adds to a faulted message; a redriven message goes without them. */
-	private static final Set<String> FAULT_HEADERS = Set.of(InboxHeaders.FAULT_REASON, InboxHeaders.FAULT_EXCEPTION_TYPE,
-			InboxHeaders.FAULT_MESSAGE, InboxHeaders.FAULT_STACK_TRACE, InboxHeaders.FAULT_ATTEMPTS,
-			InboxHeaders.REDELIVERY_COUNT);
-
-	private final RabbitTransport transport;
+	private final ErrorQueueBroker broker;
 
 	private final Map<String, ConsumerRegistration<?>> consumers = new LinkedHashMap<>();
 
@@ -100,7 +77,7 @@ public final class RabbitErrorQueues implements ErrorQueues {
 
 	private final OutboxWriter writer;
 
-	private final InboxStore inbox;
+	private final InboxAdmin inbox;
 
 	private final RelayWakeUp wakeUp;
 
@@ -114,14 +91,14 @@ public final class RabbitErrorQueues implements ErrorQueues {
 	 * @param consumers the consumer endpoints whose error queues to offer
 	 * @param transactionManager the transaction manager of the outbox's and the inbox's DataSource
 	 * @param writer writes the redrive scopes
-	 * @param inbox the inbox whose faults a redrive clears
+	 * @param inbox clears the inbox faults of redriven messages
 	 * @param wakeUp wakes the relay after a redrive
 	 * @param audit records every change
 	 */
 	public RabbitErrorQueues(RabbitTransport transport, List<? extends ConsumerRegistration<?>> consumers,
-			PlatformTransactionManager transactionManager, OutboxWriter writer, InboxStore inbox, RelayWakeUp wakeUp,
+			PlatformTransactionManager transactionManager, OutboxWriter writer, InboxAdmin inbox, RelayWakeUp wakeUp,
 			AdminAudit audit) {
-		this.transport = Objects.requireNonNull(transport, "transport must not be null");
+		this.broker = new ErrorQueueBroker(transport);
 		consumers.forEach((consumer) -> this.consumers.put(consumer.queue(), consumer));
 		this.transaction = new TransactionTemplate(transactionManager);
 		this.writer = Objects.requireNonNull(writer, "writer must not be null");
@@ -138,7 +115,7 @@ public final class RabbitErrorQueues implements ErrorQueues {
 	 */
 	@Override
 	public List<ErrorQueueInfo> queues() {
-		return withConnection((connection) -> {
+		return this.broker.withConnection((connection) -> {
 			List<ErrorQueueInfo> queues = new ArrayList<>();
 			for (ConsumerRegistration<?> consumer : this.consumers.values()) {
 				try (Channel channel = connection.createChannel()) {
@@ -159,7 +136,7 @@ public final class RabbitErrorQueues implements ErrorQueues {
 	 * @param queue the consumer's queue (or its error queue)
 	 * @param max the most messages, 1 to {@value #MAX_PEEK}
 	 * @param previewBytes the most bytes of each body to return, 0 to
-	 * {@value JdbcOutboxBrowser#MAX_PREVIEW_BYTES}
+	 * {@value BodyPreviews#MAX_PREVIEW_BYTES}
 	 * @return the messages, in queue order
 	 * @throws IllegalArgumentException when no consumer has that queue
 	 * @throws ErrorQueueException when the broker cannot be reached or refuses
@@ -167,28 +144,11 @@ public final class RabbitErrorQueues implements ErrorQueues {
 	@Override
 	public List<ErrorQueueMessage> peek(String queue, int max, int previewBytes) {
 		ConsumerRegistration<?> consumer = consumer(queue);
-		if (max < 1 || max > MAX_PEEK || previewBytes < 0 || previewBytes > JdbcOutboxBrowser.MAX_PREVIEW_BYTES) {
+		if (max < 1 || max > MAX_PEEK || previewBytes < 0 || previewBytes > BodyPreviews.MAX_PREVIEW_BYTES) {
 			throw new IllegalArgumentException("max must be 1 to " + MAX_PEEK + " and previewBytes 0 to "
-					+ JdbcOutboxBrowser.MAX_PREVIEW_BYTES + " (as for an outbox scope), were " + max + " and " + previewBytes);
+					+ BodyPreviews.MAX_PREVIEW_BYTES + " (as for an outbox scope), were " + max + " and " + previewBytes);
 		}
-		return withChannel((channel) -> {
-			List<ErrorQueueMessage> messages = new ArrayList<>();
-			long lastTag = -1;
-			try {
-				for (int i = 0; i < max; i++) {
-					GetResponse response = channel.basicGet(consumer.errorQueue(), false);
-					if (response == null) {
-						break;
-					}
-					lastTag = response.getEnvelope().getDeliveryTag();
-					messages.add(view(response, previewBytes));
-				}
-			}
-			finally {
-				requeue(channel, lastTag);
-			}
-			return messages;
-		});
+		return this.broker.peek(consumer.errorQueue(), max, (response) -> ErrorQueueViews.view(response, previewBytes));
 	}
 
 	/**
@@ -205,8 +165,8 @@ public final class RabbitErrorQueues implements ErrorQueues {
 	@Override
 	public List<String> redrive(String queue, @Nullable Collection<String> messageIds, String actor) {
 		ConsumerRegistration<?> consumer = consumer(queue);
-		List<String> moved = take(consumer, messageIds, (response) -> {
-			OutboxMessage message = redriven(consumer, response);
+		List<String> moved = this.broker.take(consumer.errorQueue(), messageIds, (response) -> {
+			OutboxMessage message = ErrorQueueViews.redriven(consumer.queue(), response, this.clock.instant());
 			this.transaction.executeWithoutResult((status) -> {
 				this.writer.checkTransaction();
 				this.writer.write(new OutboxScope(TimeOrderedUuids.next(), List.of(message), null, null));
@@ -233,147 +193,11 @@ public final class RabbitErrorQueues implements ErrorQueues {
 		ConsumerRegistration<?> consumer = consumer(queue);
 		Objects.requireNonNull(messageIds, "messageIds must not be null");
 		Map<String, String> faults = new LinkedHashMap<>();
-		List<String> dropped = take(consumer, messageIds, (response) -> faults.put(
-				String.valueOf(response.getProps().getMessageId()), String.valueOf(header(response, InboxHeaders.FAULT_MESSAGE))));
+		List<String> dropped = this.broker.take(consumer.errorQueue(), messageIds, (response) -> faults.put(
+				String.valueOf(response.getProps().getMessageId()), String.valueOf(ErrorQueueViews.header(response, InboxHeaders.FAULT_MESSAGE))));
 		this.audit.record(actor, "error-queue.discard", "messages from '" + consumer.errorQueue() + "' with their faults "
 				+ faults, dropped.size());
 		return dropped;
-	}
-
-	/**
-	 * Takes the chosen messages off an error queue: each is handed to {@code action} and acknowledged
-	 * after it returns; the others are put back. A message another reader holds at that moment (a
-	 * peek, which puts it back within milliseconds) is invisible: while chosen ids are missing, the
-	 * queue is scanned again for up to {@link #TAKE_RETRY} before the call gives up on them.
-	 */
-	private List<String> take(ConsumerRegistration<?> consumer, @Nullable Collection<String> messageIds,
-			TakeAction action) {
-		Set<String> wanted = (messageIds != null) ? new LinkedHashSet<>(messageIds) : null;
-		if (wanted != null && wanted.isEmpty()) {
-			return List.of();
-		}
-		return withChannel((channel) -> {
-			List<String> taken = new ArrayList<>();
-			long deadline = System.nanoTime() + TAKE_RETRY.toNanos();
-			while (true) {
-				scan(channel, consumer, wanted, action, taken);
-				if (wanted == null || wanted.isEmpty() || System.nanoTime() - deadline >= 0) {
-					return taken;
-				}
-				try {
-					Thread.sleep(TAKE_RETRY_PAUSE.toMillis());
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					return taken;
-				}
-			}
-		});
-	}
-
-	/**
-	 * One pass over the error queue: takes the messages in {@code wanted} (removing each id taken from
-	 * it; every message when it is {@literal null}), puts the others back.
-	 */
-	private void scan(Channel channel, ConsumerRegistration<?> consumer, @Nullable Set<String> wanted,
-			TakeAction action, List<String> taken) throws IOException {
-		long lastTag = -1;
-		try {
-			long depth = channel.queueDeclarePassive(consumer.errorQueue()).getMessageCount();
-			long scan = Math.min(depth, MAX_SCAN);
-			for (long i = 0; i < scan && (wanted == null || !wanted.isEmpty()); i++) {
-				GetResponse response = channel.basicGet(consumer.errorQueue(), false);
-				if (response == null) {
-					break;
-				}
-				long tag = response.getEnvelope().getDeliveryTag();
-				String id = response.getProps().getMessageId();
-				if (wanted != null && !wanted.contains(id)) {
-					lastTag = tag; // put back at the end
-					continue;
-				}
-				try {
-					action.accept(response);
-				}
-				catch (RuntimeException ex) {
-					lastTag = tag;
-					throw ex;
-				}
-				channel.basicAck(tag, false);
-				taken.add(String.valueOf(id));
-				if (wanted != null) {
-					wanted.remove(id);
-				}
-			}
-		}
-		finally {
-			requeue(channel, lastTag);
-		}
-	}
-
-	private OutboxMessage redriven(ConsumerRegistration<?> consumer, GetResponse response) {
-		InboundMessage inbound = RabbitReceiveEndpoint.inbound(response.getEnvelope(), response.getProps(),
-				response.getBody());
-		Map<String, Object> headers = new LinkedHashMap<>(inbound.headers());
-		FAULT_HEADERS.forEach(headers::remove);
-		UUID id = uuid(inbound.messageId());
-		// Through the default exchange straight to the consumer's queue: other consumers bound to the
-		// original exchange handled the message already.
-		return new OutboxMessage(id, "", consumer.queue(), PostgresText.column(Objects.toString(inbound.messageType(), "")),
-				PostgresText.column(Objects.toString(inbound.contentType(), "")), headers, inbound.body(),
-				PostgresText.column(inbound.correlationId()), PostgresText.column(inbound.conversationId()), null,
-				this.clock.instant(), null);
-	}
-
-	private static UUID uuid(@Nullable String id) {
-		if (id != null) {
-			try {
-				UUID parsed = UUID.fromString(id);
-				if (parsed.toString().equalsIgnoreCase(id)) {
-					return parsed;
-				}
-			}
-			catch (IllegalArgumentException ex) {
-				// not a UUID: the message gets a new id (the outbox keys messages by UUID)
-			}
-		}
-		return TimeOrderedUuids.next();
-	}
-
-	private static ErrorQueueMessage view(GetResponse response, int previewBytes) {
-		AMQP.BasicProperties props = response.getProps();
-		byte[] body = response.getBody();
-		boolean truncated = body.length > previewBytes;
-		Map<String, Object> headers = new LinkedHashMap<>();
-		if (props.getHeaders() != null) {
-			props.getHeaders().forEach((name, value) -> headers.put(name, AmqpMessages.inboundValue(value)));
-		}
-		Object attempts = headers.get(InboxHeaders.FAULT_ATTEMPTS);
-		return new ErrorQueueMessage(props.getMessageId(), props.getType(), props.getContentType(),
-				text(headers.get(InboxHeaders.FAULT_MESSAGE)), text(headers.get(InboxHeaders.FAULT_EXCEPTION_TYPE)),
-				(attempts instanceof Number number) ? number.intValue() : null,
-				text(headers.get(InboxHeaders.ORIGINAL_EXCHANGE)), text(headers.get(InboxHeaders.ORIGINAL_ROUTING_KEY)),
-				(props.getTimestamp() != null) ? props.getTimestamp().toInstant() : null, BodyPreviews.headers(headers),
-				BodyPreviews.text(truncated ? Arrays.copyOf(body, previewBytes) : body, truncated), body.length, truncated);
-	}
-
-	private static @Nullable String text(@Nullable Object value) {
-		if (value == null) {
-			return null;
-		}
-		String text = BodyPreviews.headers(Map.of("v", value)).get("v");
-		return text;
-	}
-
-	private static @Nullable Object header(GetResponse response, String name) {
-		Map<String, Object> headers = response.getProps().getHeaders();
-		return (headers != null) ? AmqpMessages.inboundValue(headers.get(name)) : null;
-	}
-
-	private static void requeue(Channel channel, long lastTag) throws IOException {
-		if (lastTag >= 0 && channel.isOpen()) {
-			channel.basicNack(lastTag, true, true); // every delivery not acknowledged yet goes back
-		}
 	}
 
 	private ConsumerRegistration<?> consumer(String queue) {
@@ -386,59 +210,5 @@ public final class RabbitErrorQueues implements ErrorQueues {
 		throw new IllegalArgumentException("No consumer endpoint has the queue '" + queue + "'; the endpoints are "
 				+ this.consumers.keySet());
 	}
-
-	private <T> T withChannel(ChannelWork<T> work) {
-		return withConnection((connection) -> {
-			try (Channel channel = connection.createChannel()) {
-				return work.run(channel);
-			}
-		});
-	}
-
-	private <T> T withConnection(ConnectionWork<T> work) {
-		Connection connection;
-		try {
-			connection = this.transport.newConnection(null, CONNECTION_NAME);
-		}
-		catch (IOException | TimeoutException ex) {
-			throw new ErrorQueueException("RabbitMQ at " + this.transport + " is unreachable: " + BrokerErrors.describe(ex), ex);
-		}
-		try {
-			return work.run(connection);
-		}
-		catch (IOException | TimeoutException ex) {
-			throw new ErrorQueueException("RabbitMQ refused: " + BrokerErrors.describe(ex), ex);
-		}
-		finally {
-			try {
-				connection.abort(5000);
-			}
-			catch (RuntimeException ex) {
-				// closing anyway
-			}
-		}
-	}
-
-	@FunctionalInterface
-	private interface ConnectionWork<T> {
-
-		T run(Connection connection) throws IOException, TimeoutException;
-
-	}
-
-	@FunctionalInterface
-	private interface ChannelWork<T> {
-
-		T run(Channel channel) throws IOException, TimeoutException;
-
-	}
-
-	@FunctionalInterface
-	private interface TakeAction {
-
-		void accept(GetResponse response);
-
-	}
-
 
 }

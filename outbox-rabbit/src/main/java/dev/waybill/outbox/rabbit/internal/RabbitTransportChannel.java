@@ -1,19 +1,14 @@
 package dev.waybill.outbox.rabbit.internal;
 
 import java.io.IOException;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentNavigableMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Return;
 import com.rabbitmq.client.ShutdownSignalException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -41,6 +36,8 @@ import dev.waybill.outbox.spi.TransportException.Kind;
  * Futures complete on the RabbitMQ client's connection thread (confirms, returns, connection
  * loss), on the transport's timeout thread, or on the publishing thread: dependent stages must not
  * block.
+ *
+ * @since 0.1
  */
 final class RabbitTransportChannel implements TransportChannel {
 
@@ -57,16 +54,16 @@ final class RabbitTransportChannel implements TransportChannel {
 	private final AtomicReference<@Nullable String> closedReason = new AtomicReference<>();
 
 	/** The AMQP channel new publishes go to. */
-	private volatile Lane lane;
+	private volatile ConfirmLane lane;
 
 	/** AMQP channels retired after a local publish failure, still settling earlier publishes. */
-	private final Set<Lane> retired = ConcurrentHashMap.newKeySet();
+	private final Set<ConfirmLane> retired = ConcurrentHashMap.newKeySet();
 
 	RabbitTransportChannel(Channel channel, RabbitTransport transport) {
 		this.transport = transport;
 		this.confirmTimeoutNanos = transport.confirmTimeout().toNanos();
 		this.window = new Semaphore(transport.maxOutstandingConfirms());
-		this.lane = new Lane(channel);
+		this.lane = new ConfirmLane(channel, this);
 	}
 
 	@Override
@@ -105,7 +102,7 @@ final class RabbitTransportChannel implements TransportChannel {
 	private CompletableFuture<Void> send(OutboxMessage message) {
 		PendingPublish publish;
 		long seqNo;
-		Lane lane;
+		ConfirmLane lane;
 		synchronized (this.publishLock) {
 			try {
 				lane = currentLane();
@@ -163,7 +160,7 @@ final class RabbitTransportChannel implements TransportChannel {
 	 * Stops publishing on an AMQP channel: it settles what it sent, then closes; the next publish
 	 * opens a fresh one. Called holding the publish lock.
 	 */
-	private void retire(Lane old, Exception cause) {
+	private void retire(ConfirmLane old, Exception cause) {
 		old.retired = true;
 		this.retired.add(old);
 		logger.info("Waybill stops publishing on channel " + old.channel.getChannelNumber()
@@ -176,13 +173,13 @@ final class RabbitTransportChannel implements TransportChannel {
 	 * Returns the lane to publish on, opening a fresh AMQP channel when the last one was retired.
 	 * Called holding the publish lock.
 	 */
-	private Lane currentLane() throws TransportException {
-		Lane lane = this.lane;
+	private ConfirmLane currentLane() throws TransportException {
+		ConfirmLane lane = this.lane;
 		if (!lane.retired) {
 			return lane;
 		}
 		try {
-			lane = new Lane(this.transport.createConfirmingChannel());
+			lane = new ConfirmLane(this.transport.createConfirmingChannel(), this);
 		}
 		catch (TransportException ex) {
 			// The relay replaces the whole channel once the broker is back.
@@ -198,7 +195,7 @@ final class RabbitTransportChannel implements TransportChannel {
 
 	@Override
 	public boolean isOpen() {
-		Lane lane = this.lane;
+		ConfirmLane lane = this.lane;
 		return this.closedReason.get() == null && (lane.retired || lane.channel.isOpen());
 	}
 
@@ -208,7 +205,7 @@ final class RabbitTransportChannel implements TransportChannel {
 			failAll("The channel was closed with the message unconfirmed");
 			this.transport.discard(this, null);
 			this.lane.abort();
-			this.retired.forEach(Lane::abort);
+			this.retired.forEach(ConfirmLane::abort);
 		}
 	}
 
@@ -218,7 +215,7 @@ final class RabbitTransportChannel implements TransportChannel {
 	 */
 	void expireOverdue(long now) {
 		this.lane.expireOverdue(now);
-		for (Lane old : this.retired) {
+		for (ConfirmLane old : this.retired) {
 			old.expireOverdue(now);
 		}
 	}
@@ -237,7 +234,22 @@ final class RabbitTransportChannel implements TransportChannel {
 		return this.lane.channel.getChannelNumber();
 	}
 
-	private void shutDown(String reason, @Nullable ShutdownSignalException cause, @Nullable Lane lane) {
+	RabbitTransport transport() {
+		return this.transport;
+	}
+
+	void releasePermit() {
+		this.window.release();
+	}
+
+	void forgetRetired(ConfirmLane lane) {
+		this.retired.remove(lane);
+	}
+
+	/**
+	 * Closes this channel for good: its lane's AMQP channel closed, or stopped answering.
+	 */
+	void shutDown(String reason, @Nullable ShutdownSignalException cause, @Nullable ConfirmLane lane) {
 		if (!markClosed(reason)) {
 			return;
 		}
@@ -249,7 +261,7 @@ final class RabbitTransportChannel implements TransportChannel {
 		failAll("The channel closed before the broker confirmed the message: " + reason, refused, cause);
 		this.transport.discard(this,
 				(lane == null || cause == null || cause.isInitiatedByApplication()) ? null : lane.channel);
-		this.retired.forEach(Lane::abort);
+		this.retired.forEach(ConfirmLane::abort);
 	}
 
 	private boolean markClosed(String reason) {
@@ -266,7 +278,7 @@ final class RabbitTransportChannel implements TransportChannel {
 	 */
 	private void failAll(String reason, @Nullable String refusedExchange, @Nullable ShutdownSignalException cause) {
 		this.lane.failAll(reason, refusedExchange, cause);
-		for (Lane old : this.retired) {
+		for (ConfirmLane old : this.retired) {
 			old.failAll(reason, refusedExchange, cause);
 		}
 	}
@@ -278,197 +290,6 @@ final class RabbitTransportChannel implements TransportChannel {
 	@Override
 	public String toString() {
 		return "RabbitTransportChannel[" + this.lane.channel.getChannelNumber() + " on " + this.transport + "]";
-	}
-
-	/**
-	 * One AMQP channel in confirm mode and the publishes sent on it, keyed by its sequence numbers.
-	 */
-	private final class Lane {
-
-		final Channel channel;
-
-		final ConcurrentNavigableMap<Long, PendingPublish> pending = new ConcurrentSkipListMap<>();
-
-		final Map<String, PendingPublish> pendingByMessageId = new ConcurrentHashMap<>();
-
-		volatile boolean retired;
-
-		/** The highest sequence number the broker acked or nacked on this channel. */
-		private volatile long highestAnswered;
-
-		private final AtomicBoolean aborted = new AtomicBoolean();
-
-		Lane(Channel channel) {
-			this.channel = channel;
-			channel.addReturnListener(this::returned);
-			channel.addConfirmListener((seqNo, multiple) -> confirmed(seqNo, multiple, true),
-					(seqNo, multiple) -> confirmed(seqNo, multiple, false));
-			channel.addShutdownListener(this::shutDown);
-		}
-
-		/**
-		 * Fails the publishes whose confirm is overdue (deadlines grow with sequence numbers, so the
-		 * scan stops at the first that is not). When the broker confirmed a later publish
-		 * of this channel meanwhile, it is answering, and the silence is about this message (its
-		 * queue cannot take it now): a failed attempt. When it confirmed nothing since, it is not
-		 * answering at all (stopped, cut off without the connection noticing yet, or blocking
-		 * publishers on a memory or disk alarm): the broker is unavailable, which costs no attempt,
-		 * and the channel is closed so that the relay opens another and, failing, opens its circuit.
-		 */
-		void expireOverdue(long now) {
-			long timeout = RabbitTransportChannel.this.transport.confirmTimeout().toMillis();
-			for (Map.Entry<Long, PendingPublish> entry : this.pending.entrySet()) {
-				PendingPublish publish = entry.getValue();
-				if (now - publish.deadline < 0) {
-					return;
-				}
-				if (publish.returned != null) {
-					settle(entry.getKey(), publish, new TransportException(Kind.MESSAGE, publish.returned));
-				}
-				else if (this.highestAnswered > entry.getKey()) {
-					settle(entry.getKey(), publish, new TransportException(Kind.MESSAGE, "No publisher confirm for message "
-							+ publish.messageId + " within " + timeout + "ms, though later messages were confirmed"));
-				}
-				else if (this.retired) {
-					settle(entry.getKey(), publish, new TransportException(Kind.UNAVAILABLE, silent(timeout)));
-				}
-				else {
-					RabbitTransportChannel.this.shutDown(silent(timeout), null, this);
-					abort();
-					return;
-				}
-			}
-		}
-
-		private String silent(long timeout) {
-			return "RabbitMQ confirmed nothing on channel " + this.channel.getChannelNumber() + " within " + timeout
-					+ "ms: the broker is not answering (stopped, unreachable, or blocking publishers on a memory or "
-					+ "disk alarm)";
-		}
-
-		private void returned(Return returned) {
-			String messageId = returned.getProperties().getMessageId();
-			PendingPublish publish = (messageId != null) ? this.pendingByMessageId.get(messageId) : null;
-			if (publish != null) {
-				publish.returned = "unroutable: no queue bound to exchange '" + returned.getExchange()
-						+ "' with routing key '" + returned.getRoutingKey() + "'";
-			}
-		}
-
-		private void confirmed(long seqNo, boolean multiple, boolean ack) {
-			if (seqNo > this.highestAnswered) {
-				this.highestAnswered = seqNo; // confirms arrive on the connection's one thread
-			}
-			if (multiple) {
-				for (Map.Entry<Long, PendingPublish> entry : this.pending.headMap(seqNo, true).entrySet()) {
-					confirmed(entry.getKey(), entry.getValue(), ack);
-				}
-			}
-			else {
-				PendingPublish publish = this.pending.get(seqNo);
-				if (publish != null) {
-					confirmed(seqNo, publish, ack);
-				}
-			}
-		}
-
-		private void confirmed(long seqNo, PendingPublish publish, boolean ack) {
-			// RabbitMQ acks a returned message, Qpid nacks it: returned means unroutable either way.
-			if (publish.returned != null) {
-				settle(seqNo, publish, new TransportException(Kind.MESSAGE, publish.returned));
-			}
-			else if (ack) {
-				settle(seqNo, publish, null);
-			}
-			else {
-				settle(seqNo, publish, new TransportException(Kind.MESSAGE, "The broker nacked message " + publish.messageId
-						+ " (RabbitMQ gives no reason: a queue it routes to may be full with overflow reject-publish, "
-						+ "or unable to take it, e.g. a classic queue whose node is down or a quorum queue without a majority)"));
-			}
-		}
-
-		private void shutDown(ShutdownSignalException cause) {
-			if (this.retired) {
-				failAll("The retired channel closed before the broker confirmed the message: "
-						+ BrokerErrors.describe(cause), BrokerErrors.accessRefused(cause) ? BrokerErrors.refusedExchange(cause) : null,
-						cause);
-				RabbitTransportChannel.this.retired.remove(this);
-				abort(); // so that the connection's recovery does not bring it back
-			}
-			else {
-				RabbitTransportChannel.this.shutDown(BrokerErrors.describe(cause), cause, this);
-			}
-		}
-
-		void failAll(String reason, @Nullable String refusedExchange, @Nullable ShutdownSignalException cause) {
-			for (Map.Entry<Long, PendingPublish> entry : this.pending.entrySet()) {
-				PendingPublish publish = entry.getValue();
-				settle(entry.getKey(), publish, (refusedExchange != null && publish.destination.equals(refusedExchange))
-						? RabbitTransportChannel.this.transport.writeRefused(refusedExchange, cause)
-						: new TransportException(Kind.UNAVAILABLE, reason));
-			}
-		}
-
-		/**
-		 * Completes a publish once: whoever removes it from the map completes its future and
-		 * releases its permit.
-		 */
-		void settle(long seqNo, PendingPublish publish, @Nullable TransportException failure) {
-			if (!this.pending.remove(seqNo, publish)) {
-				return;
-			}
-			this.pendingByMessageId.remove(publish.messageId, publish);
-			RabbitTransportChannel.this.window.release();
-			if (failure == null) {
-				publish.future.complete(null);
-			}
-			else {
-				publish.future.completeExceptionally(failure);
-			}
-			if (this.retired) {
-				abortIfDrained();
-			}
-		}
-
-		void abortIfDrained() {
-			if (this.pending.isEmpty()) {
-				RabbitTransportChannel.this.retired.remove(this);
-				abort();
-			}
-		}
-
-		/**
-		 * Aborts the AMQP channel off the caller's thread, which may be the connection's.
-		 */
-		void abort() {
-			if (this.aborted.compareAndSet(false, true)) {
-				RabbitTransportChannel.this.transport.abortLater(this.channel);
-			}
-		}
-
-	}
-
-	/**
-	 * A publish waiting for its confirm.
-	 */
-	private static final class PendingPublish {
-
-		final CompletableFuture<Void> future = new CompletableFuture<>();
-
-		final String messageId;
-
-		final String destination;
-
-		final long deadline;
-
-		volatile @Nullable String returned;
-
-		PendingPublish(String messageId, String destination, long deadline) {
-			this.messageId = messageId;
-			this.destination = destination;
-			this.deadline = deadline;
-		}
-
 	}
 
 }

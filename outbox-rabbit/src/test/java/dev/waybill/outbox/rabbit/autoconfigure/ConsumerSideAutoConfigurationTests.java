@@ -100,8 +100,8 @@ class ConsumerSideAutoConfigurationTests {
 
 	private static String[] rabbitProperties() {
 		TestRabbit rabbit = TestRabbit.get();
-		return new String[] { "waybill.rabbit.host=" + rabbit.host(), "waybill.rabbit.port=" + rabbit.port(),
-				"waybill.rabbit.username=" + rabbit.username(), "waybill.rabbit.password=" + rabbit.password() };
+		return new String[] { "spring.rabbitmq.host=" + rabbit.host(), "spring.rabbitmq.port=" + rabbit.port(),
+				"spring.rabbitmq.username=" + rabbit.username(), "spring.rabbitmq.password=" + rabbit.password() };
 	}
 
 	@MessageType(TYPE)

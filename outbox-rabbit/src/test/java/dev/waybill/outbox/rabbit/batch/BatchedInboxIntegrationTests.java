@@ -325,7 +325,7 @@ class BatchedInboxIntegrationTests {
 				"-Dwaybill.test.halt-after-commit-of=" + haltAfter, "-cp", classpath, Ledger.class.getName(),
 				"--spring.datasource.url=" + postgres.url(), "--spring.datasource.username=" + postgres.user(),
 				"--spring.datasource.password=" + postgres.password(), "--waybill.schema=" + this.ledger.name(),
-				"--waybill.rabbit.host=" + TestRabbit.get().host(), "--waybill.rabbit.port=" + TestRabbit.get().port(),
+				"--spring.rabbitmq.host=" + TestRabbit.get().host(), "--spring.rabbitmq.port=" + TestRabbit.get().port(),
 				"--waybill.inbox.batch.linger=200ms", "--spring.main.banner-mode=off");
 		builder.redirectErrorStream(true);
 		return builder.start();
@@ -337,8 +337,8 @@ class BatchedInboxIntegrationTests {
 			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
 					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
 			.withUserConfiguration(Ledger.class)
-			.withPropertyValues("waybill.rabbit.host=" + rabbit.host(), "waybill.rabbit.port=" + rabbit.port(),
-					"waybill.rabbit.username=" + rabbit.username(), "waybill.rabbit.password=" + rabbit.password(),
+			.withPropertyValues("spring.rabbitmq.host=" + rabbit.host(), "spring.rabbitmq.port=" + rabbit.port(),
+					"spring.rabbitmq.username=" + rabbit.username(), "spring.rabbitmq.password=" + rabbit.password(),
 					"waybill.outbox.relay.poll-interval=200ms", "waybill.inbox.retry.interval=200ms",
 					"waybill.inbox.retry.max-attempts=3", "waybill.inbox.retry.jitter=0",
 					"waybill.inbox.batch.linger=100ms");

@@ -38,10 +38,10 @@ import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
+import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.TransportChannel;
@@ -98,7 +98,7 @@ class RabbitClusterIntegrationTests {
 				.withUserConfiguration(Ledger.class)
 				.withPropertyValues("spring.rabbitmq.addresses=" + cluster.addresses(),
 						"waybill.inbox.queue-arguments.x-queue-type=quorum", "waybill.rabbit.recovery-interval=500ms",
-						"waybill.rabbit.connection-timeout=3s", "waybill.rabbit.confirm-timeout=5s",
+						"spring.rabbitmq.connection-timeout=3s", "waybill.rabbit.confirm-timeout=5s",
 						"waybill.outbox.relay.poll-interval=100ms", "waybill.outbox.circuit-breaker.cool-down=1s",
 						"waybill.inbox.retry.interval=200ms",
 						"waybill.inbox.retry.jitter=0", "spring.datasource.hikari.maximum-pool-size=12")

@@ -29,12 +29,12 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.outbox.OutboxPublisher;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
 import dev.waybill.outbox.rabbit.endpoints.Shop.Charge;
 import dev.waybill.outbox.rabbit.endpoints.Shop.OrderCancelled;
 import dev.waybill.outbox.rabbit.endpoints.Shop.OrderPlaced;
+import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.test.TestSchema;
@@ -304,8 +304,8 @@ class ReceiveEndpointIntegrationTests {
 		ApplicationContextRunner runner = WaybillContext.runner(this.schema.name())
 			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
 					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
-			.withPropertyValues("waybill.rabbit.host=" + rabbit.host(), "waybill.rabbit.port=" + rabbit.port(),
-					"waybill.rabbit.username=" + rabbit.username(), "waybill.rabbit.password=" + rabbit.password(),
+			.withPropertyValues("spring.rabbitmq.host=" + rabbit.host(), "spring.rabbitmq.port=" + rabbit.port(),
+					"spring.rabbitmq.username=" + rabbit.username(), "spring.rabbitmq.password=" + rabbit.password(),
 					"waybill.outbox.relay.poll-interval=200ms", "waybill.inbox.retry.interval=200ms",
 					"waybill.inbox.retry.max-attempts=3", "waybill.inbox.retry.jitter=0",
 					"spring.datasource.hikari.maximum-pool-size=4");

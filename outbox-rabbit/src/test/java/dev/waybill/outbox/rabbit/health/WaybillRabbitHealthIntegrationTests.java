@@ -182,9 +182,9 @@ class WaybillRabbitHealthIntegrationTests {
 					WaybillHealthContributorAutoConfiguration.class,
 					WaybillRabbitHealthContributorAutoConfiguration.class))
 			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.of(List.of(registration)))
-			.withPropertyValues("waybill.rabbit.host=" + this.proxy.host(), "waybill.rabbit.port=" + this.proxy.port(),
-					"waybill.rabbit.virtual-host=" + rabbit.virtualHost(), "waybill.rabbit.username=" + rabbit.username(),
-					"waybill.rabbit.password=" + rabbit.password(), "waybill.rabbit.recovery-interval=500ms",
+			.withPropertyValues("spring.rabbitmq.host=" + this.proxy.host(), "spring.rabbitmq.port=" + this.proxy.port(),
+					"spring.rabbitmq.virtual-host=" + rabbit.virtualHost(), "spring.rabbitmq.username=" + rabbit.username(),
+					"spring.rabbitmq.password=" + rabbit.password(), "waybill.rabbit.recovery-interval=500ms",
 					"waybill.outbox.relay.poll-interval=200ms", "waybill.outbox.circuit-breaker.failure-threshold=1",
 					"waybill.outbox.circuit-breaker.cool-down=1s");
 	}

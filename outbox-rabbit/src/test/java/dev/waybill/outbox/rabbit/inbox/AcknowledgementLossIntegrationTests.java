@@ -130,7 +130,7 @@ class AcknowledgementLossIntegrationTests {
 		WireFaultProxy broker = WireFaultProxy.amqp(TestRabbit.get().host(), TestRabbit.get().port());
 		this.resources.add(broker);
 		broker.loseClientAck(fault);
-		RabbitTransport transport = TestRabbit.get().transport().host(broker.host()).port(broker.port())
+		RabbitTransport transport = TestRabbit.get().transport(broker.host(), broker.port())
 			.customizer((factory) -> factory.setRequestedHeartbeat(2))
 			.recoveryInterval(Duration.ofMillis(200))
 			.build();

@@ -178,8 +178,8 @@ class FaultEventsRabbitIntegrationTests {
 		return WaybillContext.runner(schema.name())
 			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
 					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
-			.withPropertyValues("waybill.rabbit.host=" + rabbit.host(), "waybill.rabbit.port=" + rabbit.port(),
-					"waybill.rabbit.username=" + rabbit.username(), "waybill.rabbit.password=" + rabbit.password(),
+			.withPropertyValues("spring.rabbitmq.host=" + rabbit.host(), "spring.rabbitmq.port=" + rabbit.port(),
+					"spring.rabbitmq.username=" + rabbit.username(), "spring.rabbitmq.password=" + rabbit.password(),
 					"spring.datasource.hikari.maximum-pool-size=4",
 					"waybill.outbox.relay.poll-interval=200ms", "waybill.inbox.retry.interval=200ms",
 					"waybill.inbox.retry.max-attempts=2", "waybill.inbox.retry.jitter=0");

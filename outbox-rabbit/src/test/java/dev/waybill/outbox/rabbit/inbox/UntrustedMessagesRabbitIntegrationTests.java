@@ -407,8 +407,8 @@ class UntrustedMessagesRabbitIntegrationTests {
 			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
 					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
 			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.of(List.of(consumer)))
-			.withPropertyValues("waybill.rabbit.host=" + rabbit.host(), "waybill.rabbit.port=" + rabbit.port(),
-					"waybill.rabbit.username=" + rabbit.username(), "waybill.rabbit.password=" + rabbit.password(),
+			.withPropertyValues("spring.rabbitmq.host=" + rabbit.host(), "spring.rabbitmq.port=" + rabbit.port(),
+					"spring.rabbitmq.username=" + rabbit.username(), "spring.rabbitmq.password=" + rabbit.password(),
 					"waybill.outbox.relay.poll-interval=200ms", "waybill.inbox.retry.interval=200ms",
 					"waybill.inbox.retry.max-attempts=3", "waybill.inbox.retry.jitter=0");
 	}

@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.Delivery;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,12 +32,12 @@ import org.junit.jupiter.api.TestInfo;
 import dev.waybill.outbox.rabbit.RabbitHeaders;
 import dev.waybill.outbox.rabbit.test.TcpProxy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
-import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;
 import dev.waybill.outbox.rabbit.test.TestTopology;
+import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.TransportChannel;
-import dev.waybill.outbox.spi.TransportException.Kind;
 import dev.waybill.outbox.spi.TransportException;
+import dev.waybill.outbox.spi.TransportException.Kind;
 
 class RabbitTransportIntegrationTests {
 
@@ -551,7 +552,7 @@ class RabbitTransportIntegrationTests {
 		try (ServerSocket socket = new ServerSocket(0)) {
 			closedPort = socket.getLocalPort();
 		}
-		RabbitTransport refused = resource(this.rabbit.transport().port(closedPort).build());
+		RabbitTransport refused = resource(this.rabbit.transport(this.rabbit.host(), closedPort).build());
 		TcpProxy silent = proxy();
 		silent.pause();
 		RabbitTransport unanswered = resource(
@@ -567,10 +568,10 @@ class RabbitTransportIntegrationTests {
 	}
 
 	@Test
-	void aTransportNamesItsAddressWithoutThePassword() {
-		RabbitTransport transport = resource(RabbitTransport.builder()
-			.uri("amqp://app:secret@broker.example:5673/orders")
-			.build());
+	void aTransportNamesItsAddressWithoutThePassword() throws Exception {
+		ConnectionFactory factory = new ConnectionFactory();
+		factory.setUri("amqp://app:secret@broker.example:5673/orders");
+		RabbitTransport transport = resource(RabbitTransport.builder().connectionFactory(factory).build());
 
 		assertThat(transport).hasToString("RabbitTransport[amqp://app@broker.example:5673/orders]");
 	}
@@ -579,11 +580,11 @@ class RabbitTransportIntegrationTests {
 		return transport(UnaryOperator.identity());
 	}
 
-	private RabbitTransport transport(UnaryOperator<RabbitTransport.Builder> customizer) {
+	private RabbitTransport transport(UnaryOperator<RabbitTransportBuilder> customizer) {
 		return resource(customizer.apply(this.rabbit.transport()).build());
 	}
 
-	private RabbitTransport transport(TcpProxy proxy, UnaryOperator<RabbitTransport.Builder> customizer) {
+	private RabbitTransport transport(TcpProxy proxy, UnaryOperator<RabbitTransportBuilder> customizer) {
 		return resource(customizer.apply(this.rabbit.transport(proxy)).build());
 	}
 
@@ -606,7 +607,7 @@ class RabbitTransportIntegrationTests {
 	 * Opens a channel through a proxy and publishes one message on it, so that the exchange is
 	 * checked and the connection is up before the test breaks the network.
 	 */
-	private Proxied proxied(UnaryOperator<RabbitTransport.Builder> customizer) {
+	private Proxied proxied(UnaryOperator<RabbitTransportBuilder> customizer) {
 		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
 		TcpProxy proxy = proxy();
 		RabbitTransport transport = transport(proxy, customizer);

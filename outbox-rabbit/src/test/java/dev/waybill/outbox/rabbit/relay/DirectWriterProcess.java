@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
+import com.rabbitmq.client.ConnectionFactory;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -42,7 +43,10 @@ public final class DirectWriterProcess {
 		config.setPassword(args[2]);
 		config.setMaximumPoolSize(WRITERS + 4);
 		HikariDataSource dataSource = new HikariDataSource(config);
-		RabbitTransport transport = RabbitTransport.builder().host(args[4]).port(Integer.parseInt(args[5])).build();
+		ConnectionFactory broker = new ConnectionFactory();
+		broker.setHost(args[4]);
+		broker.setPort(Integer.parseInt(args[5]));
+		RabbitTransport transport = RabbitTransport.builder().connectionFactory(broker).build();
 		RelaySettings settings = new RelaySettings(2, 100, Duration.ofMillis(Long.parseLong(args[6])), Duration.ofMillis(200),
 				Duration.ofSeconds(5), RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
 		JdbcOutboxStore store = new JdbcOutboxStore(dataSource, OutboxTables.inSchema(args[3]));

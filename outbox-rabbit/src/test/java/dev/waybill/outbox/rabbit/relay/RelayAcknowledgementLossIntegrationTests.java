@@ -146,9 +146,7 @@ class RelayAcknowledgementLossIntegrationTests {
 		WireFaultProxy broker = WireFaultProxy.amqp(TestRabbit.get().host(), TestRabbit.get().port());
 		this.resources.add(broker);
 		broker.loseBrokerAck(fault);
-		RabbitTransport transport = TestRabbit.get().transport()
-			.host(broker.host())
-			.port(broker.port())
+		RabbitTransport transport = TestRabbit.get().transport(broker.host(), broker.port())
 			.confirmTimeout(Duration.ofSeconds(2))
 			.recoveryInterval(Duration.ofMillis(200))
 			.customizer((factory) -> factory.setRequestedHeartbeat(2))

@@ -252,8 +252,11 @@ class RelayFailureNamingIntegrationTests {
 	}
 
 	private RabbitTransport transportAsTestUser() {
-		return TestRabbit.get().transport().virtualHost(this.vhost).username(this.user)
-			.password("secret-" + this.vhost.substring("waybill-test-perm-".length())).build();
+		return TestRabbit.get().transport().customizer((factory) -> {
+			factory.setVirtualHost(this.vhost);
+			factory.setUsername(this.user);
+			factory.setPassword("secret-" + this.vhost.substring("waybill-test-perm-".length()));
+		}).build();
 	}
 
 	/** Declares the exchange (as the relay would: durable fanout) and a queue bound to it, as the admin user. */

@@ -2,6 +2,7 @@ package dev.waybill.outbox.rabbit.relay;
 
 import java.time.Duration;
 
+import com.rabbitmq.client.ConnectionFactory;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
@@ -31,7 +32,10 @@ public final class RelayProcess {
 		config.setPassword(args[2]);
 		config.setMaximumPoolSize(4);
 		HikariDataSource dataSource = new HikariDataSource(config);
-		RabbitTransport transport = RabbitTransport.builder().host(args[4]).port(Integer.parseInt(args[5])).build();
+		ConnectionFactory broker = new ConnectionFactory();
+		broker.setHost(args[4]);
+		broker.setPort(Integer.parseInt(args[5]));
+		RabbitTransport transport = RabbitTransport.builder().connectionFactory(broker).build();
 		RelaySettings settings = new RelaySettings(1, Integer.parseInt(args[7]), Duration.ofMillis(Long.parseLong(args[6])),
 				Duration.ofMillis(200), Duration.ofSeconds(5), RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
 		Relay relay = new Relay(new JdbcOutboxStore(dataSource, OutboxTables.inSchema(args[3])), transport,

@@ -76,9 +76,9 @@ public final class ConsumerService {
 			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
 					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
 			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.of(registrations))
-			.withPropertyValues("waybill.rabbit.host=" + host, "waybill.rabbit.port=" + port,
-					"waybill.rabbit.virtual-host=" + rabbit.virtualHost(), "waybill.rabbit.username=" + rabbit.username(),
-					"waybill.rabbit.password=" + rabbit.password(), "waybill.outbox.relay.poll-interval=200ms");
+			.withPropertyValues("spring.rabbitmq.host=" + host, "spring.rabbitmq.port=" + port,
+					"spring.rabbitmq.virtual-host=" + rabbit.virtualHost(), "spring.rabbitmq.username=" + rabbit.username(),
+					"spring.rabbitmq.password=" + rabbit.password(), "waybill.outbox.relay.poll-interval=200ms");
 	}
 
 	/**

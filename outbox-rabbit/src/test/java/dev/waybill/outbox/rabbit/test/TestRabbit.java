@@ -13,6 +13,7 @@ import org.testcontainers.DockerClientFactory;
 import org.testcontainers.rabbitmq.RabbitMQContainer;
 
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.internal.RabbitTransportBuilder;
 
 /**
  * The RabbitMQ the tests run against, found once per JVM: the AMQP URI in
@@ -122,7 +123,7 @@ public final class TestRabbit {
 	 * Starts a transport builder pointed at the broker.
 	 * @return the builder
 	 */
-	public RabbitTransport.Builder transport() {
+	public RabbitTransportBuilder transport() {
 		return transport(this.host, this.port);
 	}
 
@@ -131,7 +132,7 @@ public final class TestRabbit {
 	 * @param proxy a proxy to {@link #proxy() this broker}
 	 * @return the builder
 	 */
-	public RabbitTransport.Builder transport(TcpProxy proxy) {
+	public RabbitTransportBuilder transport(TcpProxy proxy) {
 		return transport(proxy.host(), proxy.port());
 	}
 
@@ -158,13 +159,27 @@ public final class TestRabbit {
 				+ this.origin + ")";
 	}
 
-	private RabbitTransport.Builder transport(String host, int port) {
-		return RabbitTransport.builder()
-			.host(host)
-			.port(port)
-			.virtualHost(this.virtualHost)
-			.username(this.username)
-			.password(this.password);
+	/**
+	 * Starts a transport builder for this broker's virtual host and user at another address.
+	 * @param host the host, such as a proxy's
+	 * @param port the port
+	 * @return a builder
+	 */
+	public RabbitTransportBuilder transport(String host, int port) {
+		return RabbitTransport.builder().connectionFactory(factory(host, port));
+	}
+
+	/**
+	 * A client connection factory for this broker's virtual host and user at another address.
+	 */
+	private ConnectionFactory factory(String host, int port) {
+		ConnectionFactory factory = new ConnectionFactory();
+		factory.setHost(host);
+		factory.setPort(port);
+		factory.setVirtualHost(this.virtualHost);
+		factory.setUsername(this.username);
+		factory.setPassword(this.password);
+		return factory;
 	}
 
 	private static TestRabbit find() {

@@ -11,8 +11,8 @@ import org.springframework.core.env.Environment;
 
 /**
  * The PostgreSQL and the broker the demo runs on: the configured ones when
- * {@code spring.datasource.url} / {@code spring.rabbitmq.host} (or {@code spring.rabbitmq.addresses},
- * {@code waybill.rabbit.uri}) are set, as properties, arguments or environment variables; else an
+ * {@code spring.datasource.url} / {@code spring.rabbitmq.host} (or {@code spring.rabbitmq.addresses})
+ * are set, as properties, arguments or environment variables; else an
  * embedded PostgreSQL and an in-memory AMQP broker on free ports, started side by side.
  */
 final class DemoInfrastructure implements AutoCloseable {
@@ -40,8 +40,7 @@ final class DemoInfrastructure implements AutoCloseable {
 	static DemoInfrastructure start(Environment environment, PrintStream out) throws Exception {
 		String url = environment.getProperty("spring.datasource.url");
 		boolean brokerConfigured = environment.containsProperty("spring.rabbitmq.host")
-				|| environment.containsProperty("spring.rabbitmq.addresses")
-				|| environment.containsProperty("waybill.rabbit.uri");
+				|| environment.containsProperty("spring.rabbitmq.addresses");
 		CompletableFuture<EmbeddedPostgres> postgres = (url != null) ? CompletableFuture.completedFuture(null)
 				: CompletableFuture.supplyAsync(DemoInfrastructure::startPostgres);
 		EmbeddedBroker broker = null;

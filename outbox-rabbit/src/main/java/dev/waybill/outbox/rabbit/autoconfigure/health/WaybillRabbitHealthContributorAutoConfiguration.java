@@ -18,7 +18,7 @@ import dev.waybill.outbox.rabbit.internal.health.ConsumersHealthIndicator;
  * Adds the {@code consumers} component to the {@code waybill} health contributor when the
  * application consumes from RabbitMQ.
  *
- * @since 0.2
+ * @since 0.1
  */
 @AutoConfiguration(after = WaybillRabbitInboxAutoConfiguration.class,
 		before = WaybillHealthContributorAutoConfiguration.class)
