@@ -60,10 +60,8 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.outbox.spi.TransportChannel",
 			"dev.waybill.outbox.spi.TransportException",
 			// Spring Boot auto-configuration (public by Boot's convention, named in exclusions and
-			// ordering), the classes bound from waybill.*, and the start-up failure for a mistyped
-			// property (thrown by other modules' auto-configuration too).
+			// ordering) and the classes bound from waybill.*.
 			"dev.waybill.outbox.autoconfigure.RetrySettings",
-			"dev.waybill.outbox.autoconfigure.UnknownWaybillPropertyException",
 			"dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration",
 			"dev.waybill.outbox.autoconfigure.WaybillMetricsAutoConfiguration",
 			"dev.waybill.outbox.autoconfigure.WaybillProperties",

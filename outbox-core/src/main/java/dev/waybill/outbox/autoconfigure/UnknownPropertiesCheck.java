@@ -1,147 +1,197 @@
 package dev.waybill.outbox.autoconfigure;
 
+import java.beans.PropertyDescriptor;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.beans.BeanUtils;
+import org.springframework.boot.context.properties.bind.AbstractBindHandler;
+import org.springframework.boot.context.properties.bind.BindContext;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.BindHandler;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
+import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
-import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.UnboundElementsSourceFilter;
-import org.springframework.boot.origin.Origin;
-import org.springframework.boot.origin.PropertySourceOrigin;
-import org.springframework.context.EnvironmentAware;
-import org.springframework.core.Ordered;
-import org.springframework.core.env.ConfigurableEnvironment;
-import org.springframework.core.env.Environment;
-import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.core.ResolvableType;
 
 import dev.waybill.outbox.autoconfigure.UnknownWaybillPropertyException.UnknownProperty;
 
 /**
- * Fails start-up, before any bean is created, when the environment holds a {@code waybill.*} key
- * that no Waybill property binds ({@link WaybillPropertyNames}), or a value set on a group of
- * properties ({@code waybill.retention.pacing: false}), which nothing would bind either. Keys from environment variables
- * and JVM system properties are only logged: those namespaces are shared with other software (as
- * Spring Boot's own unknown-field check treats them).
+ * Finds the {@code waybill.*} keys that no Waybill properties class binds, the way
+ * {@code @ConfigurationProperties(ignoreUnknownFields = false)} finds them: each class is bound
+ * with Spring Boot's {@link NoUnboundElementsBindHandler}, and a key is unknown when every class
+ * whose prefix covers it leaves it unbound. Several classes share prefixes ({@code waybill} is
+ * the outbox's and the schedules'; {@code waybill.inbox} lies below it), and a class of a module
+ * that is inactive on this host, or absent, is bound here too, so its keys are checked on every
+ * host. As with Spring Boot, keys from environment variables and system properties are not
+ * checked: those namespaces are shared with other software.
+ *
+ * @since 0.1
  */
-final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, EnvironmentAware, Ordered {
+final class UnknownPropertiesCheck {
 
-	private static final Log logger = LogFactory.getLog(UnknownPropertiesCheck.class);
+	private final Iterable<ConfigurationPropertySource> sources;
 
-	private @Nullable Environment environment;
+	private final Binder binder;
 
-	@Override
-	public void setEnvironment(Environment environment) {
-		this.environment = environment;
-	}
+	private final Set<KnownName> known = new LinkedHashSet<>();
 
-	@Override
-	public int getOrder() {
-		return Ordered.HIGHEST_PRECEDENCE;
-	}
+	private final Set<ConfigurationPropertyName> keyedMaps = new LinkedHashSet<>();
 
-	@Override
-	public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
-		if (!(this.environment instanceof ConfigurableEnvironment)) {
-			return; // no property sources to walk
-		}
-		WaybillPropertyNames names = new WaybillPropertyNames();
-		names.addMetadata(beanFactory.getBeanClassLoader());
-		for (String bean : beanFactory.getBeanDefinitionNames()) {
-			ConfigurationProperties annotation = beanFactory.findAnnotationOnBean(bean, ConfigurationProperties.class,
-					false);
-			String prefix = (annotation != null) ? (annotation.prefix().isEmpty() ? annotation.value() : annotation.prefix())
-					: null;
-			if (prefix == null || !ConfigurationPropertyName.isValid(prefix)) {
-				continue;
-			}
-			ConfigurationPropertyName name = ConfigurationPropertyName.of(prefix);
-			Class<?> type = beanFactory.getType(bean, false);
-			if (type != null && (WaybillPropertyNames.ROOT.equals(name) || WaybillPropertyNames.ROOT.isAncestorOf(name))) {
-				names.addClass(name, type);
-			}
-		}
-		check(names);
+	/** Per class's prefix: the names each binding left unbound; {@code null} where one could not tell. */
+	private final Map<ConfigurationPropertyName, List<@Nullable Set<ConfigurationPropertyName>>> unbound = new HashMap<>();
+
+	private final Map<ConfigurationPropertyName, ConfigurationProperty> properties = new LinkedHashMap<>();
+
+	private final Map<ConfigurationPropertyName, String> suggestions = new HashMap<>();
+
+	UnknownPropertiesCheck(Iterable<ConfigurationPropertySource> sources, Collection<KnownName> known) {
+		this.sources = sources;
+		this.binder = new Binder(sources);
+		this.known.addAll(known);
 	}
 
 	/**
-	 * Whether a group name carries a value of its own: an empty one ({@code pacing:} or
-	 * {@code pacing: {}} in YAML, {@code pacing=} in a properties file) sets nothing and is fine.
+	 * Binds one properties class as Spring Boot would, noting what it leaves unbound.
+	 * @param prefix the class's prefix
+	 * @param type the class
 	 */
-	private static boolean hasValue(ConfigurationPropertySource source, ConfigurationPropertyName name) {
-		ConfigurationProperty property = source.getConfigurationProperty(name);
-		Object value = (property != null) ? property.getValue() : null;
-		return !(value == null || (value instanceof CharSequence text && text.toString().isBlank())
-				|| (value instanceof Map<?, ?> map && map.isEmpty())
-				|| (value instanceof Collection<?> collection && collection.isEmpty()));
+	void bind(ConfigurationPropertyName prefix, Class<?> type) {
+		Set<ConfigurationPropertyName> left = null;
+		try {
+			this.binder.bind(prefix, Bindable.of(type),
+					new Recorder(new NoUnboundElementsBindHandler(BindHandler.DEFAULT, new UnboundElementsSourceFilter())));
+			left = Set.of();
+		}
+		catch (BindException ex) {
+			left = unboundOrGroup(ex);
+		}
+		this.unbound.computeIfAbsent(prefix, (key) -> new ArrayList<>()).add(left);
 	}
 
 	/**
-	 * The closest known property; for a value set on a group ({@code relay: false}) its
-	 * {@code enabled} property when it has one, the likely intent.
+	 * The keys left unbound, or a value set on a group of properties ({@code waybill.outbox.relay:
+	 * false}), which nothing binds either; {@code null} for any other failure, which the
+	 * application's own binding reports.
 	 */
-	private static @Nullable String suggestion(WaybillPropertyNames names, ConfigurationPropertyName name) {
-		if (names.isKnown(name) && names.isGroup(name)) {
-			ConfigurationPropertyName enabled = name.append("enabled");
-			if (names.isKnown(enabled) && !names.isGroup(enabled)) {
-				return enabled.toString();
+	private @Nullable Set<ConfigurationPropertyName> unboundOrGroup(BindException ex) {
+		Set<ConfigurationPropertyName> left = new LinkedHashSet<>();
+		if (ex.getCause() instanceof UnboundConfigurationPropertiesException unboundKeys) {
+			for (ConfigurationProperty property : unboundKeys.getUnboundProperties()) {
+				this.properties.put(property.getName(), property);
+				left.add(property.getName());
 			}
+			return left;
 		}
-		return names.closest(name);
+		ConfigurationProperty property = find(ex.getName());
+		Class<?> target = ex.getTarget().getType().resolve(Object.class);
+		boolean group = !BeanUtils.isSimpleValueType(target) && !target.getName().startsWith("java.")
+				&& !target.isEnum();
+		if (group && property != null && property.getName().equals(ex.getName())
+				&& !String.valueOf(property.getValue()).isBlank()) {
+			this.properties.put(property.getName(), property);
+			this.suggestions.put(property.getName(), propertyOf(ex.getName(), ex.getTarget().getType()));
+			left.add(property.getName());
+			return left;
+		}
+		return null;
 	}
 
-	private void check(WaybillPropertyNames names) {
-		List<UnknownProperty> fatal = new ArrayList<>();
-		List<UnknownProperty> logged = new ArrayList<>();
-		UnboundElementsSourceFilter configuredByTheApplication = new UnboundElementsSourceFilter();
-		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(this.environment)) {
-			if (!(source instanceof IterableConfigurationPropertySource iterable)) {
+	private @Nullable ConfigurationProperty find(ConfigurationPropertyName name) {
+		for (ConfigurationPropertySource source : this.sources) {
+			ConfigurationProperty property = source.getConfigurationProperty(name);
+			if (property != null) {
+				return property;
+			}
+		}
+		return null;
+	}
+
+	/** A property of the group, its {@code enabled} one when it has one: the likely intent. */
+	private static @Nullable String propertyOf(ConfigurationPropertyName group, ResolvableType type) {
+		String first = null;
+		for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(type.resolve(Object.class))) {
+			if (descriptor.getReadMethod() == null || "class".equals(descriptor.getName())) {
 				continue;
 			}
-			iterable.filter(WaybillPropertyNames.ROOT::isAncestorOf)
-				.stream()
-				.filter((name) -> !names.isKnown(name) || (names.isGroup(name) && hasValue(source, name)))
-				.forEach((name) -> {
-					ConfigurationProperty property = source.getConfigurationProperty(name);
-					Origin from = (property != null) ? property.getOrigin() : null;
-					if (source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource
-							&& from instanceof PropertySourceOrigin variable
-							&& (names.isKnownLegacyVariable(variable.getPropertyName())
-									|| WaybillPropertyNames.isBuildVariable(variable.getPropertyName()))) {
-						return;
+			String name = group + "." + ConfigurationPropertyName.adapt(descriptor.getName(), '.');
+			if ("enabled".equals(descriptor.getName())) {
+				return name;
+			}
+			first = (first != null) ? first : name;
+		}
+		return first;
+	}
+
+	/**
+	 * Returns the keys no class binds, each with where it was set and the closest known property.
+	 * @return the unknown keys, empty if none
+	 */
+	List<UnknownProperty> unknown() {
+		NearestPropertyName nearest = new NearestPropertyName(this.known, this.keyedMaps);
+		List<UnknownProperty> unknown = new ArrayList<>();
+		this.properties.forEach((name, property) -> {
+			if (isUnboundByAllCovering(name)) {
+				String closest = this.suggestions.containsKey(name) ? this.suggestions.get(name) : nearest.closest(name);
+				String origin = (property.getOrigin() != null) ? property.getOrigin().toString() : null;
+				unknown.add(new UnknownProperty(name.toString(), origin, closest));
+			}
+		});
+		return unknown;
+	}
+
+	private boolean isUnboundByAllCovering(ConfigurationPropertyName name) {
+		boolean covered = false;
+		for (Map.Entry<ConfigurationPropertyName, List<@Nullable Set<ConfigurationPropertyName>>> entry : this.unbound
+			.entrySet()) {
+			if (entry.getKey().equals(name) || entry.getKey().isAncestorOf(name)) {
+				for (Set<ConfigurationPropertyName> left : entry.getValue()) {
+					if (left == null || !left.contains(name)) {
+						return false;
 					}
-					String origin = (from != null) ? from.toString() : null;
-					UnknownProperty unknown = new UnknownProperty(name.toString(), origin, suggestion(names, name));
-					(configuredByTheApplication.apply(source) ? fatal : logged).add(unknown);
-				});
+					covered = true;
+				}
+			}
 		}
-		logged.forEach((unknown) -> logger.warn("Unknown Waybill configuration property " + unknown.where()
-				+ unknown.suggestion() + " (only logged: environment variables and system properties are shared "
-				+ "with other software)"));
-		if (fatal.isEmpty()) {
-			return;
+		return covered;
+	}
+
+	/** Notes each name the binder visits, the names to suggest besides the metadata's. */
+	private final class Recorder extends AbstractBindHandler {
+
+		Recorder(BindHandler parent) {
+			super(parent);
 		}
-		boolean fail = Binder.get(this.environment)
-			.bind(WaybillProperties.FAIL_ON_UNKNOWN_PROPERTIES_PROPERTY, Boolean.class)
-			.orElse(true);
-		if (fail) {
-			throw new UnknownWaybillPropertyException(fatal);
+
+		@Override
+		public <T> Bindable<T> onStart(ConfigurationPropertyName name, Bindable<T> target, BindContext context) {
+			ResolvableType type = target.getType();
+			Class<?> raw = type.resolve(Object.class);
+			boolean map = Map.class.isAssignableFrom(raw);
+			boolean container = map || Collection.class.isAssignableFrom(raw) || raw.isArray();
+			Class<?> element = map ? type.asMap().resolveGeneric(1)
+					: raw.isArray() ? raw.getComponentType() : type.asCollection().resolveGeneric(0);
+			boolean plain = element == null || element.isEnum() || BeanUtils.isSimpleValueType(element)
+					|| element.getName().startsWith("java.");
+			UnknownPropertiesCheck.this.known.add(new KnownName(name, container && plain));
+			if (map && !plain) {
+				UnknownPropertiesCheck.this.keyedMaps.add(name);
+			}
+			return super.onStart(name, target, context);
 		}
-		fatal.forEach((unknown) -> logger.warn("Unknown Waybill configuration property " + unknown.where()
-				+ unknown.suggestion() + " (ignored: " + WaybillProperties.FAIL_ON_UNKNOWN_PROPERTIES_PROPERTY
-				+ " is false)"));
+
 	}
 
 }

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @since 0.1
  */
-public class UnknownWaybillPropertyException extends IllegalStateException {
+final class UnknownWaybillPropertyException extends IllegalStateException {
 
 	private static final long serialVersionUID = 1L;
 
@@ -22,7 +22,7 @@ public class UnknownWaybillPropertyException extends IllegalStateException {
 	 * Creates the exception.
 	 * @param properties the unknown keys, at least one
 	 */
-	public UnknownWaybillPropertyException(List<UnknownProperty> properties) {
+	UnknownWaybillPropertyException(List<UnknownProperty> properties) {
 		super(message(properties));
 		this.properties = List.copyOf(properties);
 	}
@@ -31,7 +31,7 @@ public class UnknownWaybillPropertyException extends IllegalStateException {
 	 * Returns the unknown keys.
 	 * @return the keys in the order they were found
 	 */
-	public List<UnknownProperty> getProperties() {
+	List<UnknownProperty> getProperties() {
 		return this.properties;
 	}
 
@@ -39,8 +39,7 @@ public class UnknownWaybillPropertyException extends IllegalStateException {
 		return ((properties.size() == 1) ? "Unknown Waybill configuration property: "
 				: "Unknown Waybill configuration properties:\n  ")
 				+ properties.stream().map(UnknownProperty::describe).collect(Collectors.joining("\n  "))
-				+ "\nA misspelt key would be ignored without a word, so start-up stops. Correct or remove it, or set "
-				+ WaybillProperties.FAIL_ON_UNKNOWN_PROPERTIES_PROPERTY + "=false to only log unknown keys.";
+				+ "\nA misspelt key would be ignored without a word, so start-up stops. Correct or remove it.";
 	}
 
 	/**
@@ -50,7 +49,7 @@ public class UnknownWaybillPropertyException extends IllegalStateException {
 	 * @param origin where it was set (a file and line, an environment variable), {@code null} if unknown
 	 * @param closest the known property closest to it, {@code null} if none
 	 */
-	public record UnknownProperty(String name, @Nullable String origin, @Nullable String closest) {
+	record UnknownProperty(String name, @Nullable String origin, @Nullable String closest) {
 
 		/**
 		 * Returns the key, where it was set and the suggestion, in one sentence.
@@ -62,10 +61,6 @@ public class UnknownWaybillPropertyException extends IllegalStateException {
 
 		String where() {
 			return "'" + this.name + "'" + ((this.origin != null) ? " (from " + this.origin + ")" : "");
-		}
-
-		String suggestion() {
-			return (this.closest != null) ? "; did you mean '" + this.closest + "'?" : "";
 		}
 
 	}

@@ -5,6 +5,8 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
  * Explains an {@link UnknownWaybillPropertyException} in Spring Boot's start-up failure report.
+ *
+ * @since 0.1
  */
 class UnknownWaybillPropertyFailureAnalyzer extends AbstractFailureAnalyzer<UnknownWaybillPropertyException> {
 
@@ -13,9 +15,7 @@ class UnknownWaybillPropertyFailureAnalyzer extends AbstractFailureAnalyzer<Unkn
 		StringBuilder description = new StringBuilder("Waybill does not know these configuration properties:\n");
 		cause.getProperties().forEach((property) -> description.append("\n    ").append(property.describe()));
 		return new FailureAnalysis(description.toString(),
-				"Correct each key to the property it was meant to be (see the suggestions), or remove it. To only log "
-						+ "unknown waybill.* keys, set " + WaybillProperties.FAIL_ON_UNKNOWN_PROPERTIES_PROPERTY + "=false.",
-				cause);
+				"Correct each key to the property it was meant to be (see the suggestions), or remove it.", cause);
 	}
 
 }

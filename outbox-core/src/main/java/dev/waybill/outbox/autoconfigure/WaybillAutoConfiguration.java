@@ -68,8 +68,8 @@ public final class WaybillAutoConfiguration {
 	public static final String LIQUIBASE_ENABLED_PROPERTY = "waybill.liquibase.enabled";
 
 	@Bean
-	static UnknownPropertiesCheck waybillUnknownPropertiesCheck() {
-		return new UnknownPropertiesCheck();
+	static PropertyKeysCheck waybillPropertyKeysCheck() {
+		return new PropertyKeysCheck();
 	}
 
 	@Bean

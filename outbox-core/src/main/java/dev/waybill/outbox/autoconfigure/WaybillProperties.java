@@ -25,9 +25,6 @@ public class WaybillProperties implements InitializingBean {
 	/** The prefix of every Waybill property. */
 	public static final String PREFIX = "waybill";
 
-	/** The property that makes an unknown {@code waybill.*} key a warning instead of a start-up failure. */
-	public static final String FAIL_ON_UNKNOWN_PROPERTIES_PROPERTY = PREFIX + ".fail-on-unknown-properties";
-
 	/**
 	 * Database schema that holds Waybill's tables; created when missing. A lowercase SQL identifier.
 	 */
@@ -38,13 +35,6 @@ public class WaybillProperties implements InitializingBean {
 	private final Liquibase liquibase = new Liquibase();
 
 	private final Outbox outbox = new Outbox();
-
-	/**
-	 * Whether an unknown key under waybill.* (a misspelt property) fails start-up. When false it
-	 * is logged as a warning. Keys from environment variables and system properties are only
-	 * logged either way, since other software may use the same names.
-	 */
-	private boolean failOnUnknownProperties = true;
 
 	public String getSchema() {
 		return this.schema;
@@ -64,14 +54,6 @@ public class WaybillProperties implements InitializingBean {
 
 	public Outbox getOutbox() {
 		return this.outbox;
-	}
-
-	public boolean isFailOnUnknownProperties() {
-		return this.failOnUnknownProperties;
-	}
-
-	public void setFailOnUnknownProperties(boolean failOnUnknownProperties) {
-		this.failOnUnknownProperties = failOnUnknownProperties;
 	}
 
 	@Override
