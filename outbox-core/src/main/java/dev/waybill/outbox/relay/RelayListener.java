@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
-import dev.waybill.outbox.internal.relay.CircuitBreaker;
 import dev.waybill.outbox.spi.ClaimedScope;
 
 /**
@@ -67,7 +66,7 @@ public interface RelayListener {
 	 * The circuit breaker changed state.
 	 * @param state the new state
 	 */
-	default void circuitChanged(CircuitBreaker.State state) {
+	default void circuitChanged(CircuitState state) {
 	}
 
 	/**
@@ -110,7 +109,7 @@ public interface RelayListener {
 			}
 
 			@Override
-			public void circuitChanged(CircuitBreaker.State state) {
+			public void circuitChanged(CircuitState state) {
 				first.circuitChanged(state);
 				next.circuitChanged(state);
 			}

@@ -7,9 +7,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.Health;
 
 import dev.waybill.kernel.WaybillHealthComponent;
-import dev.waybill.outbox.internal.relay.CircuitBreaker;
 import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
 import dev.waybill.outbox.internal.relay.Relay;
+import dev.waybill.outbox.relay.CircuitState;
 
 /**
  * The {@code relay} component: DOWN while the relay is stopped, while its circuit breaker is not
@@ -44,7 +44,7 @@ public final class RelayHealthIndicator implements WaybillHealthComponent {
 
 	@Override
 	public Health health() {
-		CircuitBreaker.State circuit = this.relay.circuitState();
+		CircuitState circuit = this.relay.circuitState();
 		boolean running = this.relay.isRunning();
 		int live = this.relay.liveThreads();
 		int expected = this.relay.expectedThreads();
@@ -53,14 +53,14 @@ public final class RelayHealthIndicator implements WaybillHealthComponent {
 		// HALF_OPEN is an outage still: its probe of a broker that black-holes connections waits out
 		// the connection timeout after every cool-down. A blocked connection delivers nothing either,
 		// and its confirms would be overdue only after the confirm timeout.
-		Health.Builder health = (running && circuit == CircuitBreaker.State.CLOSED && claimsFailing == null
+		Health.Builder health = (running && circuit == CircuitState.CLOSED && claimsFailing == null
 				&& blocked == null && live == expected) ? Health.up() : Health.down();
 		health.withDetail("id", this.relay.id())
 			.withDetail("running", running)
 			.withDetail("circuit", circuit.name())
 			.withDetail("threadsAlive", live)
 			.withDetail("threads", expected);
-		if (circuit != CircuitBreaker.State.CLOSED) {
+		if (circuit != CircuitState.CLOSED) {
 			health.withDetail("brokerFailure", this.relay.lastBrokerFailure());
 		}
 		if (blocked != null) {

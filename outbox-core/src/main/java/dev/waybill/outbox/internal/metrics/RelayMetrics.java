@@ -13,11 +13,11 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.jspecify.annotations.Nullable;
 
-import dev.waybill.outbox.internal.relay.CircuitBreaker;
+import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.relay.CircuitState;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
-import dev.waybill.outbox.internal.OutboxBacklog;
 
 /**
  * The relay's meters. Counts arrive through the {@link RelayListener} callbacks; the gauges read
@@ -65,7 +65,7 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 
 	private final OutboxBacklog backlog;
 
-	private volatile CircuitBreaker.State circuit = CircuitBreaker.State.CLOSED;
+	private volatile CircuitState circuit = CircuitState.CLOSED;
 
 	private volatile @Nullable Meters meters;
 
@@ -166,7 +166,7 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 	}
 
 	@Override
-	public void circuitChanged(CircuitBreaker.State state) {
+	public void circuitChanged(CircuitState state) {
 		this.circuit = state;
 	}
 

@@ -6,6 +6,8 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.function.Consumer;
 
+import dev.waybill.outbox.relay.CircuitState;
+
 /**
  * Stops the relay from claiming while the broker is unreachable, so an outage costs no delivery
  * attempts. Closed, it lets claims through and counts consecutive broker failures; at the
@@ -16,22 +18,6 @@ import java.util.function.Consumer;
  * @since 0.1
  */
 public final class CircuitBreaker {
-
-	/**
-	 * The breaker's state.
-	 */
-	public enum State {
-
-		/** Claims go through. */
-		CLOSED,
-
-		/** One probe is under way. */
-		HALF_OPEN,
-
-		/** Claims wait for the cool-down. */
-		OPEN
-
-	}
 
 	/**
 	 * What {@link #acquire()} allows the caller.
@@ -55,9 +41,9 @@ public final class CircuitBreaker {
 
 	private final Clock clock;
 
-	private final Consumer<State> onChange;
+	private final Consumer<CircuitState> onChange;
 
-	private State state = State.CLOSED;
+	private CircuitState state = CircuitState.CLOSED;
 
 	private int consecutiveFailures;
 
@@ -70,7 +56,7 @@ public final class CircuitBreaker {
 	 * @param clock the clock
 	 * @param onChange called once per state change, outside any lock
 	 */
-	public CircuitBreaker(int failureThreshold, Duration coolDown, Clock clock, Consumer<State> onChange) {
+	public CircuitBreaker(int failureThreshold, Duration coolDown, Clock clock, Consumer<CircuitState> onChange) {
 		if (failureThreshold < 1) {
 			throw new IllegalArgumentException("failureThreshold must be at least 1, was " + failureThreshold);
 		}
@@ -87,7 +73,7 @@ public final class CircuitBreaker {
 	 * Returns the current state.
 	 * @return the state
 	 */
-	public synchronized State state() {
+	public synchronized CircuitState state() {
 		return this.state;
 	}
 
@@ -96,7 +82,7 @@ public final class CircuitBreaker {
 	 * @return the remaining cool-down, zero when none
 	 */
 	synchronized Duration remainingCoolDown() {
-		if (this.state != State.OPEN) {
+		if (this.state != CircuitState.OPEN) {
 			return Duration.ZERO;
 		}
 		Duration left = Duration.between(this.clock.instant(), this.openedAt.plus(this.coolDown));
@@ -104,7 +90,7 @@ public final class CircuitBreaker {
 	}
 
 	Permit acquire() {
-		State changed = null;
+		CircuitState changed = null;
 		Permit permit;
 		synchronized (this) {
 			switch (this.state) {
@@ -115,8 +101,8 @@ public final class CircuitBreaker {
 						permit = Permit.WAIT;
 					}
 					else {
-						this.state = State.HALF_OPEN;
-						changed = State.HALF_OPEN;
+						this.state = CircuitState.HALF_OPEN;
+						changed = CircuitState.HALF_OPEN;
 						permit = Permit.PROBE;
 					}
 				}
@@ -130,12 +116,12 @@ public final class CircuitBreaker {
 	 * Records that the broker answered; closes the breaker.
 	 */
 	public void recordSuccess() {
-		State changed = null;
+		CircuitState changed = null;
 		synchronized (this) {
 			this.consecutiveFailures = 0;
-			if (this.state != State.CLOSED) {
-				this.state = State.CLOSED;
-				changed = State.CLOSED;
+			if (this.state != CircuitState.CLOSED) {
+				this.state = CircuitState.CLOSED;
+				changed = CircuitState.CLOSED;
 			}
 		}
 		notifyChange(changed);
@@ -145,20 +131,20 @@ public final class CircuitBreaker {
 	 * Records that the broker could not be reached or dropped the connection.
 	 */
 	public void recordFailure() {
-		State changed = null;
+		CircuitState changed = null;
 		synchronized (this) {
 			this.consecutiveFailures++;
-			if (this.state == State.HALF_OPEN
-					|| (this.state == State.CLOSED && this.consecutiveFailures >= this.failureThreshold)) {
-				this.state = State.OPEN;
+			if (this.state == CircuitState.HALF_OPEN
+					|| (this.state == CircuitState.CLOSED && this.consecutiveFailures >= this.failureThreshold)) {
+				this.state = CircuitState.OPEN;
 				this.openedAt = this.clock.instant();
-				changed = State.OPEN;
+				changed = CircuitState.OPEN;
 			}
 		}
 		notifyChange(changed);
 	}
 
-	private void notifyChange(State changed) {
+	private void notifyChange(CircuitState changed) {
 		if (changed != null) {
 			this.onChange.accept(changed);
 		}

@@ -15,6 +15,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.waybill.outbox.internal.DirectDispatcher;
+import dev.waybill.outbox.relay.CircuitState;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
@@ -63,7 +64,7 @@ final class DirectDispatch implements DirectDispatcher {
 	@Override
 	public @Nullable Lease reserve(OutboxScope scope) {
 		int messages = scope.messages().size();
-		if (!this.relay.running() || this.relay.breaker().state() != CircuitBreaker.State.CLOSED
+		if (!this.relay.running() || this.relay.breaker().state() != CircuitState.CLOSED
 				|| messages > MAX_SCOPE_MESSAGES || !dueNow(scope) || !this.room.tryAcquire(messages)) {
 			return null;
 		}

@@ -23,6 +23,7 @@ import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.internal.DirectDispatcher;
 import dev.waybill.outbox.internal.OutboxBacklog;
 import dev.waybill.outbox.internal.observation.RelayObservation;
+import dev.waybill.outbox.relay.CircuitState;
 import dev.waybill.outbox.relay.DeadScopePolicy;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxStore;
@@ -182,7 +183,7 @@ public final class Relay implements SmartLifecycle {
 	 * Returns the circuit breaker's state.
 	 * @return the state
 	 */
-	public CircuitBreaker.State circuitState() {
+	public CircuitState circuitState() {
 		return this.breaker.state();
 	}
 
@@ -558,7 +559,7 @@ public final class Relay implements SmartLifecycle {
 
 	// An outage logs one warning when it starts, one a minute while it lasts (each failed probe
 	// reopens the circuit, every cool-down) and an info line when it ends; the probes log at debug.
-	private void circuitChanged(CircuitBreaker.State state) {
+	private void circuitChanged(CircuitState state) {
 		long now = System.nanoTime();
 		switch (state) {
 			case OPEN -> {

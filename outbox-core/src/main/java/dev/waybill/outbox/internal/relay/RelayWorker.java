@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.waybill.kernel.WaybillMdc;
 import dev.waybill.outbox.internal.observation.RelayObservation;
+import dev.waybill.outbox.relay.CircuitState;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.TransportChannel;
@@ -154,7 +155,7 @@ final class RelayWorker {
 	private void stepDirect(DirectDispatch direct) throws InterruptedException {
 		direct.giveBack(direct.takeLate());
 		CircuitBreaker breaker = this.relay.breaker();
-		if (breaker.state() != CircuitBreaker.State.CLOSED) {
+		if (breaker.state() != CircuitState.CLOSED) {
 			// The claiming workers probe the broker; what was committed meanwhile is claimed later.
 			direct.giveBack(direct.drain(Integer.MAX_VALUE));
 			this.relay.pause(Relay.STOP_CHECK);

@@ -12,13 +12,13 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.waybill.outbox.internal.relay.CircuitBreaker.Permit;
-import dev.waybill.outbox.internal.relay.CircuitBreaker.State;
+import dev.waybill.outbox.relay.CircuitState;
 
 class CircuitBreakerTests {
 
 	private final MutableClock clock = new MutableClock();
 
-	private final List<State> changes = new ArrayList<>();
+	private final List<CircuitState> changes = new ArrayList<>();
 
 	private final CircuitBreaker breaker = new CircuitBreaker(3, Duration.ofSeconds(10), this.clock, this.changes::add);
 
@@ -28,7 +28,7 @@ class CircuitBreakerTests {
 		this.breaker.recordFailure();
 		assertThat(this.breaker.acquire()).isEqualTo(Permit.CLAIM);
 		this.breaker.recordFailure();
-		assertThat(this.breaker.state()).isEqualTo(State.OPEN);
+		assertThat(this.breaker.state()).isEqualTo(CircuitState.OPEN);
 		assertThat(this.breaker.acquire()).isEqualTo(Permit.WAIT);
 	}
 
@@ -39,7 +39,7 @@ class CircuitBreakerTests {
 		this.breaker.recordSuccess();
 		this.breaker.recordFailure();
 		this.breaker.recordFailure();
-		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
+		assertThat(this.breaker.state()).isEqualTo(CircuitState.CLOSED);
 		assertThat(this.changes).isEmpty();
 	}
 
@@ -54,7 +54,7 @@ class CircuitBreakerTests {
 		assertThat(this.breaker.acquire()).as("a second caller waits while one probes").isEqualTo(Permit.WAIT);
 		this.breaker.recordSuccess();
 		assertThat(this.breaker.acquire()).isEqualTo(Permit.CLAIM);
-		assertThat(this.changes).containsExactly(State.OPEN, State.HALF_OPEN, State.CLOSED);
+		assertThat(this.changes).containsExactly(CircuitState.OPEN, CircuitState.HALF_OPEN, CircuitState.CLOSED);
 	}
 
 	@Test
@@ -63,11 +63,11 @@ class CircuitBreakerTests {
 		this.clock.advance(Duration.ofSeconds(10));
 		assertThat(this.breaker.acquire()).isEqualTo(Permit.PROBE);
 		this.breaker.recordFailure();
-		assertThat(this.breaker.state()).isEqualTo(State.OPEN);
+		assertThat(this.breaker.state()).isEqualTo(CircuitState.OPEN);
 		assertThat(this.breaker.acquire()).isEqualTo(Permit.WAIT);
 		this.clock.advance(Duration.ofSeconds(10));
 		assertThat(this.breaker.acquire()).isEqualTo(Permit.PROBE);
-		assertThat(this.changes).containsExactly(State.OPEN, State.HALF_OPEN, State.OPEN, State.HALF_OPEN);
+		assertThat(this.changes).containsExactly(CircuitState.OPEN, CircuitState.HALF_OPEN, CircuitState.OPEN, CircuitState.HALF_OPEN);
 	}
 
 	@Test
@@ -75,7 +75,7 @@ class CircuitBreakerTests {
 		open();
 		this.breaker.recordFailure();
 		this.breaker.recordFailure();
-		assertThat(this.changes).containsExactly(State.OPEN);
+		assertThat(this.changes).containsExactly(CircuitState.OPEN);
 	}
 
 	private void open() {

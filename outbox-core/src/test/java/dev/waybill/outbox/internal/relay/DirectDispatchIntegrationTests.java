@@ -33,6 +33,7 @@ import dev.waybill.outbox.internal.DirectDispatcher;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.OutboxBacklog;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.relay.CircuitState;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
@@ -271,7 +272,7 @@ class DirectDispatchIntegrationTests {
 		this.broker.down(true);
 		Relay relay = startDirect(new RelaySettings(1, 10, Duration.ofSeconds(60), Duration.ofMillis(200),
 				Duration.ofSeconds(2), RetryPolicy.defaults(), 1, Duration.ofMillis(300)));
-		await().until(() -> relay.circuitState() == CircuitBreaker.State.OPEN);
+		await().until(() -> relay.circuitState() == CircuitState.OPEN);
 
 		UUID messageId = inTransaction((publisher) -> publisher.send("orders", new Ping("during the outage")));
 		assertThat(stateOf(messageId)).containsEntry("attempts", 0).containsEntry("lease_owner", null);

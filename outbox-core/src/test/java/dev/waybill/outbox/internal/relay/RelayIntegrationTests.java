@@ -48,6 +48,7 @@ import dev.waybill.outbox.internal.OutboxBacklog;
 import dev.waybill.outbox.internal.health.RelayHealthIndicator;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.metrics.RelayMetrics;
+import dev.waybill.outbox.relay.CircuitState;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
@@ -200,10 +201,10 @@ class RelayIntegrationTests {
 	void aBrokerOutageOpensTheCircuitCostsNoAttemptsAndLosesNothing() throws Exception {
 		RelaySettings settings = new RelaySettings(2, 10, Duration.ofSeconds(60), Duration.ofMillis(200),
 				Duration.ofSeconds(2), FAST_RETRY, 2, Duration.ofMillis(300));
-		List<CircuitBreaker.State> changes = new java.util.concurrent.CopyOnWriteArrayList<>();
+		List<CircuitState> changes = new java.util.concurrent.CopyOnWriteArrayList<>();
 		RelayListener recordCircuit = new RelayListener() {
 			@Override
-			public void circuitChanged(CircuitBreaker.State state) {
+			public void circuitChanged(CircuitState state) {
 				changes.add(state);
 			}
 		};
@@ -213,7 +214,7 @@ class RelayIntegrationTests {
 		}
 		Relay relay = start(settings, new OutboxBacklog(), recordCircuit);
 
-		await().until(() -> relay.circuitState() == CircuitBreaker.State.OPEN);
+		await().until(() -> relay.circuitState() == CircuitState.OPEN);
 		// Outlast max attempts x the largest backoff (4 x 800 ms) while the broker stays down.
 		Awaitility.await().pollDelay(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(10)).until(() -> true);
 		assertThat(this.store.stats().deadScopes()).isZero();
@@ -223,8 +224,8 @@ class RelayIntegrationTests {
 		this.broker.down(false);
 		await().until(() -> this.broker.delivered().size() == 30);
 		await().until(() -> this.store.stats().pendingScopes() == 0);
-		assertThat(changes).startsWith(CircuitBreaker.State.OPEN).contains(CircuitBreaker.State.HALF_OPEN)
-			.endsWith(CircuitBreaker.State.CLOSED);
+		assertThat(changes).startsWith(CircuitState.OPEN).contains(CircuitState.HALF_OPEN)
+			.endsWith(CircuitState.CLOSED);
 		assertThat(jdbc().queryForObject("SELECT max(attempts) FROM " + this.schema.tables().qualifiedOutboxState(), Integer.class))
 			.as("the delivery that succeeded is the only attempt counted").isEqualTo(1);
 	}
@@ -477,7 +478,7 @@ class RelayIntegrationTests {
 				Duration.ofSeconds(2), FAST_RETRY, 1, Duration.ofMillis(200)), new OutboxBacklog(), RelayListener.NONE);
 		RelayHealthIndicator health = new RelayHealthIndicator(relay, null);
 
-		await().until(() -> relay.circuitState() == CircuitBreaker.State.HALF_OPEN);
+		await().until(() -> relay.circuitState() == CircuitState.HALF_OPEN);
 		Health probing = health.health();
 		assertThat(probing.getStatus()).isEqualTo(Status.DOWN);
 		assertThat(probing.getDetails()).containsEntry("circuit", "HALF_OPEN").containsKey("brokerFailure");

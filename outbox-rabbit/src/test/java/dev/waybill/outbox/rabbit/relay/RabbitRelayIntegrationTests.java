@@ -51,7 +51,6 @@ import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.OutboxBacklog;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.CircuitBreaker;
 import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
@@ -60,6 +59,7 @@ import dev.waybill.outbox.rabbit.test.TcpProxy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;
+import dev.waybill.outbox.relay.CircuitState;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
@@ -186,7 +186,7 @@ class RabbitRelayIntegrationTests {
 		// connection comes back through its lease, the designed recovery, within the wait.
 		RelaySettings settings = new RelaySettings(2, 20, Duration.ofSeconds(15), Duration.ofMillis(200),
 				Duration.ofSeconds(2), retry, 2, Duration.ofMillis(500));
-		List<CircuitBreaker.State> circuit = new CopyOnWriteArrayList<>();
+		List<CircuitState> circuit = new CopyOnWriteArrayList<>();
 		RelayListener recordCircuit = recording(circuit);
 		RelayWakeUp wakeUp = new RelayWakeUp();
 		CapturedLogs logs = CapturedLogs.capture(Level.INFO, "com.rabbitmq.client", "dev.waybill.outbox");
@@ -201,7 +201,7 @@ class RabbitRelayIntegrationTests {
 			this.store.write(TestMessages.scope(queue.exchange(), "during-" + i));
 		}
 		wakeUp.signal();
-		await().until(() -> relay.circuitState() != CircuitBreaker.State.CLOSED);
+		await().until(() -> relay.circuitState() != CircuitState.CLOSED);
 		// Stay down for ten times max-attempts x interval.
 		Awaitility.await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).until(() -> true);
 		assertThat(this.store.stats().deadScopes()).isZero();
@@ -224,7 +224,7 @@ class RabbitRelayIntegrationTests {
 		assertThat(bodies).isEqualTo(expected);
 		awaitNoPending();
 		assertThat(this.store.stats().deadScopes()).isZero();
-		assertThat(circuit).contains(CircuitBreaker.State.OPEN).endsWith(CircuitBreaker.State.CLOSED);
+		assertThat(circuit).contains(CircuitState.OPEN).endsWith(CircuitState.CLOSED);
 		// an outage is expected trouble: warnings without stack traces, no errors
 		List<ILoggingEvent> errors = logs.atLeast(Level.ERROR);
 		assertThat(errors).as("errors logged:\n%s", CapturedLogs.describe(errors)).isEmpty();
@@ -562,10 +562,10 @@ class RabbitRelayIntegrationTests {
 			.executeWithoutResult((status) -> work.accept(publisher));
 	}
 
-	private static RelayListener recording(List<CircuitBreaker.State> circuit) {
+	private static RelayListener recording(List<CircuitState> circuit) {
 		return new RelayListener() {
 			@Override
-			public void circuitChanged(CircuitBreaker.State state) {
+			public void circuitChanged(CircuitState state) {
 				circuit.add(state);
 			}
 		};
@@ -606,7 +606,7 @@ class RabbitRelayIntegrationTests {
 		RetryPolicy retry = new RetryPolicy(RetryPolicy.Strategy.FIXED, Duration.ofMillis(100), 1, Duration.ofMillis(100), 2, 0);
 		RelaySettings settings = new RelaySettings(1, 20, Duration.ofSeconds(15), Duration.ofMillis(200),
 				Duration.ofMillis(500), retry, 2, Duration.ofMillis(500));
-		List<CircuitBreaker.State> circuit = new CopyOnWriteArrayList<>();
+		List<CircuitState> circuit = new CopyOnWriteArrayList<>();
 		RelayListener recordCircuit = recording(circuit);
 		RelayWakeUp wakeUp = new RelayWakeUp();
 		Relay relay = new Relay(this.store, transport, wakeUp, settings, recordCircuit, new OutboxBacklog());
@@ -619,7 +619,7 @@ class RabbitRelayIntegrationTests {
 		// As a broker that is frozen, or blocks publishers on a resource alarm: the connection stays up.
 		proxy.pause();
 		Set<String> expected = writeDuring(queue, wakeUp, 10);
-		await().until(() -> circuit.contains(CircuitBreaker.State.OPEN));
+		await().until(() -> circuit.contains(CircuitState.OPEN));
 		// many confirm timeouts long
 		Awaitility.await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).until(() -> true);
 		assertThat(this.store.stats().deadScopes()).isZero();

@@ -34,7 +34,6 @@ import dev.waybill.kernel.WaybillMdc;
 import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.internal.OutboxBacklog;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.CircuitBreaker;
 import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
@@ -42,6 +41,7 @@ import dev.waybill.outbox.rabbit.test.CapturedLogs;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;
+import dev.waybill.outbox.relay.CircuitState;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
@@ -125,7 +125,7 @@ class RelayFailureNamingIntegrationTests {
 		assertThat(line.getFormattedMessage()).contains("user '" + this.user + "'", "vhost '" + this.vhost + "'",
 				"exchange '" + exchange + "'", missing).doesNotContain("unreachable");
 		awaitAttempts(3);
-		assertThat(relay.circuitState()).isEqualTo(CircuitBreaker.State.CLOSED);
+		assertThat(relay.circuitState()).isEqualTo(CircuitState.CLOSED);
 		assertThat(this.store.stats().deadScopes()).isZero();
 		assertThat(this.settlerLog.list).extracting(ILoggingEvent::getFormattedMessage)
 			.noneMatch((message) -> message.contains("broker unavailable"));
