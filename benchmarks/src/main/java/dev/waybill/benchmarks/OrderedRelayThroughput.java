@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Relay throughput with ordering keys (issue 17): the same backlog of committed one-message
+ * Relay throughput with ordering keys: the same backlog of committed one-message
  * scopes drained unordered, with 10,000 distinct ordering keys, and skewed (10 keys take half the
  * messages, the other half spread over 10,000 keys), the three interleaved in every run so they
  * share the machine's state. A key's scopes are published one after another, each after the

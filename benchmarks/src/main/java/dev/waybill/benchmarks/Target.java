@@ -3,7 +3,7 @@ package dev.waybill.benchmarks;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One of the issue's targets, checked on ratios of medians from the same run.
+ * One of the benchmarks' targets, checked on ratios of medians from the same run.
  *
  * @param name what is compared, e.g. {@code relay / broker ceiling (scope of 1)}
  * @param goal the target, e.g. {@code >= 0.50}

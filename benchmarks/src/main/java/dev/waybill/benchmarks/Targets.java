@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The issue's targets, each a ratio of medians measured in the same run; a target whose figures
+ * The benchmarks' targets, each a ratio of medians measured in the same run; a target whose figures
  * were not measured (a subset was run) is left out.
  */
 final class Targets {

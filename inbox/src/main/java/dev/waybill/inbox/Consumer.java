@@ -51,7 +51,7 @@ public @interface Consumer {
 	 * {@code waybill.inbox.endpoints.<queue>.retry.max-attempts}, else
 	 * {@code waybill.inbox.retry.max-attempts}.
 	 * @return the maximum attempts, or 0 for the default
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	int maxAttempts() default 0;
 
@@ -59,7 +59,7 @@ public @interface Consumer {
 	 * The first delay between redeliveries, as a duration such as {@code 500ms} or {@code PT2S};
 	 * empty for the endpoint's or the global {@code retry.interval}.
 	 * @return the interval, or empty for the default
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	String retryInterval() default "";
 
@@ -67,7 +67,7 @@ public @interface Consumer {
 	 * In-process retries of a failed handler before a redelivery is scheduled; -1 for the
 	 * endpoint's or the global {@code retry.immediate}.
 	 * @return the immediate retries, or -1 for the default
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	int immediateRetries() default -1;
 
@@ -75,7 +75,7 @@ public @interface Consumer {
 	 * Exceptions never retried: a handler failure that is (or is caused by) one of them sends the
 	 * message to the error queue at once. Empty for {@code waybill.inbox.endpoints.<queue>.never-retry}.
 	 * @return the exception classes
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	Class<? extends Throwable>[] neverRetry() default {};
 
@@ -84,7 +84,7 @@ public @interface Consumer {
 	 * handler's work back, acknowledges the message and records it processed with the exception
 	 * as a note. Empty for {@code waybill.inbox.endpoints.<queue>.ignore}.
 	 * @return the exception classes
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	Class<? extends Throwable>[] ignore() default {};
 
@@ -92,14 +92,14 @@ public @interface Consumer {
 	 * Extra bindings of the queue, besides the exchange of each handler's message type. Empty for
 	 * {@code waybill.inbox.endpoints.<queue>.bindings}.
 	 * @return the bindings
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	Binding[] bindings() default {};
 
 	/**
 	 * An extra binding of the consumer's queue to an exchange.
 	 *
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	@Target({})
 	@Retention(RetentionPolicy.RUNTIME)

@@ -148,7 +148,7 @@ public final class ConsumerRegistration<T> {
 	 * @return the registration
 	 * @throws IllegalArgumentException when the queue name is invalid, or the fault's type name too
 	 * long
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	@SuppressWarnings({ "unchecked", "rawtypes" }) // Fault<M> has no class literal of its own
 	public static <M> ConsumerRegistration<Fault<M>> ofFault(String queue, Class<M> messageClass,
@@ -229,7 +229,7 @@ public final class ConsumerRegistration<T> {
 	 * @param retry the redelivery backoff, maximum attempts and in-process retries, or
 	 * {@literal null} for the processor's
 	 * @return the changed registration
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public ConsumerRegistration<T> withRetry(@Nullable EndpointRetry retry) {
 		return copy(this.concurrency, this.prefetch, this.queueArguments, retry, this.neverRetry, this.ignore,
@@ -241,7 +241,7 @@ public final class ConsumerRegistration<T> {
 	 * exceptions (or has one in its cause chain): the message goes to the error queue at once.
 	 * @param exceptions the exception classes
 	 * @return the changed registration
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public ConsumerRegistration<T> withNeverRetry(List<Class<? extends Throwable>> exceptions) {
 		return copy(this.concurrency, this.prefetch, this.queueArguments, this.retry, List.copyOf(exceptions),
@@ -255,7 +255,7 @@ public final class ConsumerRegistration<T> {
 	 * Checked before {@link #withNeverRetry never-retry}.
 	 * @param exceptions the exception classes
 	 * @return the changed registration
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public ConsumerRegistration<T> withIgnore(List<Class<? extends Throwable>> exceptions) {
 		return copy(this.concurrency, this.prefetch, this.queueArguments, this.retry, this.neverRetry,
@@ -266,7 +266,7 @@ public final class ConsumerRegistration<T> {
 	 * Returns a copy whose queue is also bound to these exchanges, besides its message type's.
 	 * @param bindings the extra bindings
 	 * @return the changed registration
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public ConsumerRegistration<T> withBindings(List<EndpointBinding> bindings) {
 		return copy(this.concurrency, this.prefetch, this.queueArguments, this.retry, this.neverRetry, this.ignore,
@@ -299,7 +299,7 @@ public final class ConsumerRegistration<T> {
 	 * handled concurrently and out of order. See the README's "Ordering".
 	 * @param partitionByOrderingKey whether to partition
 	 * @return the changed registration
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public ConsumerRegistration<T> withPartitionByOrderingKey(boolean partitionByOrderingKey) {
 		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.payloadType, this.messageType, this.handler,
@@ -310,7 +310,7 @@ public final class ConsumerRegistration<T> {
 	/**
 	 * Returns whether deliveries are partitioned by ordering key onto the handling threads.
 	 * @return whether they are; true by default
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public boolean partitionByOrderingKey() {
 		return this.partitionByOrderingKey;
@@ -319,7 +319,7 @@ public final class ConsumerRegistration<T> {
 	/**
 	 * Returns the endpoint's own retry policy.
 	 * @return the policy, or {@literal null} for the inbox processor's
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public @Nullable EndpointRetry retry() {
 		return this.retry;
@@ -328,7 +328,7 @@ public final class ConsumerRegistration<T> {
 	/**
 	 * Returns the exceptions never retried.
 	 * @return an unmodifiable list, empty by default
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public List<Class<? extends Throwable>> neverRetry() {
 		return this.neverRetry;
@@ -337,7 +337,7 @@ public final class ConsumerRegistration<T> {
 	/**
 	 * Returns the exceptions ignored.
 	 * @return an unmodifiable list, empty by default
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public List<Class<? extends Throwable>> ignore() {
 		return this.ignore;
@@ -346,7 +346,7 @@ public final class ConsumerRegistration<T> {
 	/**
 	 * Returns the extra bindings of the queue.
 	 * @return an unmodifiable list, empty by default
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public List<EndpointBinding> bindings() {
 		return this.bindings;
@@ -398,7 +398,7 @@ public final class ConsumerRegistration<T> {
 	 * Returns the type message bodies are read into: the {@link #payloadClass() payload class}, or
 	 * for a {@link #ofFault fault handler} the parameterized {@code Fault<M>}.
 	 * @return the payload type
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public Type payloadType() {
 		return this.payloadType;

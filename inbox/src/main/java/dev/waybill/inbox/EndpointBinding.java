@@ -10,7 +10,7 @@ import java.util.Objects;
  *
  * @param exchange the exchange name, not blank
  * @param routingKey the routing key or pattern; empty for fanout and headers exchanges
- * @since 0.3
+ * @since 0.1
  */
 public record EndpointBinding(String exchange, String routingKey) {
 

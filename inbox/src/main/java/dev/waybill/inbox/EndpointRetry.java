@@ -10,7 +10,7 @@ import dev.waybill.outbox.RetryPolicy;
  * @param policy the backoff between redeliveries and the deliveries before the error queue
  * @param immediate in-process retries of a failed handler before a redelivery is scheduled, at
  * least 0
- * @since 0.3
+ * @since 0.1
  */
 public record EndpointRetry(RetryPolicy policy, int immediate) {
 

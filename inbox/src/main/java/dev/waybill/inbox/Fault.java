@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  * @param exceptionType the class name of the last exception
  * @param exceptionMessage the last exception's message, empty when it had none
  * @param stackTrace the last exception's first stack frames and its root cause
- * @since 0.3
+ * @since 0.1
  */
 public record Fault<T>(T message, UUID messageId, String messageType, @Nullable String correlationId,
 		@Nullable String conversationId, String consumer, String host, Instant faultedAt, int attempts,

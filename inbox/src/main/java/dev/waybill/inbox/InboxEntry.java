@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * @param processedAt when it was processed, or {@literal null}
  * @param faultedAt when it was given up, or {@literal null}
  * @param lastError the last handler error, or {@literal null}
- * @since 0.2
+ * @since 0.1
  */
 public record InboxEntry(String consumerId, String state, Instant receivedAt, int receiveCount, int attempts,
 		@Nullable Instant processedAt, @Nullable Instant faultedAt, @Nullable String lastError) {

@@ -53,7 +53,7 @@ public final class InboxHeaders {
 	 * with: how many of them were left out and their size in bytes, as text. The copy keeps
 	 * Waybill's own headers (the fault, the original exchange and routing key), its body and
 	 * properties.
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public static final String DROPPED_HEADERS = "waybill-dropped-headers";
 
@@ -63,13 +63,13 @@ public final class InboxHeaders {
 	 * undecoded, as a byte array in place of all of them. Set by the receive endpoint, which would
 	 * otherwise lose its connection to such a message again and again; the inbox sends the message
 	 * to the error queue at once, these bytes with it.
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public static final String UNREADABLE_HEADERS = "waybill-unreadable-headers";
 
 	/**
 	 * With {@link #UNREADABLE_HEADERS}: why the headers could not be read.
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public static final String UNREADABLE_HEADERS_REASON = "waybill-unreadable-headers-reason";
 

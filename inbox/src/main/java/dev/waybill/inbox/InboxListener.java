@@ -39,7 +39,7 @@ public interface InboxListener {
 	 * The processor began to work on a delivery; {@link #finished} follows, whatever happens.
 	 * @param consumer the consumer the message arrived for
 	 * @param message the delivery
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	default void started(ConsumerRegistration<?> consumer, InboundMessage message) {
 	}
@@ -51,7 +51,7 @@ public interface InboxListener {
 	 * @param message the delivery
 	 * @param outcome what was committed, or {@literal null} when the processor threw
 	 * @param nanos how long the processor worked on the delivery
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	default void finished(ConsumerRegistration<?> consumer, InboundMessage message, @Nullable InboxOutcome outcome,
 			long nanos) {
@@ -65,7 +65,7 @@ public interface InboxListener {
 	 * @param consumer the consumer the message arrived for
 	 * @param message the delivery
 	 * @param reason why it can never be handled
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	default void poisoned(ConsumerRegistration<?> consumer, InboundMessage message, String reason) {
 	}
@@ -76,7 +76,7 @@ public interface InboxListener {
 	 * (its handler runs a second time). {@link #finished} follows once, after the second run.
 	 * @param consumer the consumer the message arrived for
 	 * @param message the delivery
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	default void rolledBack(ConsumerRegistration<?> consumer, InboundMessage message) {
 	}

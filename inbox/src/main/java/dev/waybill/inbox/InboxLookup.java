@@ -7,7 +7,7 @@ import java.util.UUID;
  * Looks a message id up across every consumer of this database's inbox: who processed it, who gave
  * it up, when, after how many attempts. A bean in services that have consumers.
  *
- * @since 0.2
+ * @since 0.1
  */
 public interface InboxLookup {
 

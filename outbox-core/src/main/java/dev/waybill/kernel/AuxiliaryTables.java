@@ -10,7 +10,7 @@ import java.util.Objects;
  * sets can share a schema.
  *
  * @param tables the core tables
- * @since 0.2
+ * @since 0.1
  */
 public record AuxiliaryTables(OutboxTables tables) {
 

@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Turns bodies and header values into text an operator can read, bounded in size.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class BodyPreviews {
 

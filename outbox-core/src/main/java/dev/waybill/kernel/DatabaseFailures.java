@@ -79,8 +79,8 @@ public final class DatabaseFailures {
 	 * {@code invalid_sql_statement_name} (26000) and {@code duplicate_prepared_statement} (42P05).
 	 * Seen behind a pooler in transaction mode (PgBouncer before 1.21), which hands each transaction
 	 * another server connection than the driver prepared its statements on: the pooler's or the
-	 * driver's settings are to blame ({@code prepareThreshold=0}), not the message. A probe saw good
-	 * messages sent to the error queue for it.
+	 * driver's settings are to blame ({@code prepareThreshold=0}), not the message, which must not go to
+	 * the error queue for it.
 	 */
 	private static final Set<String> STATEMENT_NOT_PREPARED = Set.of("26000", "42P05");
 

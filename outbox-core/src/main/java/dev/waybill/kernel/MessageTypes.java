@@ -32,7 +32,7 @@ public final class MessageTypes {
 	 * The header that lists a message's supertypes' type names, comma-separated, nearest first;
 	 * absent when it has none. The transport binds the message type's exchange to theirs, and a
 	 * consumer of a supertype dispatches by it.
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public static final String SUPERTYPES_HEADER = "waybill-message-supertypes";
 
@@ -40,7 +40,7 @@ public final class MessageTypes {
 	 * The header that names the Java class of a message that has Waybill supertypes (its binary
 	 * name), so that a consumer of a supertype can read the body into it when it has the class. A
 	 * hint only: the consumer uses it when the class's message type name is the delivered one.
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public static final String CLASS_HEADER = "waybill-message-class";
 
@@ -62,7 +62,7 @@ public final class MessageTypes {
 	 * becomes an exchange.
 	 * @param type the message class
 	 * @return the names, empty when there are none
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public static List<String> supertypesOf(Class<?> type) {
 		return SUPERTYPES.get(type);

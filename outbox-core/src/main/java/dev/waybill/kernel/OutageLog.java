@@ -15,7 +15,7 @@ import dev.waybill.kernel.DatabaseFailures.ConnectionState;
  * with the stack trace only when the database is not simply unavailable; one a minute while they
  * fail; an info line when a pass succeeds again; the failures between at debug. For one thread.
  *
- * @since 0.4
+ * @since 0.1
  */
 public final class OutageLog {
 

@@ -51,7 +51,7 @@ public record OutboxTables(String schema, String outboxState, String outboxMessa
 	 * it would cost every write an index entry for what these two already hold.
 	 * @param alias the alias of the outbox state table in the statement
 	 * @return the condition, in parentheses
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public static String pendingCondition(String alias) {
 		return ("(%1$s.status = 'pending' AND NOT %1$s.ordering_held OR %1$s.status = 'pending' AND %1$s.ordering_held "
@@ -103,7 +103,7 @@ public record OutboxTables(String schema, String outboxState, String outboxMessa
 	 * Returns the schema-qualified sequence that orders the scopes of one ordering key:
 	 * {@code <schema>.<outbox state table>_ordering_seq}.
 	 * @return e.g. {@code waybill.outbox_state_ordering_seq}
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public String orderingSequence() {
 		return this.schema + "." + this.outboxState + "_ordering_seq";

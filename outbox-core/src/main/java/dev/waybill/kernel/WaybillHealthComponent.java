@@ -10,7 +10,7 @@ import org.springframework.boot.health.contributor.Health;
  * Details must help an on-call engineer and hold no secrets: no passwords, no URIs with
  * credentials.
  *
- * @since 0.2
+ * @since 0.1
  */
 public interface WaybillHealthComponent {
 

@@ -11,7 +11,7 @@ import org.slf4j.MDC;
  * around the handler and the recording of the delivery. Each entry is restored to what it was
  * before (usually absent) when Waybill is done.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class WaybillMdc implements AutoCloseable {
 

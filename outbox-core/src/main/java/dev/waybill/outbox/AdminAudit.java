@@ -17,7 +17,7 @@ import dev.waybill.kernel.PostgresText;
  * and what, and one count on every {@link ActionCounter} (the metrics auto-configuration adds the
  * meter {@code waybill.admin.actions}, tagged {@code action}).
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class AdminAudit {
 

@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * @param correlationId the correlation id, or {@literal null}
  * @param createdAt when the message was published
  * @param notBefore its earliest delivery time, or {@literal null}
- * @since 0.2
+ * @since 0.1
  */
 public record MessagePreview(UUID messageId, String destination, String routingKey, String messageType,
 		String contentType, Map<String, String> headers, String bodyPreview, int bodySize, boolean bodyTruncated,

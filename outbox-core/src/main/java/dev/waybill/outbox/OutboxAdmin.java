@@ -46,7 +46,7 @@ public interface OutboxAdmin {
 	 * ignored.
 	 * @param scopeIds the dead scopes, must not be {@literal null}
 	 * @return how many were skipped
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	default int skip(Collection<UUID> scopeIds) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not support ordering keys");
@@ -65,7 +65,7 @@ public interface OutboxAdmin {
 	 * @param offset how many matching scopes to skip, at least 0
 	 * @param limit the page size, 1 to 500
 	 * @return the page
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	ScopePage scopes(ScopeStatus status, @Nullable String destination, int offset, int limit);
 
@@ -76,7 +76,7 @@ public interface OutboxAdmin {
 	 * @param maxMessages the most messages to return, 1 to 100
 	 * @param previewBytes the most bytes of each body to return, 0 to 65536
 	 * @return the scope, or empty when there is none with that id (or it was published and purged)
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	Optional<ScopeDetails> scope(UUID scopeId, int maxMessages, int previewBytes);
 
@@ -85,7 +85,7 @@ public interface OutboxAdmin {
 	 * @param scopeIds the scope ids; ids of scopes that are not dead are ignored
 	 * @param actor who asks, for the audit
 	 * @return how many were redriven
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	int redrive(Collection<UUID> scopeIds, String actor);
 
@@ -95,7 +95,7 @@ public interface OutboxAdmin {
 	 * @param scopeIds the scope ids; ids of scopes that are not dead are ignored
 	 * @param actor who asks, for the audit
 	 * @return how many were deleted
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	int deleteDead(Collection<UUID> scopeIds, String actor);
 

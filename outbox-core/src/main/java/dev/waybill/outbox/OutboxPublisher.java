@@ -69,7 +69,7 @@ public interface OutboxPublisher {
 	 * @param message the message, must not be {@literal null}
 	 * @param at the earliest delivery time, must not be {@literal null}
 	 * @return the token to {@link #cancel(ScheduledMessage) cancel} the send with
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	default ScheduledMessage schedule(Object message, Instant at) {
 		return schedule(message, at, (options) -> {
@@ -84,7 +84,7 @@ public interface OutboxPublisher {
 	 * @param options sets the options of this message, must not be {@literal null}
 	 * @return the token to {@link #cancel(ScheduledMessage) cancel} the send with
 	 * @throws UnsupportedOperationException when this publisher cannot schedule (the default)
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	default ScheduledMessage schedule(Object message, Instant at, Consumer<PublishOptions> options) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not schedule messages");
@@ -99,7 +99,7 @@ public interface OutboxPublisher {
 	 * @param options sets the options of this message, must not be {@literal null}
 	 * @return the token to {@link #cancel(ScheduledMessage) cancel} the send with
 	 * @throws UnsupportedOperationException when this publisher cannot schedule (the default)
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	default ScheduledMessage scheduleSend(String destination, Object message, Instant at,
 			Consumer<PublishOptions> options) {
@@ -114,7 +114,7 @@ public interface OutboxPublisher {
 	 * @return {@literal true} when the send was cancelled; {@literal false} when it can no longer
 	 * be: the message was published already, is being published right now (a relay holds it), was
 	 * cancelled or expired already, was never scheduled or is not committed yet, or was purged
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	default boolean cancel(ScheduledMessage scheduled) {
 		return cancel(scheduled.scheduleId());
@@ -126,7 +126,7 @@ public interface OutboxPublisher {
 	 * @param scheduleId the schedule id
 	 * @return whether the send was cancelled
 	 * @throws UnsupportedOperationException when this publisher cannot cancel (the default)
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	default boolean cancel(UUID scheduleId) {
 		throw new UnsupportedOperationException(getClass().getName() + " does not cancel scheduled messages");

@@ -39,7 +39,7 @@ public record OutboxStats(long pendingScopes, long pendingMessages, long dueScop
 	 * Returns how long the oldest due scope has been due: since its not-before time or retry
 	 * backoff passed, as of when these figures were read.
 	 * @return the time, zero when no scope is due
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	public Duration oldestDueFor() {
 		// the earliest next attempt is in the past: that scope has waited this long since it fell due

@@ -22,7 +22,7 @@ public final class PublishOptions {
 	/**
 	 * The AMQP header that carries a message's ordering key (see {@link #orderingKey(String)}), so
 	 * consumers that are not Waybill can partition on it too.
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public static final String ORDERING_KEY_HEADER = "waybill-ordering-key";
 
@@ -124,7 +124,7 @@ public final class PublishOptions {
 	 * @param timeToLive how long the message stays deliverable, positive; {@literal null} for ever
 	 * @return these options
 	 * @throws IllegalArgumentException when {@code timeToLive} is zero or negative
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public PublishOptions timeToLive(@Nullable Duration timeToLive) {
 		if (timeToLive != null && (timeToLive.isZero() || timeToLive.isNegative())) {
@@ -145,7 +145,7 @@ public final class PublishOptions {
 	 * @param orderingKey the key, at most {@value #MAX_ORDERING_KEY_LENGTH} characters, not blank;
 	 * {@literal null} removes it
 	 * @return these options
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public PublishOptions orderingKey(@Nullable String orderingKey) {
 		if (orderingKey == null) {
@@ -163,7 +163,7 @@ public final class PublishOptions {
 	/**
 	 * Returns the time-to-live.
 	 * @return the time-to-live, or {@literal null} when the message does not expire
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public @Nullable Duration timeToLive() {
 		return this.timeToLive;
@@ -172,7 +172,7 @@ public final class PublishOptions {
 	/**
 	 * Returns the ordering key.
 	 * @return the key, or {@literal null} for an unordered message
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public @Nullable String orderingKey() {
 		return (this.headers.get(ORDERING_KEY_HEADER) instanceof String key) ? key : null;

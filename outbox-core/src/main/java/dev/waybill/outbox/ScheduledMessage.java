@@ -13,7 +13,7 @@ import java.util.UUID;
  * {@code outbox_state} row) the message is written in alone
  * @param messageId the id of the message, as consumers will see it
  * @param notBefore when it is due
- * @since 0.3
+ * @since 0.1
  */
 public record ScheduledMessage(UUID scheduleId, UUID messageId, Instant notBefore) {
 

@@ -7,7 +7,7 @@ import java.util.List;
  *
  * @param scope the scope
  * @param messages its messages in publish order, at most as many as asked for
- * @since 0.2
+ * @since 0.1
  */
 public record ScopeDetails(ScopeSummary scope, List<MessagePreview> messages) {
 

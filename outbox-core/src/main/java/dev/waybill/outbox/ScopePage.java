@@ -9,7 +9,7 @@ import java.util.List;
  * @param total how many scopes match in all
  * @param offset how many matching scopes come before this page
  * @param limit the page size asked for
- * @since 0.2
+ * @since 0.1
  */
 public record ScopePage(List<ScopeSummary> scopes, long total, int offset, int limit) {
 

@@ -3,7 +3,7 @@ package dev.waybill.outbox;
 /**
  * The states of an outbox scope an operator looks at: not yet published, or given up.
  *
- * @since 0.2
+ * @since 0.1
  */
 public enum ScopeStatus {
 

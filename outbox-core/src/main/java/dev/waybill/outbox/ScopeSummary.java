@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * @param messageTypes its messages' types, distinct
  * @param consumerId for a consumer outbox, the consumer that wrote it, else {@literal null}
  * @param inboundMessageId for a consumer outbox, the message it handled, else {@literal null}
- * @since 0.2
+ * @since 0.1
  */
 public record ScopeSummary(UUID id, ScopeStatus status, Instant createdAt, Duration age, int attempts,
 		Instant nextAttemptAt, @Nullable String lastError, int messageCount, List<String> destinations,

@@ -11,7 +11,7 @@ import org.springframework.context.SmartLifecycle;
  * leases; the PostgreSQL notification listener stops last. Start-up runs in the reverse order.
  * Order a bean of your own against these constants.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class WaybillPhases {
 

@@ -18,7 +18,7 @@ import org.springframework.core.task.VirtualThreadTaskExecutor;
  * threads} otherwise. Declare a bean of your own (a subclass overriding {@link #newThread(String, Runnable)})
  * to choose otherwise, e.g. to set a priority or propagate a context.
  *
- * @since 0.2
+ * @since 0.1
  */
 public class WaybillThreads {
 

@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * The consumer side as the console sees it: the inbox lookup and the error queues. Its types are
  * plain so the endpoint loads in applications without the inbox or the RabbitMQ transport.
  *
- * @since 0.2
+ * @since 0.1
  */
 public interface ConsumerSide {
 

@@ -11,7 +11,7 @@ import dev.waybill.outbox.rabbit.ErrorQueues;
 /**
  * The consumer side of an application that consumes from RabbitMQ through the inbox.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class RabbitConsumerSide implements ConsumerSide {
 

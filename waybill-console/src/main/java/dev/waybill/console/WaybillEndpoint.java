@@ -37,7 +37,7 @@ import dev.waybill.outbox.ScopeStatus;
  * A request the endpoint refuses (a bad id, an unknown queue, status or section, a value out of
  * range) is answered 400 with the reason in the body: {@code {"status": 400, "error": "..."}}.
  *
- * @since 0.2
+ * @since 0.1
  */
 @Endpoint(id = "waybill")
 public class WaybillEndpoint {

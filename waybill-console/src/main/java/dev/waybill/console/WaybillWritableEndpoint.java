@@ -27,7 +27,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * drops error-queue messages.</li>
  * </ul>
  *
- * @since 0.2
+ * @since 0.1
  */
 @Endpoint(id = "waybill")
 public class WaybillWritableEndpoint extends WaybillEndpoint {

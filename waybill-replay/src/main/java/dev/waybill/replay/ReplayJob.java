@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * @param createdAt when the job was created
  * @param updatedAt when it last changed
  * @param completedAt when it completed, or {@literal null}
- * @since 0.2
+ * @since 0.1
  */
 public record ReplayJob(UUID id, ReplayStatus status, ReplayRequest request, long upperSequence, long lastSequence,
 		long replayed, long batches, Instant createdAt, Instant updatedAt, @Nullable Instant completedAt) {

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * that already processed them skip them through their inbox; {@code false} gives each a new id
  * @param batchSize messages per batch (one transaction, one outbox scope)
  * @param messagesPerSecond the pace, {@code 0} for as fast as batches can be written
- * @since 0.2
+ * @since 0.1
  */
 public record ReplayRequest(@Nullable String destination, @Nullable String messageType, @Nullable Instant from,
 		@Nullable Instant to, ReplayTarget target, boolean keepMessageIds, int batchSize, int messagesPerSecond) {

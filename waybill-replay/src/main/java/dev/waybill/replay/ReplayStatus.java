@@ -3,7 +3,7 @@ package dev.waybill.replay;
 /**
  * The state of a replay job.
  *
- * @since 0.2
+ * @since 0.1
  */
 public enum ReplayStatus {
 

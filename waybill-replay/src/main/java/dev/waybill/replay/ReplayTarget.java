@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * @param destination the exchange, {@literal null} for each message's original one; {@code ""}
  * is the default exchange, which routes to the queue named by the routing key
  * @param routingKey the routing key when {@code destination} is set
- * @since 0.2
+ * @since 0.1
  */
 public record ReplayTarget(@Nullable String destination, String routingKey) {
 

@@ -12,7 +12,7 @@ import java.util.UUID;
  * loses or repeats no batch and the job resumes where it stood. Only messages published before
  * the job was created are selected, in their original order.
  *
- * @since 0.2
+ * @since 0.1
  */
 public interface Replays {
 

@@ -5,7 +5,7 @@ package dev.waybill.schedules;
  * every instance was busy) and that are later than the schedule's misfire threshold when an
  * instance gets to them. Ticks within the threshold are never "missed": they fire, late.
  *
- * @since 0.2
+ * @since 0.1
  */
 public enum MissedTickPolicy {
 

@@ -27,7 +27,7 @@ import org.springframework.scheduling.support.CronExpression;
  * @param maxMissedTicks with {@link MissedTickPolicy#FIRE_EACH}, the most missed ticks fired in one catch-up
  * @param misfireThreshold how late a tick may fire and still count as on time
  * @param messages publishes each tick
- * @since 0.2
+ * @since 0.1
  */
 public record Schedule(String name, CronExpression cron, ZoneId zone, MissedTickPolicy missedTicks, int maxMissedTicks,
 		Duration misfireThreshold, ScheduledMessages messages) {

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param firedTicks how many ticks fired (a {@link MissedTickPolicy#FIRE_ONCE} catch-up counts once)
  * @param failedTicks how many ticks failed in their {@link ScheduledMessages}
  * @param lastError the last failure, or {@literal null}
- * @since 0.2
+ * @since 0.1
  */
 public record ScheduleStatus(String name, String cron, String zone, boolean paused, Instant nextFireAt,
 		@Nullable Instant lastFiredAt, @Nullable Instant lastTickAt, long firedTicks, long failedTicks,

@@ -12,7 +12,7 @@ import java.util.Objects;
  * @param missed whether the tick was missed (later than the misfire threshold) and fires under
  * the schedule's {@link MissedTickPolicy}; with {@link MissedTickPolicy#FIRE_ONCE} it stands for
  * every tick missed since {@code scheduledAt}
- * @since 0.2
+ * @since 0.1
  */
 public record ScheduleTick(String schedule, Instant scheduledAt, Instant firedAt, boolean missed) {
 

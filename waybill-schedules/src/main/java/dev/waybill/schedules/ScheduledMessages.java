@@ -11,7 +11,7 @@ import dev.waybill.outbox.OutboxPublisher;
  * An exception rolls the tick back; the scheduler then records it as failed on the schedule
  * (the tick is not retried, so a broken builder cannot loop) and goes on with the next tick.
  *
- * @since 0.2
+ * @since 0.1
  */
 @FunctionalInterface
 public interface ScheduledMessages {

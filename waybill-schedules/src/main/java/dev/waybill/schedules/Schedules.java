@@ -7,7 +7,7 @@ import java.util.Optional;
  * Operates the schedules at run time, without a redeploy. Changes are made in the schedule table,
  * so they hold for every instance and survive restarts.
  *
- * @since 0.2
+ * @since 0.1
  */
 public interface Schedules {
 

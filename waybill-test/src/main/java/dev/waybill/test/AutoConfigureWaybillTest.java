@@ -15,7 +15,7 @@ import org.springframework.boot.test.context.PropertyMapping;
  * method, and with {@code transport = IN_MEMORY} (or {@code waybill.test.transport=in-memory})
  * replaces the broker by the {@link InMemoryTransport}, so the test needs only PostgreSQL.
  *
- * @since 0.2
+ * @since 0.1
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * The envelope of a message {@link WaybillTestHarness#deliver(Class, Object, java.util.function.Consumer)
  * delivered by a test}: by default a new message id, no headers and no correlation or conversation id.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class DeliveryOptions {
 

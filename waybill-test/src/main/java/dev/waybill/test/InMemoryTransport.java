@@ -58,7 +58,7 @@ import dev.waybill.outbox.spi.TransportException;
  * immediate and nothing is lost. Nothing survives the application context.</li>
  * </ul>
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class InMemoryTransport implements Transport, SmartLifecycle {
 

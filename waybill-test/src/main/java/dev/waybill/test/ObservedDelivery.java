@@ -21,7 +21,7 @@ import dev.waybill.inbox.InboxOutcome;
  * @param outcome what the inbox committed
  * @param byHarness whether the test delivered it with {@link WaybillTestHarness#deliver}
  * @param observedAt when the outcome committed
- * @since 0.2
+ * @since 0.1
  */
 public record ObservedDelivery<T>(String queue, Class<?> handlerClass, @Nullable String messageId,
 		@Nullable String messageType, Map<String, Object> headers, @Nullable T message, InboxOutcome outcome,

@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * @param conversationId the conversation id, or {@literal null}
  * @param message the message, read back from its serialized body (or the object published)
  * @param observedAt when the harness saw it
- * @since 0.2
+ * @since 0.1
  */
 public record ObservedMessage<T>(UUID messageId, String messageType, String destination, String routingKey,
 		Map<String, Object> headers, @Nullable String correlationId, @Nullable String conversationId, T message,

@@ -3,7 +3,7 @@ package dev.waybill.test;
 /**
  * The transport of a test, {@code waybill.test.transport}.
  *
- * @since 0.2
+ * @since 0.1
  */
 public enum TestTransport {
 

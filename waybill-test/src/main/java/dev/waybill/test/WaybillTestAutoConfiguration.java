@@ -34,7 +34,7 @@ import dev.waybill.outbox.spi.OutboxMessageFactory;
  * {@code waybill.test.transport=in-memory}, the {@link InMemoryTransport} in place of the
  * application's own. Ordered before the relay and the RabbitMQ transport so that they see it.
  *
- * @since 0.2
+ * @since 0.1
  */
 @AutoConfiguration(before = WaybillRelayAutoConfiguration.class,
 		beforeName = { "dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration",

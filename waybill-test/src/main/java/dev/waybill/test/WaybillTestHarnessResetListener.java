@@ -8,7 +8,7 @@ import org.springframework.test.context.support.AbstractTestExecutionListener;
  * so that each test sees only what happened during it (the context, and its harness, is cached
  * across test classes). Registered in {@code META-INF/spring.factories}.
  *
- * @since 0.2
+ * @since 0.1
  */
 public class WaybillTestHarnessResetListener extends AbstractTestExecutionListener {
 

@@ -7,7 +7,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * Configuration of the test harness, {@code waybill.test.*}.
  *
- * @since 0.2
+ * @since 0.1
  */
 @ConfigurationProperties("waybill.test")
 public class WaybillTestProperties {

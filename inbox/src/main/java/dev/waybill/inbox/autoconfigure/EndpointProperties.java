@@ -14,7 +14,7 @@ import dev.waybill.outbox.RetryPolicy;
  * {@link dev.waybill.inbox.Consumer @Consumer} wins over it. Queue names with a dot go in brackets:
  * {@code waybill.inbox.endpoints[orders.eu].concurrency}.
  *
- * @since 0.3
+ * @since 0.1
  */
 public class EndpointProperties {
 

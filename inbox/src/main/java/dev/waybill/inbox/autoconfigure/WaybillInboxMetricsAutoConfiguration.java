@@ -17,7 +17,7 @@ import dev.waybill.inbox.spi.ConsumerRegistry;
  * {@link dev.waybill.inbox.InboxListener}. The discovered consumers' counters exist, at zero, from
  * the binding on.
  *
- * @since 0.2
+ * @since 0.1
  */
 @AutoConfiguration(before = WaybillInboxAutoConfiguration.class)
 @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")

@@ -258,7 +258,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 	 * Sets how the processor observes each delivery ({@code waybill.inbox.process}, and the MDC
 	 * entries); {@link InboxObservation#NONE} (the MDC entries only) by default.
 	 * @param observation the observation
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	public void setObservation(InboxObservation observation) {
 		this.observation = Objects.requireNonNull(observation, "observation must not be null");
@@ -302,7 +302,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 	 * {@link #process}.
 	 * @param deliveries the deliveries, in the order they were received
 	 * @return what happened to each, at the same index
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public List<DeliveryResult> processBatch(List<InboxDelivery> deliveries) {
 		Objects.requireNonNull(deliveries, "deliveries must not be null");
@@ -356,7 +356,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 	 * Tells why {@link #processBatch} handles each delivery in a transaction of its own, if it
 	 * does: batches need a JDBC transaction manager and the default consumer outbox.
 	 * @return the reason, or {@code null} when deliveries are batched
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public @Nullable String whyNotBatched() {
 		if (!(this.transactionManager instanceof DataSourceTransactionManager)) {
@@ -1380,7 +1380,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 	 * shortened until it fits; {@link Transport#DEFAULT_MAX_HEADER_BYTES} by default.
 	 * @param maxHeaderBytes typically {@link Transport#maxHeaderBytes()}; it must answer without
 	 * contacting the broker
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public void setMaxHeaderBytes(LongSupplier maxHeaderBytes) {
 		this.maxHeaderBytes = Objects.requireNonNull(maxHeaderBytes, "maxHeaderBytes must not be null");
@@ -1391,7 +1391,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 	 * attempt is published as a {@link Fault} to the exchange {@code fault:<message type>}, through
 	 * the consumer outbox, in the transaction that records the fault.
 	 * @param publishFaults whether to publish fault events ({@code waybill.inbox.faults.publish})
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public void setPublishFaults(boolean publishFaults) {
 		this.publishFaults = publishFaults;
@@ -1402,7 +1402,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 	 * for a type none of them handles names them all (without it, the fault names the type of the
 	 * consumer the delivery fell back to). The receive endpoint calls it with its consumers.
 	 * @param consumers the consumers by queue
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public void describeQueues(ConsumerRegistry consumers) {
 		consumers.endpoints().forEach((queue, registrations) -> this.queueTypes.put(queue, registrations.stream()

@@ -14,7 +14,7 @@ import dev.waybill.inbox.InboxOutcome;
  * {@code none} when nothing was recorded); high-cardinality: the message id as the delivery carried
  * it and the consumer id. The span is named {@code process <queue>}.
  *
- * @since 0.2
+ * @since 0.1
  */
 public class DefaultInboxProcessObservationConvention implements InboxProcessObservationConvention {
 

@@ -17,7 +17,7 @@ import dev.waybill.inbox.InboxOutcome;
  * continues (kind consumer); what the handler publishes through its consumer outbox is a child of
  * this observation.
  *
- * @since 0.2
+ * @since 0.1
  */
 public class InboxProcessContext extends ReceiverContext<InboundMessage> {
 

@@ -7,7 +7,7 @@ import io.micrometer.observation.ObservationConvention;
  * Names and tags the {@code waybill.inbox.process} observation; declare a bean to replace
  * {@link DefaultInboxProcessObservationConvention}.
  *
- * @since 0.2
+ * @since 0.1
  */
 public interface InboxProcessObservationConvention extends ObservationConvention<InboxProcessContext> {
 

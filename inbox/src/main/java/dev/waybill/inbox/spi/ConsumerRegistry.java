@@ -106,7 +106,7 @@ public final class ConsumerRegistry {
 	/**
 	 * Returns the receive endpoints' consumers: each queue with its consumers, in registration order.
 	 * @return an unmodifiable map from queue name to its consumers (at least one each)
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public Map<String, List<ConsumerRegistration<?>>> endpoints() {
 		return java.util.Collections.unmodifiableMap(this.byQueue);
@@ -142,7 +142,7 @@ public final class ConsumerRegistry {
 	 * @param supertypes the delivery's supertype list, possibly {@literal null} or empty
 	 * @return the consumer to hand the delivery to
 	 * @throws IllegalArgumentException when no consumer consumes {@code queue}
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public ConsumerRegistration<?> dispatch(String queue, @Nullable String messageType, @Nullable String supertypes) {
 		return dispatch(queue, messageType, supertypes, null);
@@ -158,7 +158,7 @@ public final class ConsumerRegistry {
 	 * @param classHint the binary name of the message's class, possibly {@literal null}
 	 * @return the consumer to hand the delivery to
 	 * @throws IllegalArgumentException when no consumer consumes {@code queue}
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public ConsumerRegistration<?> dispatch(String queue, @Nullable String messageType, @Nullable String supertypes,
 			@Nullable String classHint) {

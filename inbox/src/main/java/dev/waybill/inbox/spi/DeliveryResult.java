@@ -12,7 +12,7 @@ import dev.waybill.inbox.InboxOutcome;
  *
  * @param outcome what was committed, or {@literal null} when nothing was
  * @param failure why nothing was committed, or {@literal null}
- * @since 0.4
+ * @since 0.1
  */
 public record DeliveryResult(@Nullable InboxOutcome outcome, @Nullable RuntimeException failure) {
 

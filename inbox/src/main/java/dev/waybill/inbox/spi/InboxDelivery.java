@@ -11,7 +11,7 @@ import dev.waybill.inbox.InboundMessage;
  *
  * @param consumer the consumer of the queue the message arrived on
  * @param message the delivery
- * @since 0.4
+ * @since 0.1
  */
 public record InboxDelivery(ConsumerRegistration<?> consumer, InboundMessage message) {
 

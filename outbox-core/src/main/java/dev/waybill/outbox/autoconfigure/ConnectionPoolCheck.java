@@ -15,14 +15,13 @@ import org.springframework.util.ClassUtils;
  * from, as Spring Boot's pool metadata reports it (HikariCP, Tomcat, DBCP2, Oracle UCP).
  * <p>
  * The {@code LISTEN} connection is borrowed from the pool for as long as the application runs. In
- * a pool of one connection nothing else ever gets one: a probe with
- * {@code spring.datasource.hikari.maximum-pool-size=1} left every relay worker, consumer thread and
- * the retention worker waiting on the pool for good, logged as "database unavailable" while the
- * database was fine, and the queue filled. That fails start-up. A pool smaller than the relay's own
+ * a pool of one connection nothing else ever gets one: every relay worker, consumer thread and the
+ * retention worker would wait on the pool for good, logged as "database unavailable" while the
+ * database is fine. That fails start-up. A pool smaller than the relay's own
  * need (its workers, the {@code LISTEN} connection and its bookkeeping thread) works, but its
- * settler and lease renewer queue behind every other borrower: a probe with a pool of two and four
- * workers under 100 requests a second lost the lease of nearly every scope and published it twice.
- * That is a warning at start-up.
+ * settler and lease renewer queue behind every other borrower (a pool of two with four workers under
+ * load loses the lease of nearly every scope, which is then published twice). That is a warning at
+ * start-up.
  */
 final class ConnectionPoolCheck {
 

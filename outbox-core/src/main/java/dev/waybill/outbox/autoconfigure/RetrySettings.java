@@ -12,7 +12,7 @@ import dev.waybill.outbox.RetryPolicy;
  * {@code waybill.outbox.retry} and the inbox's {@code waybill.inbox.retry} are this type, each
  * with its own default number of attempts.
  *
- * @since 0.2
+ * @since 0.1
  */
 public class RetrySettings {
 

@@ -12,7 +12,7 @@ import dev.waybill.outbox.spi.OutboxWriter;
  * Spring transaction, the same scope a {@link DefaultOutboxPublisher} on the same
  * {@link OutboxWriter} buffers into.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class DefaultConsumerOutbox implements ConsumerOutbox {
 
@@ -43,7 +43,7 @@ public final class DefaultConsumerOutbox implements ConsumerOutbox {
 	 * scope, now, and forgets the binding; for an inbox that runs several handlers in one
 	 * transaction.
 	 * @throws IllegalStateException when no read-write transaction is active
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public void writeInboundNow() {
 		OutboxTransaction.current("consumer outbox", this.writer, this.wakeUp).writeInboundNow();
@@ -53,7 +53,7 @@ public final class DefaultConsumerOutbox implements ConsumerOutbox {
 	 * Drops what the current transaction published for the inbound message bound last, and the
 	 * binding: its handler failed, and the transaction rolls back.
 	 * @throws IllegalStateException when no read-write transaction is active
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public void discardInbound() {
 		OutboxTransaction.current("consumer outbox", this.writer, this.wakeUp).discardInbound();

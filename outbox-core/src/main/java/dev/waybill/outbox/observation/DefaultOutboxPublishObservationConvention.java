@@ -9,7 +9,7 @@ import io.micrometer.common.KeyValues;
  * destination exchange and type as low-cardinality tags, its id as a high-cardinality one; the span
  * is named {@code create <exchange>}.
  *
- * @since 0.2
+ * @since 0.1
  */
 public class DefaultOutboxPublishObservationConvention implements OutboxPublishObservationConvention {
 

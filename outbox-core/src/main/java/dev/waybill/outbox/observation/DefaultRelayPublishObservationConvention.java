@@ -11,7 +11,7 @@ import dev.waybill.outbox.spi.OutboxMessage;
  * a message sent through the default exchange (the inbox's redeliveries and its moves to
  * {@code <queue>_error}), which routes by the queue named in the routing key.
  *
- * @since 0.2
+ * @since 0.1
  */
 public class DefaultRelayPublishObservationConvention implements RelayPublishObservationConvention {
 

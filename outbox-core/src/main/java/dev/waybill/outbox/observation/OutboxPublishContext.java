@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * transaction. Its carrier collects the headers a propagating tracing handler injects
  * ({@code traceparent}, {@code tracestate}, {@code baggage}); they are stored with the message.
  *
- * @since 0.2
+ * @since 0.1
  */
 public class OutboxPublishContext extends SenderContext<Map<String, String>> {
 

@@ -7,7 +7,7 @@ import io.micrometer.observation.ObservationConvention;
  * Names and tags the {@code waybill.outbox.publish} observation; declare a bean to replace
  * {@link DefaultOutboxPublishObservationConvention}.
  *
- * @since 0.2
+ * @since 0.1
  */
 public interface OutboxPublishObservationConvention extends ObservationConvention<OutboxPublishContext> {
 

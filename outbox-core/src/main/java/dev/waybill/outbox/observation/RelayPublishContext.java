@@ -16,7 +16,7 @@ import dev.waybill.outbox.spi.OutboxMessage;
  * (kind producer). The message reaches the broker with those headers, so its consumers continue the
  * same trace.
  *
- * @since 0.2
+ * @since 0.1
  */
 public class RelayPublishContext extends ReceiverContext<OutboxMessage> {
 

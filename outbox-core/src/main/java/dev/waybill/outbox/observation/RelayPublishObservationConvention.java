@@ -7,7 +7,7 @@ import io.micrometer.observation.ObservationConvention;
  * Names and tags the {@code waybill.relay.publish} observation; declare a bean to replace
  * {@link DefaultRelayPublishObservationConvention}.
  *
- * @since 0.2
+ * @since 0.1
  */
 public interface RelayPublishObservationConvention extends ObservationConvention<RelayPublishContext> {
 

@@ -4,7 +4,7 @@ package dev.waybill.outbox.relay;
  * What a dead scope with an ordering key does to the later scopes of its key (see the README's
  * "Ordering").
  *
- * @since 0.3
+ * @since 0.1
  */
 public enum DeadScopePolicy {
 

@@ -49,7 +49,7 @@ public interface RelayListener {
 	 * The scope's messages expired (their time-to-live passed) before they could be published: the
 	 * scope is recorded as expired and not published.
 	 * @param scope the scope
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	default void expired(ClaimedScope scope) {
 	}

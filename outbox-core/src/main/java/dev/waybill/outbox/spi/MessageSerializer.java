@@ -19,7 +19,7 @@ public interface MessageSerializer {
 	 * wire format that {@code spring.jackson.*} settings made for the application's web API do
 	 * not change.
 	 * @return the serializer
-	 * @since 0.5
+	 * @since 0.1
 	 */
 	static MessageSerializer json() {
 		return new JacksonMessageSerializer();
@@ -30,7 +30,7 @@ public interface MessageSerializer {
 	 * alone (modules, naming, what a reader tolerates).
 	 * @param mapper the mapper, must not be {@literal null}
 	 * @return the serializer
-	 * @since 0.5
+	 * @since 0.1
 	 */
 	static MessageSerializer json(JsonMapper mapper) {
 		return new JacksonMessageSerializer(mapper);
@@ -69,7 +69,7 @@ public interface MessageSerializer {
 	 * @return the message
 	 * @throws Exception when the body is not a valid {@code type}, or this serializer cannot read
 	 * generic types
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	default Object deserialize(byte[] body, java.lang.reflect.Type type) throws Exception {
 		if (type instanceof Class<?> plain) {

@@ -81,7 +81,7 @@ public record OutboxMessage(UUID messageId, String destination, String routingKe
 	 * messages of its transaction: a scheduled message (a not-before time) or one that expires, so
 	 * that it neither holds back its siblings nor is held back, and is cancelled or expires alone.
 	 * @return whether the message stands alone
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public boolean standsAlone() {
 		return this.notBefore != null || this.expiresAt != null;
@@ -91,7 +91,7 @@ public record OutboxMessage(UUID messageId, String destination, String routingKe
 	 * Tells whether this message has expired at {@code now}.
 	 * @param now the current time
 	 * @return whether it has an expiry time that is not after {@code now}
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public boolean expiredAt(Instant now) {
 		return this.expiresAt != null && !this.expiresAt.isAfter(now);
@@ -101,7 +101,7 @@ public record OutboxMessage(UUID messageId, String destination, String routingKe
 	 * Returns the ordering key, the {@value dev.waybill.outbox.PublishOptions#ORDERING_KEY_HEADER}
 	 * header.
 	 * @return the key, or {@literal null} for an unordered message
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public @Nullable String orderingKey() {
 		return (this.headers.get(dev.waybill.outbox.PublishOptions.ORDERING_KEY_HEADER) instanceof String key

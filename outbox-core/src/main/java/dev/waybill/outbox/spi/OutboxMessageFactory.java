@@ -15,7 +15,7 @@ import dev.waybill.outbox.PublishOptions;
  * integration and the inbox's consumer outbox all build their messages through it, so a message
  * is the same whichever way it enters the outbox.
  *
- * @since 0.2
+ * @since 0.1
  */
 public interface OutboxMessageFactory {
 

@@ -32,7 +32,7 @@ public interface Transport extends AutoCloseable {
 	 * it must answer at once without contacting the broker: a configured or last-known figure.
 	 * By default {@link #DEFAULT_MAX_HEADER_BYTES}.
 	 * @return the limit in bytes, {@link Long#MAX_VALUE} for none
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	default long maxHeaderBytes() {
 		return DEFAULT_MAX_HEADER_BYTES;
@@ -53,7 +53,7 @@ public interface Transport extends AutoCloseable {
 	 * their confirms wait until it clears. By default {@literal null}: never blocked.
 	 * @return what blocks publishing (which node and why, for how long), or {@literal null} when
 	 * nothing does
-	 * @since 0.5
+	 * @since 0.1
 	 */
 	default @Nullable String blocked() {
 		return null;

@@ -193,7 +193,7 @@ public class WaybillRetentionProperties implements InitializingBean {
 	 * Returns the archive settings, checking archive-after.
 	 * @return the settings
 	 * @throws InvalidConfigurationPropertyValueException when archive-after is not a positive duration
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	public RetentionArchive toArchive() {
 		positive("archive-after", this.archiveAfter, "90d");
@@ -219,7 +219,7 @@ public class WaybillRetentionProperties implements InitializingBean {
 	 * Returns the pacing, checking its rates.
 	 * @return the pacing
 	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	RetentionPacing toPacing() {
 		if (this.pacing.minRate < 1) {
@@ -292,7 +292,7 @@ public class WaybillRetentionProperties implements InitializingBean {
 	/**
 	 * Pacing of the purge under {@code waybill.retention.pacing.*}.
 	 *
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public static class Pacing {
 

@@ -11,7 +11,7 @@ package dev.waybill.retention.internal;
  * @param enabled whether batches are paced; {@code false} runs them back to back (flat out)
  * @param maxRate the most rows per second, the budget while the database is quiet
  * @param minRate the least rows per second the budget backs off to
- * @since 0.3
+ * @since 0.1
  */
 public record RetentionPacing(boolean enabled, int maxRate, int minRate) {
 

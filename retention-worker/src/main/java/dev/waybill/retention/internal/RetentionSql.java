@@ -93,9 +93,8 @@ final class RetentionSql {
 	 * A message (sequence number %1$s) that no unfinished replay job (%2$s: the job table) has still
 	 * to read: below the cursor of every running or paused job, or above the upper bound of all of
 	 * them. Both bounds are uncorrelated sub-selects of the small job table, evaluated once per
-	 * statement; without such a job every message qualifies. A probe found retention emptying the
-	 * archive under a running replay, which then completed with a fraction of its messages and said
-	 * nothing.
+	 * statement; without such a job every message qualifies. Without the bounds, retention would
+	 * empty the archive under a running replay, which would complete with a fraction of its messages.
 	 */
 	private static final String NOT_AWAITED_BY_REPLAY = "(%1$s <= coalesce((SELECT min(last_sequence) FROM %2$s "
 			+ "WHERE status IN ('running', 'paused')), 9223372036854775807) OR %1$s > coalesce((SELECT max(upper_sequence) "

@@ -5,7 +5,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * The operations console's settings ({@code waybill.admin.*}).
  *
- * @since 0.2
+ * @since 0.1
  */
 @ConfigurationProperties("waybill.admin")
 public class WaybillAdminProperties {

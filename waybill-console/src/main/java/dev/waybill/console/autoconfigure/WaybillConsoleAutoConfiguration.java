@@ -31,7 +31,7 @@ import dev.waybill.outbox.rabbit.ErrorQueues;
  * application, the redirect from {@code /waybill} to the page. Writes only with
  * {@code waybill.admin.write-enabled=true}.
  *
- * @since 0.2
+ * @since 0.1
  */
 @AutoConfiguration(afterName = { "dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration",
 		"dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration",

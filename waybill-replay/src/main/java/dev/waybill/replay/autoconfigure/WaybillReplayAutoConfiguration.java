@@ -23,7 +23,7 @@ import dev.waybill.replay.internal.JdbcReplays;
  * Provides the {@link dev.waybill.replay.Replays} API and runs the replay worker where
  * {@code waybill.replay.enabled} is not {@code false}.
  *
- * @since 0.2
+ * @since 0.1
  */
 @AutoConfiguration(after = WaybillAutoConfiguration.class)
 @ConditionalOnBean({ DataSource.class, OutboxTables.class, RelayWakeUp.class })

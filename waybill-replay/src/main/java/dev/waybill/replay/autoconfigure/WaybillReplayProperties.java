@@ -7,7 +7,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * Configuration of replay under {@code waybill.replay.*}.
  *
- * @since 0.2
+ * @since 0.1
  */
 @ConfigurationProperties(WaybillReplayProperties.PREFIX)
 public class WaybillReplayProperties {

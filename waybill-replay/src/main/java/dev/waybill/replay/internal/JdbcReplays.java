@@ -46,7 +46,7 @@ import dev.waybill.replay.Replays;
  * written, on whichever instance gets to it first; the pace holds across instances because the
  * next batch's time is on the row.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class JdbcReplays implements Replays, SmartLifecycle {
 

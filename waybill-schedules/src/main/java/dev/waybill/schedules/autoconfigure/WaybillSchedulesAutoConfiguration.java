@@ -30,7 +30,7 @@ import dev.waybill.schedules.internal.JdbcScheduler;
  * through the outbox, and provides the {@link dev.waybill.schedules.Schedules} API. Every
  * declared schedule is checked at start-up, on every instance.
  *
- * @since 0.2
+ * @since 0.1
  */
 @AutoConfiguration(after = WaybillAutoConfiguration.class)
 @ConditionalOnBean({ DataSource.class, OutboxTables.class, OutboxPublisher.class })

@@ -15,7 +15,7 @@ import dev.waybill.schedules.Schedule;
  * Recurring messages declared in configuration ({@code waybill.schedules.<name>.*}) and the
  * scheduler's settings ({@code waybill.scheduler.*}).
  *
- * @since 0.2
+ * @since 0.1
  */
 @ConfigurationProperties(WaybillSchedulesProperties.PREFIX)
 public class WaybillSchedulesProperties {

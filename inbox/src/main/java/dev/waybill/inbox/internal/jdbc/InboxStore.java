@@ -128,7 +128,7 @@ public final class InboxStore {
 	 * it stands for
 	 * @return the rows the statement marked processed, by key
 	 * @throws IllegalStateException when no transaction manages this store's DataSource
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public Map<Key, BatchReceipt> receive(List<Received> received) {
 		requireTransaction();
@@ -147,7 +147,7 @@ public final class InboxStore {
 	 * @return each row's state, by key
 	 * @throws IllegalStateException when no transaction manages this store's DataSource, or a row
 	 * is missing
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public Map<Key, Receipt> countReceipts(List<Received> received) {
 		requireTransaction();
@@ -225,7 +225,7 @@ public final class InboxStore {
 	 * @param note the note; cut to {@value #MAX_ERROR_LENGTH} characters
 	 * @throws IllegalStateException when no transaction manages this store's DataSource, or the row
 	 * was not received in it, or it is processed or faulted already
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public void markProcessed(UUID messageId, String consumerId, String note) {
 		requireTransaction();
@@ -325,7 +325,7 @@ public final class InboxStore {
 	 *
 	 * @param messageId the message id
 	 * @param consumerId the consumer id
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public record Key(UUID messageId, String consumerId) {
 
@@ -344,7 +344,7 @@ public final class InboxStore {
 	 *
 	 * @param key the row
 	 * @param receipts how many deliveries of the batch it stands for, at least 1
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public record Received(Key key, int receipts) {
 
@@ -364,7 +364,7 @@ public final class InboxStore {
 	 * A row {@link #receive(List)} marked processed.
 	 *
 	 * @param attempts the failed deliveries recorded before
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public record BatchReceipt(int attempts) {
 	}

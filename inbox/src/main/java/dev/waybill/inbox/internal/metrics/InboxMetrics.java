@@ -30,7 +30,7 @@ import dev.waybill.inbox.InboxOutcome;
  * it is bound, so that a dashboard or an alert finds a series before the first poison message or
  * failed batch; consumers of subtypes dispatched at run time get theirs from their first event.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class InboxMetrics implements MeterBinder, InboxListener {
 
@@ -103,7 +103,7 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 	 * Creates meters whose counters and gauges exist, at zero, for each of the given consumers from
 	 * the moment they are bound.
 	 * @param consumers the consumers, asked for when the meters are bound to a registry
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public InboxMetrics(Supplier<List<ConsumerRegistration<?>>> consumers) {
 		this.consumers = Objects.requireNonNull(consumers, "consumers must not be null");

@@ -20,7 +20,7 @@ import dev.waybill.kernel.WaybillMdc;
  * that is not a no-op, the {@code waybill.inbox.process} observation, opened on the delivering
  * thread so the handler's own observations and publishes are its children.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class InboxObservation {
 
@@ -78,7 +78,7 @@ public final class InboxObservation {
 	 * its handler failed (a redelivery is scheduled or the message went to the error queue), or the
 	 * message can never be handled. Called in the delivery's scope; does nothing outside one.
 	 * @param failure the handler's exception, or one that says why the message is poison
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public void failed(Throwable failure) {
 		Observation current = this.registry.getCurrentObservation();
@@ -93,7 +93,7 @@ public final class InboxObservation {
 	 * @param consumer the consumer the message arrived for
 	 * @param message the delivery
 	 * @return the started observation
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public Pending start(ConsumerRegistration<?> consumer, InboundMessage message) {
 		if (this.registry.isNoop()) {
@@ -110,7 +110,7 @@ public final class InboxObservation {
 	 * The observation of one delivery of a batch: the handler runs in it, with the MDC entries, and
 	 * it stops once the batch committed.
 	 *
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public static final class Pending {
 

@@ -36,7 +36,7 @@ import dev.waybill.outbox.spi.OutboxStore;
  * every {@link WaybillHealthComponent} bean ({@code relay} and {@code backlog} from here,
  * {@code consumers} from the RabbitMQ module).
  *
- * @since 0.2
+ * @since 0.1
  */
 @AutoConfiguration(after = { WaybillAutoConfiguration.class, WaybillRelayAutoConfiguration.class })
 @ConditionalOnClass(HealthIndicator.class)

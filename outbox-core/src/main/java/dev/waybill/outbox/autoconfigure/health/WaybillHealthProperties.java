@@ -7,7 +7,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * Settings of the {@code waybill} health contributor, under {@code waybill.health}.
  *
- * @since 0.2
+ * @since 0.1
  */
 @ConfigurationProperties("waybill.health")
 public class WaybillHealthProperties {

@@ -8,7 +8,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * Settings of Waybill's Micrometer Observations, under {@code waybill.observation}.
  *
- * @since 0.2
+ * @since 0.1
  */
 @ConfigurationProperties(WaybillObservationProperties.PREFIX)
 public class WaybillObservationProperties {

@@ -29,7 +29,7 @@ import dev.waybill.outbox.spi.OutboxStore;
  * and while one read is still waiting the next check waits for the same read instead of starting
  * another, so a database that hangs holds one thread, not one per check.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class BacklogHealthIndicator implements WaybillHealthComponent {
 

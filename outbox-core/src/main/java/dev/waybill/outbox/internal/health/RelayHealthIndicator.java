@@ -19,7 +19,7 @@ import dev.waybill.outbox.relay.CircuitState;
  * A lost {@code LISTEN} connection is shown ({@code listening=false}) but leaves it UP: the relay
  * still polls, only later.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class RelayHealthIndicator implements WaybillHealthComponent {
 

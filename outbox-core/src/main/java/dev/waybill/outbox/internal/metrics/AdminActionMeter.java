@@ -14,7 +14,7 @@ import dev.waybill.outbox.AdminAudit;
  * tagged {@code action} (e.g. {@code outbox.redrive}, {@code outbox.delete},
  * {@code error-queue.redrive}, {@code error-queue.discard}).
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class AdminActionMeter implements MeterBinder, AdminAudit.ActionCounter {
 

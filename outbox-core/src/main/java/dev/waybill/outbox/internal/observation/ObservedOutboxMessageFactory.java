@@ -26,7 +26,7 @@ import dev.waybill.outbox.spi.OutboxMessageFactory;
  * <p>
  * The auto-configuration wraps the default factory; wrap your own factory to trace its messages.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class ObservedOutboxMessageFactory implements OutboxMessageFactory {
 

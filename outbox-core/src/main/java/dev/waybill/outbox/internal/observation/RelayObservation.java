@@ -20,7 +20,7 @@ import dev.waybill.outbox.spi.OutboxMessage;
  * to the broker's confirm. With a no-op registry (no tracer, no observation support) it calls the
  * channel and nothing else, so the untraced relay keeps its fast path.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class RelayObservation {
 

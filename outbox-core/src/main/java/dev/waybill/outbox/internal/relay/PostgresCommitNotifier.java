@@ -104,7 +104,7 @@ public final class PostgresCommitNotifier implements Runnable, AutoCloseable {
 	 * @param channel the channel, a validated identifier
 	 * @param threads where its thread ({@code waybill-notify-<channel>}) comes from
 	 * @param minInterval the shortest time between two notifications, zero or more
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public PostgresCommitNotifier(DataSource dataSource, String channel, WaybillThreads threads, Duration minInterval) {
 		this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
@@ -243,7 +243,7 @@ public final class PostgresCommitNotifier implements Runnable, AutoCloseable {
 	 * instance, whose relay is woken in-process by each commit already, skips them
 	 * ({@link PostgresNotificationListener#PostgresNotificationListener(DataSource, String, RelayWakeUp, String)}).
 	 * @return a random id, fixed for the notifier's life
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public String senderId() {
 		return this.senderId;

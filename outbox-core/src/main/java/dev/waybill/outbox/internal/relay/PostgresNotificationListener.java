@@ -71,7 +71,7 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 	 * @param wakeUp signalled on each notification of another instance
 	 * @param ownSender the {@link PostgresCommitNotifier#senderId()} of this instance's notifier,
 	 * whose notifications are skipped, or {@literal null} to skip none
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public PostgresNotificationListener(DataSource dataSource, String channel, RelayWakeUp wakeUp,
 			@Nullable String ownSender) {

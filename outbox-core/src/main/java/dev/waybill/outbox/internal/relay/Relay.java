@@ -164,7 +164,7 @@ public final class Relay implements SmartLifecycle {
 	 * Sets what a dead scope with an ordering key does to its key's later scopes;
 	 * {@link DeadScopePolicy#BLOCK} by default.
 	 * @param policy the policy
-	 * @since 0.3
+	 * @since 0.1
 	 */
 	public void setDeadScopePolicy(DeadScopePolicy policy) {
 		this.deadScopePolicy = Objects.requireNonNull(policy, "policy must not be null");
@@ -199,7 +199,7 @@ public final class Relay implements SmartLifecycle {
 	 * Sets how the relay observes each message it publishes ({@code waybill.relay.publish});
 	 * {@link RelayObservation#NONE} by default.
 	 * @param observation the observation
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	public void setObservation(RelayObservation observation) {
 		this.observation = Objects.requireNonNull(observation, "observation must not be null");
@@ -214,7 +214,7 @@ public final class Relay implements SmartLifecycle {
 	 * them right after their commit on a worker of its own, without a claim (see
 	 * {@code JdbcOutboxStore.setDirectDispatcher}); call before {@link #start()}.
 	 * @return the dispatcher to give the writers' store
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public synchronized DirectDispatcher enableDirectDispatch() {
 		DirectDispatch direct = this.direct;
@@ -229,7 +229,7 @@ public final class Relay implements SmartLifecycle {
 	 * Returns how many of the threads the relay started (workers, settler, lease renewer) are
 	 * alive; all of them while it runs, unless one died.
 	 * @return the live threads
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	public int liveThreads() {
 		int live = 0;
@@ -243,7 +243,7 @@ public final class Relay implements SmartLifecycle {
 	 * Returns how many threads the relay starts: its workers, the settler, the lease renewer, the
 	 * thread that commits claims and, with direct dispatch, its worker.
 	 * @return the threads of a running relay
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	public int expectedThreads() {
 		return this.settings.workers() + 3 + ((this.direct != null) ? 1 : 0);
@@ -253,7 +253,7 @@ public final class Relay implements SmartLifecycle {
 	 * Returns why the broker could not be used the last time it failed, as the transport described
 	 * it (no credentials).
 	 * @return the description, or {@code "unknown reason"} before any failure
-	 * @since 0.2
+	 * @since 0.1
 	 */
 	public String lastBrokerFailure() {
 		return this.lastBrokerFailure;
@@ -272,7 +272,7 @@ public final class Relay implements SmartLifecycle {
 	 * Returns how long the relay's claims have been failing, most often because the database is
 	 * unavailable: nothing is claimed, so nothing is delivered, whatever the broker.
 	 * @return the time since the first of the failures, or {@literal null} while claims succeed
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public @Nullable Duration claimsFailingFor() {
 		return this.claimFailures.failingFor();
@@ -282,7 +282,7 @@ public final class Relay implements SmartLifecycle {
 	 * Returns why the relay's last claim failed: the driver's or the database's reason, without
 	 * the statement.
 	 * @return the reason, or {@code ""} before any failure
-	 * @since 0.4
+	 * @since 0.1
 	 */
 	public String lastClaimFailure() {
 		return this.claimFailures.lastReason();

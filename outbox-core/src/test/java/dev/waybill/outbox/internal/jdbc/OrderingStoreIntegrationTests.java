@@ -28,7 +28,7 @@ import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
- * Ordering keys in the JDBC store (issue 17): head of line, failures and dead scopes holding back
+ * Ordering keys in the JDBC store: head of line, failures and dead scopes holding back
  * only their key, skip and redrive, commit order under the key lock, the sweep, and the claim's
  * plan.
  */

@@ -32,7 +32,7 @@ import dev.waybill.outbox.test.FakeTransport.Behaviour;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
- * The relay with ordering keys (issue 17), against PostgreSQL and a broker whose failures the test
+ * The relay with ordering keys, against PostgreSQL and a broker whose failures the test
  * controls per destination: a failing scope holds back only its key; a dead one blocks its key
  * until skipped, or not at all under {@link DeadScopePolicy#SKIP}.
  */

@@ -41,7 +41,7 @@ import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
 
 /**
- * The batched inbox (issue 18) over PostgreSQL and RabbitMQ: a consuming thread runs the deliveries
+ * The batched inbox over PostgreSQL and RabbitMQ: a consuming thread runs the deliveries
  * it holds in one transaction and acknowledges them after the commit. The deliveries are queued before the consumer starts, so they arrive together and fill
  * batches.
  */
