@@ -17,6 +17,7 @@ import dev.waybill.outbox.autoconfigure.WaybillProperties;
 import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.autoconfigure.RelaySettingsMapper;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.observation.RelayObservation;
 import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
@@ -108,7 +109,7 @@ final class OutboxWiring {
 	 * @return the settings
 	 */
 	static RelaySettings relaySettings() {
-		return DEFAULTS.getOutbox().toRelaySettings();
+		return RelaySettingsMapper.toRelaySettings(DEFAULTS.getOutbox());
 	}
 
 	/**

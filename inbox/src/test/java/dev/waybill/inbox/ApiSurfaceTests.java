@@ -50,14 +50,8 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.inbox.autoconfigure.WaybillInboxMetricsAutoConfiguration",
 			"dev.waybill.inbox.autoconfigure.WaybillInboxProperties");
 
-	/** API members that still mention an internal type, each reviewed (see the README's "API and internal packages"). */
-	static final Set<String> EXPOSED = Set.of(
-			// Built by the auto-configuration from the internal store; splitting it as OutboxAdmin is
-			// (an API interface, an internal implementation) would close this.
-			"dev.waybill.inbox.InboxAdmin#<init>");
-
 	ApiSurfaceTests() {
-		super(MessageHandler.class, API, EXPOSED);
+		super(MessageHandler.class, API);
 	}
 
 }

@@ -21,11 +21,8 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.retention.autoconfigure.WaybillRetentionAutoConfiguration",
 			"dev.waybill.retention.autoconfigure.WaybillRetentionProperties");
 
-	/** API members that still mention an internal type, each reviewed. */
-	static final Set<String> EXPOSED = Set.of();
-
 	ApiSurfaceTests() {
-		super(RetentionListener.class, API, EXPOSED);
+		super(RetentionListener.class, API);
 	}
 
 }

@@ -21,11 +21,8 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.schedules.autoconfigure.WaybillSchedulesAutoConfiguration",
 			"dev.waybill.schedules.autoconfigure.WaybillSchedulesProperties");
 
-	/** API members that still mention an internal type, each reviewed. */
-	static final Set<String> EXPOSED = Set.of();
-
 	ApiSurfaceTests() {
-		super(Schedules.class, API, EXPOSED);
+		super(Schedules.class, API);
 	}
 
 }

@@ -21,6 +21,7 @@ import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxLookup;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.internal.JdbcInboxAdmin;
 import dev.waybill.inbox.internal.JdbcInboxLookup;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.internal.observation.InboxObservation;
@@ -65,7 +66,7 @@ public final class WaybillInboxAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		InboxAdmin waybillInboxAdmin(PlatformTransactionManager transactionManager, InboxStore store) {
-			return new InboxAdmin(transactionManager, store);
+			return new JdbcInboxAdmin(transactionManager, store);
 		}
 
 		@Bean

@@ -585,7 +585,7 @@ class InboxProcessorIntegrationTests {
 		assertThat(row).containsEntry("attempts", 1).containsEntry("processed_at", null).containsEntry("receive_count", 3);
 		assertThat(row.get("faulted_at")).isNotNull();
 
-		InboxAdmin admin = new InboxAdmin(inbox.transactions().getTransactionManager(), inbox.store());
+		InboxAdmin admin = new JdbcInboxAdmin(inbox.transactions().getTransactionManager(), inbox.store());
 		assertThat(admin.clearFault(id, queue)).isTrue();
 		assertThat(processor.process(consumer, message)).isEqualTo(InboxOutcome.PROCESSED);
 		assertThat(calls).hasValue(2);

@@ -5,6 +5,7 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 import dev.waybill.outbox.RetryPolicy;
+import dev.waybill.outbox.internal.autoconfigure.PropertyChecks;
 
 /**
  * The backoff settings every Waybill retry group shares ({@code strategy}, {@code interval},
@@ -109,7 +110,7 @@ public class RetrySettings {
 	 * @throws InvalidConfigurationPropertyValueException naming the first invalid property
 	 */
 	public RetryPolicy toRetryPolicy(String prefix) {
-		return WaybillProperties.retryPolicy(prefix, this.strategy, this.interval, this.rate, this.maxDelay,
+		return PropertyChecks.retryPolicy(prefix, this.strategy, this.interval, this.rate, this.maxDelay,
 				this.maxAttempts, this.jitter);
 	}
 

@@ -18,6 +18,7 @@ import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.autoconfigure.observation.WaybillObservationProperties;
 import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.autoconfigure.RelaySettingsMapper;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.observation.RelayObservation;
 import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
@@ -51,7 +52,7 @@ public final class WaybillRelayAutoConfiguration {
 			WaybillObservationProperties observation, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<RelayPublishObservationConvention> convention) {
 		RelayListener listener = listeners.orderedStream().reduce(RelayListener.NONE, RelayListener::andThen);
-		Relay relay = new Relay(store, transport, wakeUp, properties.getOutbox().toRelaySettings(), listener, backlog);
+		Relay relay = new Relay(store, transport, wakeUp, RelaySettingsMapper.toRelaySettings(properties.getOutbox()), listener, backlog);
 		relay.setThreads(threads.getIfAvailable(WaybillThreads::platform));
 		relay.setDeadScopePolicy(properties.getOutbox().getRelay().getDeadScopeOrdering());
 		if (properties.getOutbox().getRelay().isDirectDispatch() && store instanceof JdbcOutboxStore jdbc) {

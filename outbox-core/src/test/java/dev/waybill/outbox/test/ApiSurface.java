@@ -320,29 +320,15 @@ public final class ApiSurface {
 	}
 
 	/**
-	 * Problems of the API signatures against the reviewed exceptions: members that mention internal
-	 * types and are not excepted, and exceptions that no longer apply.
-	 * @param excepted reviewed {@code Owner#member} keys allowed to mention internal types
-	 * @param listHolder where the exceptions live, named in the messages
+	 * Problems of the API signatures: members that mention internal types.
 	 * @return one message per problem, empty when there is none
 	 */
-	public List<String> internalTypesExposed(Set<String> excepted, String listHolder) {
-		Map<String, Set<String>> exposures = internalTypesInApiSignatures();
+	public List<String> internalTypesExposed() {
 		List<String> problems = new ArrayList<>();
-		exposures.forEach((key, types) -> {
-			if (!excepted.contains(key)) {
-				problems.add(key + " is public API but its signature mentions internal " + types
-						+ ": users would have to import an internal type. Change the signature to use API types, "
-						+ "make the member package-private, or (reviewed) add '" + key + "' to the exceptions in "
-						+ listHolder + ".");
-			}
-		});
-		for (String key : excepted) {
-			if (!exposures.containsKey(key)) {
-				problems.add(key + " is excepted in " + listHolder
-						+ " but no longer mentions an internal type: remove the exception.");
-			}
-		}
+		internalTypesInApiSignatures().forEach((key, types) -> problems.add(key
+				+ " is public API but its signature mentions internal " + types
+				+ ": users would have to import an internal type. Change the signature to use API types, or make "
+				+ "the member package-private (an internal factory can build what needs the internal type)."));
 		return problems;
 	}
 

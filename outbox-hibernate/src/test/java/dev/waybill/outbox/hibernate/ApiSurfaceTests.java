@@ -25,11 +25,8 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			// Spring Boot auto-configuration.
 			"dev.waybill.outbox.hibernate.autoconfigure.WaybillHibernateAutoConfiguration");
 
-	/** API members that mention an internal type: none. */
-	static final Set<String> EXPOSED = Set.of();
-
 	ApiSurfaceTests() {
-		super(AbstractOutboxAggregate.class, API, EXPOSED);
+		super(AbstractOutboxAggregate.class, API);
 	}
 
 }

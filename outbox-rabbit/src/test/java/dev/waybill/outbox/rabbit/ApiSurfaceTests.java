@@ -29,11 +29,8 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitProperties",
 			"dev.waybill.outbox.rabbit.autoconfigure.health.WaybillRabbitHealthContributorAutoConfiguration");
 
-	/** API members that still mention an internal type, each reviewed. */
-	static final Set<String> EXPOSED = Set.of();
-
 	ApiSurfaceTests() {
-		super(RabbitHeaders.class, API, EXPOSED);
+		super(RabbitHeaders.class, API);
 	}
 
 }

@@ -24,8 +24,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 import dev.waybill.inbox.ConsumerRegistration;
-import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.InboxHeaders;
+import dev.waybill.inbox.internal.JdbcInboxAdmin;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.AdminAudit;
@@ -77,7 +77,7 @@ class RabbitErrorQueuesIntegrationTests {
 		this.errorQueues = new RabbitErrorQueues(this.transport, List.of(consumer),
 				new DataSourceTransactionManager(this.schema.dataSource()),
 				new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables()),
-				new InboxAdmin(new DataSourceTransactionManager(this.schema.dataSource()),
+				new JdbcInboxAdmin(new DataSourceTransactionManager(this.schema.dataSource()),
 						new InboxStore(this.schema.dataSource(), this.schema.tables())),
 				new RelayWakeUp(),
 				new AdminAudit(() -> Stream.of(this.counted::add), Clock.systemUTC()));
