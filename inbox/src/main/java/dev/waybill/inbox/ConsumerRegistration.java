@@ -1,19 +1,14 @@
 package dev.waybill.inbox;
 
 import java.lang.reflect.Type;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.core.ResolvableType;
 
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.spi.ConsumerRegistry;
-import dev.waybill.kernel.MessageTypes;
 
 /**
  * A {@link MessageHandler} bound to its queue: what a transport endpoint needs to consume the queue
@@ -51,61 +46,23 @@ public final class ConsumerRegistration<T> {
 	/** The longest queue name, so that its error queue ({@code <queue>_error}) fits AMQP's 255. */
 	public static final int MAX_QUEUE_LENGTH = 249;
 
-	private static final String ERROR_QUEUE_SUFFIX = "_error";
-
-	private static final Pattern QUEUE_NAME = Pattern.compile("[A-Za-z0-9_.:-]+");
-
 	private final String queue;
 
-	private final Class<T> payloadClass;
-
-	private final String messageType;
-
-	/** The type bodies are read into: the payload class, or Fault<M> with its argument. */
-	private final Type payloadType;
+	private final ConsumedType type;
 
 	private final MessageHandler<T> handler;
 
-	private final int concurrency;
+	private final ConsumerSettings settings;
 
-	private final int prefetch;
-
-	private final Map<String, Object> queueArguments;
-
-	private final @Nullable EndpointRetry retry;
-
-	private final List<Class<? extends Throwable>> neverRetry;
-
-	private final List<Class<? extends Throwable>> ignore;
-
-	private final List<EndpointBinding> bindings;
-
-	private final boolean partitionByOrderingKey;
-
-	private ConsumerRegistration(String queue, Class<T> payloadClass, Type payloadType, String messageType,
-			MessageHandler<T> handler, int concurrency, int prefetch, Map<String, Object> queueArguments,
-			boolean partitionByOrderingKey, @Nullable EndpointRetry retry, List<Class<? extends Throwable>> neverRetry,
-			List<Class<? extends Throwable>> ignore, List<EndpointBinding> bindings) {
-		this.partitionByOrderingKey = partitionByOrderingKey;
+	private ConsumerRegistration(String queue, ConsumedType type, MessageHandler<T> handler, ConsumerSettings settings) {
 		this.queue = queue;
-		this.payloadClass = payloadClass;
-		this.payloadType = payloadType;
-		this.messageType = messageType;
+		this.type = type;
 		this.handler = handler;
-		this.concurrency = concurrency;
-		this.prefetch = prefetch;
-		this.queueArguments = queueArguments;
-		this.retry = retry;
-		this.neverRetry = neverRetry;
-		this.ignore = ignore;
-		this.bindings = bindings;
+		this.settings = settings;
 	}
 
-	private ConsumerRegistration<T> copy(int concurrency, int prefetch, Map<String, Object> queueArguments,
-			@Nullable EndpointRetry retry, List<Class<? extends Throwable>> neverRetry,
-			List<Class<? extends Throwable>> ignore, List<EndpointBinding> bindings) {
-		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.payloadType, this.messageType, this.handler,
-				concurrency, prefetch, queueArguments, this.partitionByOrderingKey, retry, neverRetry, ignore, bindings);
+	private ConsumerRegistration<T> with(ConsumerSettings settings) {
+		return new ConsumerRegistration<>(this.queue, this.type, this.handler, settings);
 	}
 
 	/**
@@ -122,18 +79,10 @@ public final class ConsumerRegistration<T> {
 	 * @throws dev.waybill.outbox.InvalidMessageException when the class has no valid message type name
 	 */
 	public static <T> ConsumerRegistration<T> of(String queue, Class<T> payloadClass, MessageHandler<T> handler) {
-		String problem = queueNameProblem(queue);
-		if (problem != null) {
-			throw new IllegalArgumentException("Queue '" + queue + "' " + problem);
-		}
-		Objects.requireNonNull(payloadClass, "payloadClass must not be null");
+		QueueNames.requireValid(queue);
+		ConsumedType type = ConsumedType.of(payloadClass);
 		Objects.requireNonNull(handler, "handler must not be null");
-		if (payloadClass == Fault.class) {
-			throw new IllegalArgumentException("A Fault handler needs the type of the failed messages: register it "
-					+ "with ConsumerRegistration.ofFault(queue, TheMessage.class, handler)");
-		}
-		return new ConsumerRegistration<>(queue, payloadClass, payloadClass, MessageTypes.nameOf(payloadClass), handler,
-				DEFAULT_CONCURRENCY, DEFAULT_PREFETCH, Map.of(), true, null, List.of(), List.of(), List.of());
+		return new ConsumerRegistration<>(queue, type, handler, ConsumerSettings.DEFAULTS);
 	}
 
 	/**
@@ -150,23 +99,12 @@ public final class ConsumerRegistration<T> {
 	 * long
 	 * @since 0.1
 	 */
-	@SuppressWarnings({ "unchecked", "rawtypes" }) // Fault<M> has no class literal of its own
 	public static <M> ConsumerRegistration<Fault<M>> ofFault(String queue, Class<M> messageClass,
 			MessageHandler<Fault<M>> handler) {
-		String problem = queueNameProblem(queue);
-		if (problem != null) {
-			throw new IllegalArgumentException("Queue '" + queue + "' " + problem);
-		}
+		QueueNames.requireValid(queue);
 		Objects.requireNonNull(messageClass, "messageClass must not be null");
 		Objects.requireNonNull(handler, "handler must not be null");
-		String type = Fault.typeName(MessageTypes.nameOf(messageClass));
-		if (type.length() > 255) {
-			throw new IllegalArgumentException("The fault type name '" + type.substring(0, 40) + "...' of "
-					+ messageClass.getName() + " is over 255 characters; shorten its @MessageType");
-		}
-		Type payloadType = ResolvableType.forClassWithGenerics(Fault.class, messageClass).getType();
-		return new ConsumerRegistration<>(queue, (Class) Fault.class, payloadType, type, handler, DEFAULT_CONCURRENCY,
-				DEFAULT_PREFETCH, Map.of(), true, null, List.of(), List.of(), List.of());
+		return new ConsumerRegistration<>(queue, ConsumedType.ofFault(messageClass), handler, ConsumerSettings.DEFAULTS);
 	}
 
 	/**
@@ -175,20 +113,7 @@ public final class ConsumerRegistration<T> {
 	 * @return the problem, or {@literal null} when the name is valid
 	 */
 	public static @Nullable String queueNameProblem(@Nullable String queue) {
-		if (queue == null || queue.isBlank()) {
-			return "must not be blank";
-		}
-		if (queue.length() > MAX_QUEUE_LENGTH) {
-			return "is " + queue.length() + " characters long; at most " + MAX_QUEUE_LENGTH
-					+ " are allowed, so that its error queue '<queue>" + ERROR_QUEUE_SUFFIX + "' fits in 255";
-		}
-		if (!QUEUE_NAME.matcher(queue).matches()) {
-			return "may contain only letters, digits, '-', '_', '.' and ':'";
-		}
-		if (queue.startsWith("amq.")) {
-			return "must not start with 'amq.', which the broker reserves";
-		}
-		return null;
+		return QueueNames.problem(queue);
 	}
 
 	/**
@@ -197,9 +122,7 @@ public final class ConsumerRegistration<T> {
 	 * @return the changed registration
 	 */
 	public ConsumerRegistration<T> withConcurrency(int concurrency) {
-		requireAtLeastOne("concurrency", concurrency);
-		return copy(concurrency, this.prefetch, this.queueArguments, this.retry, this.neverRetry, this.ignore,
-				this.bindings);
+		return with(this.settings.withConcurrency(concurrency));
 	}
 
 	/**
@@ -208,9 +131,7 @@ public final class ConsumerRegistration<T> {
 	 * @return the changed registration
 	 */
 	public ConsumerRegistration<T> withPrefetch(int prefetch) {
-		requireAtLeastOne("prefetch", prefetch);
-		return copy(this.concurrency, prefetch, this.queueArguments, this.retry, this.neverRetry, this.ignore,
-				this.bindings);
+		return with(this.settings.withPrefetch(prefetch));
 	}
 
 	/**
@@ -219,8 +140,7 @@ public final class ConsumerRegistration<T> {
 	 * @return the changed registration
 	 */
 	public ConsumerRegistration<T> withQueueArguments(Map<String, ?> queueArguments) {
-		return copy(this.concurrency, this.prefetch, Collections.unmodifiableMap(new LinkedHashMap<>(queueArguments)),
-				this.retry, this.neverRetry, this.ignore, this.bindings);
+		return with(this.settings.withQueueArguments(queueArguments));
 	}
 
 	/**
@@ -232,8 +152,7 @@ public final class ConsumerRegistration<T> {
 	 * @since 0.1
 	 */
 	public ConsumerRegistration<T> withRetry(@Nullable EndpointRetry retry) {
-		return copy(this.concurrency, this.prefetch, this.queueArguments, retry, this.neverRetry, this.ignore,
-				this.bindings);
+		return with(this.settings.withRetry(retry));
 	}
 
 	/**
@@ -244,8 +163,7 @@ public final class ConsumerRegistration<T> {
 	 * @since 0.1
 	 */
 	public ConsumerRegistration<T> withNeverRetry(List<Class<? extends Throwable>> exceptions) {
-		return copy(this.concurrency, this.prefetch, this.queueArguments, this.retry, List.copyOf(exceptions),
-				this.ignore, this.bindings);
+		return with(this.settings.withNeverRetry(exceptions));
 	}
 
 	/**
@@ -258,8 +176,7 @@ public final class ConsumerRegistration<T> {
 	 * @since 0.1
 	 */
 	public ConsumerRegistration<T> withIgnore(List<Class<? extends Throwable>> exceptions) {
-		return copy(this.concurrency, this.prefetch, this.queueArguments, this.retry, this.neverRetry,
-				List.copyOf(exceptions), this.bindings);
+		return with(this.settings.withIgnore(exceptions));
 	}
 
 	/**
@@ -269,8 +186,7 @@ public final class ConsumerRegistration<T> {
 	 * @since 0.1
 	 */
 	public ConsumerRegistration<T> withBindings(List<EndpointBinding> bindings) {
-		return copy(this.concurrency, this.prefetch, this.queueArguments, this.retry, this.neverRetry, this.ignore,
-				List.copyOf(bindings));
+		return with(this.settings.withBindings(bindings));
 	}
 
 	/**
@@ -280,12 +196,8 @@ public final class ConsumerRegistration<T> {
 	 */
 	@SuppressWarnings({ "unchecked", "rawtypes" }) // the handler takes T, a supertype of the subtype
 	public ConsumerRegistration<?> forSubtype(String messageType, Class<?> subtype) {
-		if (!this.payloadClass.isAssignableFrom(subtype)) {
-			throw new IllegalArgumentException(subtype + " is not a " + this.payloadClass);
-		}
-		return new ConsumerRegistration(this.queue, subtype, subtype, messageType, this.handler, this.concurrency,
-				this.prefetch, this.queueArguments, this.partitionByOrderingKey, this.retry, this.neverRetry, this.ignore,
-				this.bindings);
+		return new ConsumerRegistration(this.queue, this.type.forSubtype(messageType, subtype), this.handler,
+				this.settings);
 	}
 
 	/**
@@ -302,9 +214,7 @@ public final class ConsumerRegistration<T> {
 	 * @since 0.1
 	 */
 	public ConsumerRegistration<T> withPartitionByOrderingKey(boolean partitionByOrderingKey) {
-		return new ConsumerRegistration<>(this.queue, this.payloadClass, this.payloadType, this.messageType, this.handler,
-				this.concurrency, this.prefetch, this.queueArguments, partitionByOrderingKey, this.retry, this.neverRetry,
-				this.ignore, this.bindings);
+		return with(this.settings.withPartitionByOrderingKey(partitionByOrderingKey));
 	}
 
 	/**
@@ -313,7 +223,7 @@ public final class ConsumerRegistration<T> {
 	 * @since 0.1
 	 */
 	public boolean partitionByOrderingKey() {
-		return this.partitionByOrderingKey;
+		return this.settings.partitionByOrderingKey();
 	}
 
 	/**
@@ -322,7 +232,7 @@ public final class ConsumerRegistration<T> {
 	 * @since 0.1
 	 */
 	public @Nullable EndpointRetry retry() {
-		return this.retry;
+		return this.settings.retry();
 	}
 
 	/**
@@ -331,7 +241,7 @@ public final class ConsumerRegistration<T> {
 	 * @since 0.1
 	 */
 	public List<Class<? extends Throwable>> neverRetry() {
-		return this.neverRetry;
+		return this.settings.neverRetry();
 	}
 
 	/**
@@ -340,7 +250,7 @@ public final class ConsumerRegistration<T> {
 	 * @since 0.1
 	 */
 	public List<Class<? extends Throwable>> ignore() {
-		return this.ignore;
+		return this.settings.ignore();
 	}
 
 	/**
@@ -349,7 +259,7 @@ public final class ConsumerRegistration<T> {
 	 * @since 0.1
 	 */
 	public List<EndpointBinding> bindings() {
-		return this.bindings;
+		return this.settings.bindings();
 	}
 
 	/**
@@ -375,7 +285,7 @@ public final class ConsumerRegistration<T> {
 	 * @return the error queue name
 	 */
 	public String errorQueue() {
-		return this.queue + ERROR_QUEUE_SUFFIX;
+		return this.queue + QueueNames.ERROR_QUEUE_SUFFIX;
 	}
 
 	/**
@@ -383,15 +293,16 @@ public final class ConsumerRegistration<T> {
 	 * @return the message type name
 	 */
 	public String messageType() {
-		return this.messageType;
+		return this.type.messageType();
 	}
 
 	/**
 	 * Returns the payload class, the class message bodies are read into.
 	 * @return the payload class
 	 */
+	@SuppressWarnings("unchecked") // of(...) takes a Class<T>; ofFault's Fault.class stands for Fault<M>
 	public Class<T> payloadClass() {
-		return this.payloadClass;
+		return (Class<T>) this.type.payloadClass();
 	}
 
 	/**
@@ -401,7 +312,7 @@ public final class ConsumerRegistration<T> {
 	 * @since 0.1
 	 */
 	public Type payloadType() {
-		return this.payloadType;
+		return this.type.payloadType();
 	}
 
 	/**
@@ -417,7 +328,7 @@ public final class ConsumerRegistration<T> {
 	 * @return the concurrency, at least 1
 	 */
 	public int concurrency() {
-		return this.concurrency;
+		return this.settings.concurrency();
 	}
 
 	/**
@@ -425,7 +336,7 @@ public final class ConsumerRegistration<T> {
 	 * @return the prefetch, at least 1
 	 */
 	public int prefetch() {
-		return this.prefetch;
+		return this.settings.prefetch();
 	}
 
 	/**
@@ -433,24 +344,13 @@ public final class ConsumerRegistration<T> {
 	 * @return an unmodifiable map, empty for a classic queue with the broker's defaults
 	 */
 	public Map<String, Object> queueArguments() {
-		return this.queueArguments;
+		return this.settings.queueArguments();
 	}
 
 	@Override
 	public String toString() {
-		return "ConsumerRegistration[queue=" + this.queue + ", messageType=" + this.messageType + ", handler="
-				+ this.handler.getClass().getName() + ", concurrency=" + this.concurrency + ", prefetch="
-				+ this.prefetch + ", queueArguments=" + this.queueArguments + ((this.retry != null) ? ", retry=" + this.retry : "")
-				+ (this.neverRetry.isEmpty() ? "" : ", neverRetry=" + this.neverRetry)
-				+ (this.ignore.isEmpty() ? "" : ", ignore=" + this.ignore)
-				+ (this.bindings.isEmpty() ? "" : ", bindings=" + this.bindings) + ", partitionByOrderingKey="
-				+ this.partitionByOrderingKey + "]";
-	}
-
-	private static void requireAtLeastOne(String name, int value) {
-		if (value < 1) {
-			throw new IllegalArgumentException(name + " must be at least 1, was " + value);
-		}
+		return "ConsumerRegistration[queue=" + this.queue + ", messageType=" + this.type.messageType() + ", handler="
+				+ this.handler.getClass().getName() + this.settings.describe() + "]";
 	}
 
 }
