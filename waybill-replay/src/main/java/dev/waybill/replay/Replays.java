@@ -6,7 +6,7 @@ import java.util.UUID;
 
 /**
  * Re-publishes published messages through the outbox: those the retention worker archived
- * ({@code waybill.retention.archive=true}) and those still retained in the outbox tables. A job
+ * ({@code waybill.retention.archive-after} set) and those still retained in the outbox tables. A job
  * is a row; batches are written by the replay worker of any instance, each batch in one
  * transaction that writes an outbox scope and advances the job's cursor together, so a crash
  * loses or repeats no batch and the job resumes where it stood. Only messages published before

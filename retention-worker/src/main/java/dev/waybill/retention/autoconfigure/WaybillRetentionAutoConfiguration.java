@@ -77,7 +77,7 @@ public final class WaybillRetentionAutoConfiguration {
 		RetentionSettings settings = properties.toSettings(window);
 		if (settings.purgePendingAfter() != null && !settings.purgeIncomplete()) {
 			logger.warn("waybill.retention.purge-pending-after (" + settings.purgePendingAfter() + ") has no effect "
-					+ "while waybill.retention.purge-incomplete is false; pending scopes are kept");
+					+ "while waybill.retention.purge-incomplete-after is unset; pending scopes are kept");
 		}
 		return settings;
 	}

@@ -67,31 +67,26 @@ public class WaybillRetentionProperties implements InitializingBean {
 	private Duration completedAfter = Duration.ofDays(30);
 
 	/**
-	 * Whether incomplete rows are purged: dead scopes, and faulted, never processed inbox rows
-	 * together with their consumer scopes (redeliveries, the forward to the error queue).
+	 * Purge incomplete rows older than this, from created_at (dead scopes) or faulted_at (inbox
+	 * rows): dead scopes, and faulted, never processed inbox rows together with their consumer
+	 * scopes (redeliveries, the forward to the error queue). Unset (the default): incomplete rows
+	 * are kept until an operator redrives or deletes them.
 	 */
-	private boolean purgeIncomplete = false;
+	private @Nullable Duration purgeIncompleteAfter;
 
 	/**
-	 * How long incomplete rows are kept, from created_at (dead scopes) or faulted_at (inbox rows).
-	 */
-	private Duration incompleteAfter = Duration.ofDays(90);
-
-	/**
-	 * With purge-incomplete, purge pending scopes created and last due longer ago than this. Unset
-	 * (the default): a pending scope, which may still be delivered, is never purged.
+	 * With purge-incomplete-after, purge pending scopes created and last due longer ago than this.
+	 * Unset (the default): a pending scope, which may still be delivered, is never purged.
 	 */
 	private @Nullable Duration purgePendingAfter;
 
 	/**
-	 * Whether purged published messages are moved to the archive table (for replay) instead of deleted.
+	 * Move purged published messages to the archive table (for replay) instead of deleting them, and
+	 * keep them this long from when they were archived; older ones are deleted. Unset (the default):
+	 * purged messages are deleted, and what an earlier archive holds is deleted 90 days after it was
+	 * archived.
 	 */
-	private boolean archive = false;
-
-	/**
-	 * How long archived messages are kept, from when they were archived; older ones are deleted.
-	 */
-	private Duration archiveAfter = Duration.ofDays(90);
+	private @Nullable Duration archiveAfter;
 
 	/**
 	 * How fast the worker purges: a budget of rows per second that backs off when batches slow down.
@@ -149,20 +144,12 @@ public class WaybillRetentionProperties implements InitializingBean {
 		this.completedAfter = completedAfter;
 	}
 
-	public boolean isPurgeIncomplete() {
-		return this.purgeIncomplete;
+	public @Nullable Duration getPurgeIncompleteAfter() {
+		return this.purgeIncompleteAfter;
 	}
 
-	public void setPurgeIncomplete(boolean purgeIncomplete) {
-		this.purgeIncomplete = purgeIncomplete;
-	}
-
-	public Duration getIncompleteAfter() {
-		return this.incompleteAfter;
-	}
-
-	public void setIncompleteAfter(Duration incompleteAfter) {
-		this.incompleteAfter = incompleteAfter;
+	public void setPurgeIncompleteAfter(@Nullable Duration purgeIncompleteAfter) {
+		this.purgeIncompleteAfter = purgeIncompleteAfter;
 	}
 
 	public @Nullable Duration getPurgePendingAfter() {
@@ -173,31 +160,26 @@ public class WaybillRetentionProperties implements InitializingBean {
 		this.purgePendingAfter = purgePendingAfter;
 	}
 
-	public boolean isArchive() {
-		return this.archive;
-	}
-
-	public void setArchive(boolean archive) {
-		this.archive = archive;
-	}
-
-	public Duration getArchiveAfter() {
+	public @Nullable Duration getArchiveAfter() {
 		return this.archiveAfter;
 	}
 
-	public void setArchiveAfter(Duration archiveAfter) {
+	public void setArchiveAfter(@Nullable Duration archiveAfter) {
 		this.archiveAfter = archiveAfter;
 	}
 
 	/**
 	 * Returns the archive settings, checking archive-after.
-	 * @return the settings
+	 * @return the settings: {@link RetentionArchive#OFF} when archive-after is unset
 	 * @throws InvalidConfigurationPropertyValueException when archive-after is not a positive duration
 	 * @since 0.1
 	 */
 	public RetentionArchive toArchive() {
+		if (this.archiveAfter == null) {
+			return RetentionArchive.OFF;
+		}
 		positive("archive-after", this.archiveAfter, "90d");
-		return new RetentionArchive(this.archive, this.archiveAfter);
+		return new RetentionArchive(true, this.archiveAfter);
 	}
 
 	/**
@@ -266,7 +248,9 @@ public class WaybillRetentionProperties implements InitializingBean {
 					"The batch size must be at least 1. Set " + PREFIX + ".batch-size to a count such as 1000.");
 		}
 		positive("completed-after", this.completedAfter, "30d");
-		positive("incomplete-after", this.incompleteAfter, "90d");
+		if (this.purgeIncompleteAfter != null) {
+			positive("purge-incomplete-after", this.purgeIncompleteAfter, "90d");
+		}
 		if (this.purgePendingAfter != null) {
 			positive("purge-pending-after", this.purgePendingAfter, "180d");
 		}
@@ -277,8 +261,11 @@ public class WaybillRetentionProperties implements InitializingBean {
 							+ "still recognised. Set " + PREFIX + ".completed-after to at least " + duplicateDetectionWindow
 							+ ", or shorten " + DUPLICATE_DETECTION_WINDOW_PROPERTY + ".");
 		}
+		RetentionSettings defaults = RetentionSettings.defaults();
+		boolean purgeIncomplete = this.purgeIncompleteAfter != null;
 		return new RetentionSettings(this.interval, this.batchSize, this.purgeCompleted, this.completedAfter,
-				this.purgeIncomplete, this.incompleteAfter, this.purgePendingAfter, duplicateDetectionWindow);
+				purgeIncomplete, purgeIncomplete ? this.purgeIncompleteAfter : defaults.incompleteAfter(),
+				this.purgePendingAfter, duplicateDetectionWindow);
 	}
 
 	private static void positive(String name, @Nullable Duration value, String example) {

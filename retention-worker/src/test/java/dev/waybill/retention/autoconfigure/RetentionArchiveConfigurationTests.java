@@ -17,7 +17,7 @@ import dev.waybill.retention.internal.RetentionWorker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code waybill.retention.archive} and {@code archive-after}.
+ * {@code waybill.retention.archive-after}: unset, no archive; set, the archive and how long it keeps messages.
  */
 class RetentionArchiveConfigurationTests {
 
@@ -46,8 +46,8 @@ class RetentionArchiveConfigurationTests {
 	}
 
 	@Test
-	void archiveAndArchiveAfterReachTheWorker() {
-		runner().withPropertyValues("waybill.retention.archive=true", "waybill.retention.archive-after=14d")
+	void archiveAfterTurnsTheArchiveOnAndReachesTheWorker() {
+		runner().withPropertyValues("waybill.retention.archive-after=14d")
 			.run((context) -> assertThat(context.getBean(RetentionWorker.class).archive())
 				.isEqualTo(new RetentionArchive(true, Duration.ofDays(14))));
 	}

@@ -108,7 +108,7 @@ class WaybillRetentionAutoConfigurationTests {
 	@CsvSource(delimiter = '|', value = { "waybill.retention.batch-size|0|at least 1",
 			"waybill.retention.batch-size|-5|at least 1", "waybill.retention.interval|0s|positive duration",
 			"waybill.retention.completed-after|-1d|positive duration",
-			"waybill.retention.incomplete-after|0s|positive duration",
+			"waybill.retention.purge-incomplete-after|0s|positive duration",
 			"waybill.retention.purge-pending-after|-1s|positive duration",
 			"waybill.retention.machine-name|'  '|must not be blank" })
 	void invalidValueFailsStartUpNamingTheProperty(String property, String value, String rule) {
@@ -199,6 +199,20 @@ class WaybillRetentionAutoConfigurationTests {
 				assertThat(settings.batchSize()).isEqualTo(10);
 				assertThat(settings.inboxMinimumAge()).isEqualTo(Duration.ofHours(1));
 			});
+	}
+
+	@Test
+	void incompleteRowsArePurgedOnlyOncePurgeIncompleteAfterIsSet() {
+		runner().run((context) -> {
+			RetentionSettings settings = context.getBean(RetentionWorker.class).settings();
+			assertThat(settings.purgeIncomplete()).isFalse();
+			assertThat(settings.incompleteAfter()).isEqualTo(RetentionSettings.defaults().incompleteAfter());
+		});
+		runner().withPropertyValues("waybill.retention.purge-incomplete-after=14d").run((context) -> {
+			RetentionSettings settings = context.getBean(RetentionWorker.class).settings();
+			assertThat(settings.purgeIncomplete()).isTrue();
+			assertThat(settings.incompleteAfter()).isEqualTo(Duration.ofDays(14));
+		});
 	}
 
 	@Test
