@@ -25,7 +25,6 @@ import org.springframework.core.io.ResourceLoader;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.rabbit.RabbitTopology;
 import dev.waybill.outbox.rabbit.autoconfigure.RabbitConnectionSettings.BundleRabbitConnectionFactoryBean;
-import dev.waybill.outbox.rabbit.internal.AmqpClientCheck;
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.internal.RabbitTransportBuilder;
 import dev.waybill.outbox.spi.Transport;
@@ -59,7 +58,6 @@ public final class WaybillRabbitAutoConfiguration {
 			ObjectProvider<ConnectionFactoryCustomizer> bootCustomizers,
 			ObjectProvider<WaybillRabbitConnectionFactoryCustomizer> customizers, ObjectProvider<WaybillThreads> threads,
 			ObjectProvider<RabbitTopology> topologies) {
-		AmqpClientCheck.check();
 		RabbitTransportBuilder builder = RabbitTransportSettings.builder(properties, rabbitProperties, environment,
 				(transport, binder) -> {
 					RabbitConnectionDetails details = connectionDetails.getIfAvailable(

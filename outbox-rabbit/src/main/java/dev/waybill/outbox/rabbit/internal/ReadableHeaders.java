@@ -16,11 +16,13 @@ import dev.waybill.inbox.InboxHeaders;
  * queue consumed on that connection. Such a table is replaced by one of two entries:
  * {@link InboxHeaders#UNREADABLE_HEADERS}, the original table's bytes as a byte array, and
  * {@link InboxHeaders#UNREADABLE_HEADERS_REASON}; the properties and the body are left as they are.
- * The checks are those of the client's {@code ValueReader}.
+ * The checks are those of the client's {@code ValueReader}, and hold on every client version:
+ * the 5.30 client Spring Boot's dependency management pins reads tables nested at any depth, and
+ * overflows its stack on a table nested as deeply as one frame holds.
  */
 final class ReadableHeaders {
 
-	/** The client's {@code ValueReader.MAX_FIELD_VALUE_NESTING_DEPTH}. */
+	/** The client's {@code ValueReader.MAX_FIELD_VALUE_NESTING_DEPTH}, where it has one. */
 	static final int MAX_DEPTH = 32;
 
 	/** Basic properties: content-type, content-encoding, headers are the first three (flag bits 15 to 13). */

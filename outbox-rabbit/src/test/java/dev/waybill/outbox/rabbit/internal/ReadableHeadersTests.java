@@ -47,6 +47,43 @@ class ReadableHeadersTests {
 	}
 
 	@Test
+	void holdsTheNestingLimitOnEveryClientAndPassesOnlyWhatTheClientReads() throws IOException {
+		// The 5.30 client reads tables nested at any depth; newer ones refuse what the limit refuses.
+		for (int depth = 28; depth <= 36; depth++) {
+			for (boolean arrays : new boolean[] { false, true }) {
+				byte[] table = table(Map.of("tenant", "acme", "deep", nested(depth, arrays)));
+				boolean readable = ReadableHeaders.problem(ByteBuffer.wrap(table), 0) == null;
+				assertThat(readable).as("depth %d, %s", depth, arrays ? "arrays" : "tables")
+					.isEqualTo(depth <= ReadableHeaders.MAX_DEPTH);
+				if (readable) {
+					assertThat(clientReads(table)).as("depth %d, %s", depth, arrays ? "arrays" : "tables").isTrue();
+				}
+			}
+		}
+	}
+
+	@Test
+	void aTableNestedAsDeeplyAsAFrameHoldsIsUnreadableWithoutReadingItToTheBottom() throws IOException {
+		// 128 KiB, the broker's default frame size, holds 18,000 levels: the 5.30 client overflows
+		// its stack reading them.
+		int levels = 18_000;
+		ByteBuffer nested = ByteBuffer.allocate(7 * levels + 3);
+		for (int level = 0; level < levels; level++) {
+			// each level is a field "a" whose value is the table of the levels below
+			nested.put((byte) 1).put((byte) 'a').put((byte) 'F').putInt(7 * (levels - level - 1) + 3);
+		}
+		byte[] table = nested.put((byte) 1).put((byte) 'a').put((byte) 'V').array();
+		assertThat(ReadableHeaders.problem(ByteBuffer.wrap(table), 0)).contains("nested deeper than 32 levels");
+
+		byte[] payload = ByteBuffer.allocate(14 + 4 + table.length).putShort((short) 60).putShort((short) 0)
+			.putLong(12).putShort((short) (1 << 13)).putInt(table.length).put(table).array();
+		AMQP.BasicProperties readable = (AMQP.BasicProperties) readContentHeader(ReadableHeaders.of(payload));
+		assertThat(readable.getHeaders()).containsOnlyKeys(InboxHeaders.UNREADABLE_HEADERS,
+				InboxHeaders.UNREADABLE_HEADERS_REASON);
+		assertThat((byte[]) readable.getHeaders().get(InboxHeaders.UNREADABLE_HEADERS)).isEqualTo(table);
+	}
+
+	@Test
 	void everyTypeTheClientWritesIsReadable() throws IOException {
 		Map<String, Object> every = new LinkedHashMap<>();
 		every.put("S", "text");
@@ -118,7 +155,7 @@ class ReadableHeadersTests {
 		assertThat(ReadableHeaders.of(none)).isSameAs(none);
 	}
 
-	private static Object nested(int depth, boolean arrays) {
+	static Object nested(int depth, boolean arrays) {
 		Object value = "bottom";
 		for (int i = 0; i < depth; i++) {
 			if (arrays) {
