@@ -1,0 +1,18 @@
+package dev.waybill.docs.snippets.consuming;
+
+import dev.waybill.inbox.Consumer;
+import dev.waybill.inbox.MessageContext;
+import dev.waybill.inbox.MessageHandler;
+
+// tag::definition[]
+@Consumer(queue = "payments", maxAttempts = 3, retryInterval = "2s", immediateRetries = 1,
+    neverRetry = CardDeclinedException.class,        // straight to payments_error, one attempt
+    ignore = AlreadyPaidException.class,             // acknowledged, recorded processed with a note
+    bindings = @Consumer.Binding(exchange = "regions", routingKey = "orders.eu.*"))
+class ChargeHandler implements MessageHandler<Charge> {
+  @Override
+  public void handle(Charge charge, MessageContext context) {
+    // charge the card
+  }
+}
+// end::definition[]
