@@ -1,5 +1,8 @@
 package dev.waybill.docs.snippets.consuming;
 
+import com.acme.AlreadyPaidException;
+import com.acme.CardDeclinedException;
+
 import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;

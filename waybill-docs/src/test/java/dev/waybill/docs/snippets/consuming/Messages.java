@@ -27,7 +27,3 @@ interface PaymentRepository {
 interface Orders {
   void paymentFailed(UUID orderId);
 }
-
-class CardDeclinedException extends RuntimeException {}
-
-class AlreadyPaidException extends RuntimeException {}
