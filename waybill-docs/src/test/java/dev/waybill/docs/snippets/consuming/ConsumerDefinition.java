@@ -1,11 +1,14 @@
 package dev.waybill.docs.snippets.consuming;
 
+import java.util.UUID;
+
 import com.acme.AlreadyPaidException;
 import com.acme.CardDeclinedException;
 
 import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.outbox.MessageType;
 
 // tag::definition[]
 @Consumer(queue = "payments", maxAttempts = 3, retryInterval = "2s", immediateRetries = 1,
@@ -19,3 +22,6 @@ class ChargeHandler implements MessageHandler<Charge> {
   }
 }
 // end::definition[]
+
+@MessageType("payments.charge")
+record Charge(UUID orderId, long cents) {}

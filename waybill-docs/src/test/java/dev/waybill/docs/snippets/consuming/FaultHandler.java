@@ -1,5 +1,7 @@
 package dev.waybill.docs.snippets.consuming;
 
+import java.util.UUID;
+
 import org.springframework.stereotype.Component;
 
 import dev.waybill.inbox.Consumer;
@@ -21,3 +23,7 @@ class OrderPaymentFailed implements MessageHandler<Fault<OrderPlaced>> {
   }
 }
 // end::fault[]
+
+interface Orders {
+  void paymentFailed(UUID orderId);
+}

@@ -1,10 +1,13 @@
 package dev.waybill.docs.snippets.consuming;
 
+import java.util.UUID;
+
 import org.springframework.stereotype.Component;
 
 import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.outbox.MessageType;
 
 // tag::endpoint[]
 @Component
@@ -34,3 +37,16 @@ class RefundCancelled implements MessageHandler<OrderCancelled> {
   }
 }
 // end::endpoint[]
+
+@MessageType("orders.order-cancelled")
+record OrderCancelled(UUID orderId) {}
+
+@MessageType("billing.payment-captured")
+record PaymentCaptured(UUID orderId) {}
+
+record Payment(UUID orderId, long cents) {}
+
+interface PaymentRepository {
+  void save(Payment payment);
+  void refund(UUID orderId);
+}

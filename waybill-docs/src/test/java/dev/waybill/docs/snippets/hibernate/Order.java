@@ -7,6 +7,7 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
 
+import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.hibernate.AbstractOutboxAggregate;
 
 // tag::entity[]
@@ -37,3 +38,9 @@ public class Order extends AbstractOutboxAggregate {     // dev.waybill.outbox.h
   public UUID id() { return id; }
 }
 // end::entity[]
+
+@MessageType("orders.order-placed")
+record OrderPlaced(UUID orderId, long totalCents) {}
+
+@MessageType("orders.order-shipped")
+record OrderShipped(UUID orderId) {}

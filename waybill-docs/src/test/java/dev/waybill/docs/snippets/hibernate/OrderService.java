@@ -9,12 +9,6 @@ import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.Outbox;
 import dev.waybill.outbox.OutboxPublisher;
 
-@MessageType("orders.order-placed")
-record OrderPlaced(UUID orderId, long totalCents) {}
-
-@MessageType("orders.order-shipped")
-record OrderShipped(UUID orderId) {}
-
 @MessageType("billing.charge-card")
 record ChargeCard(UUID orderId) {}
 

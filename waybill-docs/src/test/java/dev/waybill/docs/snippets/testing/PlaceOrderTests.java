@@ -10,6 +10,9 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 
 import dev.waybill.inbox.InboxOutcome;
+import dev.waybill.inbox.MessageContext;
+import dev.waybill.inbox.MessageHandler;
+import dev.waybill.outbox.MessageType;
 import dev.waybill.test.AutoConfigureWaybillTest;
 import dev.waybill.test.Delivery;
 import dev.waybill.test.TestTransport;
@@ -60,3 +63,27 @@ class PlaceOrderTests {
   }
 }
 // end::tests[]
+
+// The application the tests exercise, reduced to the types they name.
+@MessageType("orders.order-placed")
+record OrderPlaced(UUID orderId, long totalCents) {}
+
+@MessageType("billing.card-charged")
+record CardCharged(UUID orderId) {}
+
+interface OrderService {
+  UUID place(String customer, long totalCents);
+}
+
+class ChargeCardHandler implements MessageHandler<OrderPlaced> {
+  @Override
+  public void handle(OrderPlaced event, MessageContext context) {
+    context.publish(new CardCharged(event.orderId()));
+  }
+}
+
+class ReceiptHandler implements MessageHandler<CardCharged> {
+  @Override
+  public void handle(CardCharged event, MessageContext context) {
+  }
+}
