@@ -5,11 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,7 +23,6 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.docs.snippets.gettingstarted.GettingStartedApplication;
 
@@ -59,27 +59,37 @@ class GettingStartedTests {
 	void theApplicationPlacesAnOrderAndItsHandlerRecordsThePayment(CapturedOutput output) throws Exception {
 		String schema = "getting_started_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 		execute("CREATE SCHEMA " + schema);
+		// Arguments, as with spring-boot:run, so they win over the page's application.yml.
 		try (ConfigurableApplicationContext application = new SpringApplicationBuilder(GettingStartedApplication.class)
-			.properties(Map.of("spring.datasource.url", DATABASE + "?currentSchema=" + schema, "waybill.schema", schema,
-					"spring.autoconfigure.exclude", String.join(",", NOT_IN_THE_PAGES_BUILD)))
-			.run()) {
+			.run("--spring.datasource.url=" + DATABASE + "?currentSchema=" + schema, "--waybill.schema=" + schema,
+					"--spring.autoconfigure.exclude=" + String.join(",", NOT_IN_THE_PAGES_BUILD))) {
 			Matcher placed = PLACED.matcher(output.getOut());
 			assertThat(placed.find()).as("the runner prints the order id").isTrue();
 			UUID order = UUID.fromString(placed.group(1));
-			JdbcTemplate jdbc = application.getBean(JdbcTemplate.class);
-			await().atMost(Duration.ofSeconds(20))
-				.untilAsserted(() -> assertThat(jdbc.queryForList("SELECT cents FROM payments WHERE order_id = ?",
-						Long.class, order)).containsExactly(1250L));
-			assertThat(jdbc.queryForList("SELECT status FROM " + schema + ".outbox_state", String.class))
-				.containsExactly("published");
-			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(jdbc.queryForList(
-					"SELECT consumer_id FROM " + schema + ".inbox_state WHERE processed_at IS NOT NULL", String.class))
+			// Read with a connection of the test's own, so the application's tables are the schema's.
+			await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(
+					query("SELECT cents FROM " + schema + ".payments WHERE order_id = '" + order + "'")).containsExactly("1250"));
+			assertThat(query("SELECT status FROM " + schema + ".outbox_state")).containsExactly("published");
+			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+					query("SELECT consumer_id FROM " + schema + ".inbox_state WHERE processed_at IS NOT NULL"))
 				.containsExactly(QUEUE));
 		}
 		finally {
 			execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
 			deleteQueues();
 		}
+	}
+
+	private static List<String> query(String sql) throws SQLException {
+		List<String> rows = new ArrayList<>();
+		try (Connection connection = DriverManager.getConnection(DATABASE, "postgres", "");
+				Statement statement = connection.createStatement();
+				ResultSet result = statement.executeQuery(sql)) {
+			while (result.next()) {
+				rows.add(result.getString(1));
+			}
+		}
+		return rows;
 	}
 
 	private static void execute(String sql) throws SQLException {
