@@ -6,12 +6,16 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.BeanUtils;
@@ -41,14 +45,39 @@ import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
  * Waybill registers (an unknown {@code waybill.*} key fails naming the closest known one and the
  * block it is in, a removed key naming its replacement), and each is bound with Spring Boot's
  * {@link Binder}, then validated, to every Waybill {@code @ConfigurationProperties} class the
- * modules' metadata names, so a value of the wrong type or outside its rule fails too. A block that is not an application's configuration (a Liquibase changelog) is marked
+ * modules' metadata names, so a value of the wrong type or outside its rule fails too. The
+ * {@code waybill.*} settings the Java snippets write as strings (a test's properties) pass the same
+ * key check. A block that is not an application's configuration (a Liquibase changelog) is marked
  * {@code <!-- unchecked: why -->}.
  */
 class YamlBlocksTests {
 
+	/** A {@code waybill.*} setting in a string of a snippet's source, such as a test's properties. */
+	private static final Pattern SETTING = Pattern.compile("\"(waybill\\.[a-z0-9.\\[\\]-]+=[^\"]*)\"");
+
 	@Test
 	void everyWaybillKeyOfTheYamlBlocksIsKnown() throws IOException {
 		assertThat(keysCheck(blocks())).as("the start-up check of waybill.* keys").isNull();
+	}
+
+	@Test
+	void everyWaybillKeyTheJavaSnippetsSetIsKnown() throws IOException {
+		List<String> settings = new ArrayList<>();
+		try (Stream<Path> sources = Files.walk(Snippets.TEST_SOURCES.resolve("java/dev/waybill/docs/snippets"))) {
+			for (Path source : sources.filter((f) -> f.toString().endsWith(".java")).toList()) {
+				Matcher setting = SETTING.matcher(Files.readString(source, StandardCharsets.UTF_8));
+				while (setting.find()) {
+					settings.add(setting.group(1));
+				}
+			}
+		}
+		assertThat(settings).hasSizeGreaterThanOrEqualTo(6);
+		Path page = DocumentLinksTests.ROOT.resolve("docs/snippets.md");
+		List<String> yaml = new ArrayList<>(List.of("```yaml"));
+		settings.forEach((setting) -> yaml.add(setting.replaceFirst("=", ": ")));
+		yaml.add("```");
+		assertThat(keysCheck(CodeBlocks.read(page, yaml))).as("the start-up check of the snippets' waybill.* settings")
+			.isNull();
 	}
 
 	@Test
