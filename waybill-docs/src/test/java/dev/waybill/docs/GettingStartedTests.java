@@ -3,14 +3,7 @@ package dev.waybill.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -39,63 +32,31 @@ import dev.waybill.docs.snippets.gettingstarted.GettingStartedApplication;
 @ExtendWith(OutputCaptureExtension.class)
 class GettingStartedTests {
 
-	private static final String DATABASE = "jdbc:postgresql://127.0.0.1:5432/test";
-
 	private static final String QUEUE = "billing.charges";
 
 	private static final Pattern PLACED = Pattern.compile("placed ([0-9a-f-]{36})");
 
-	private static final List<String> NOT_IN_THE_PAGES_BUILD = List.of(
-			"org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
-			"org.springframework.boot.hibernate.autoconfigure.metrics.HibernateMetricsAutoConfiguration",
-			"org.springframework.boot.data.jpa.autoconfigure.DataJpaRepositoriesAutoConfiguration",
-			"dev.waybill.outbox.hibernate.autoconfigure.WaybillHibernateAutoConfiguration",
-			"dev.waybill.retention.autoconfigure.WaybillRetentionAutoConfiguration",
-			"dev.waybill.schedules.autoconfigure.WaybillSchedulesAutoConfiguration",
-			"dev.waybill.replay.autoconfigure.WaybillReplayAutoConfiguration",
-			"dev.waybill.console.autoconfigure.WaybillConsoleAutoConfiguration");
-
 	@Test
 	void theApplicationPlacesAnOrderAndItsHandlerRecordsThePayment(CapturedOutput output) throws Exception {
-		String schema = "getting_started_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-		execute("CREATE SCHEMA " + schema);
+		String schema = LocalServices.createSchema("getting_started");
 		// Arguments, as with spring-boot:run, so they win over the page's application.yml.
 		try (ConfigurableApplicationContext application = new SpringApplicationBuilder(GettingStartedApplication.class)
-			.run("--spring.datasource.url=" + DATABASE + "?currentSchema=" + schema, "--waybill.schema=" + schema,
-					"--spring.autoconfigure.exclude=" + String.join(",", NOT_IN_THE_PAGES_BUILD))) {
+			.run("--spring.datasource.url=" + LocalServices.DATABASE + "?currentSchema=" + schema, "--waybill.schema=" + schema,
+					"--spring.autoconfigure.exclude=" + String.join(",", LocalServices.NOT_IN_A_PAGES_BUILD))) {
 			Matcher placed = PLACED.matcher(output.getOut());
 			assertThat(placed.find()).as("the runner prints the order id").isTrue();
 			UUID order = UUID.fromString(placed.group(1));
 			// Read with a connection of the test's own, so the application's tables are the schema's.
 			await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(
-					query("SELECT cents FROM " + schema + ".payments WHERE order_id = '" + order + "'")).containsExactly("1250"));
-			assertThat(query("SELECT status FROM " + schema + ".outbox_state")).containsExactly("published");
+					LocalServices.query("SELECT cents FROM " + schema + ".payments WHERE order_id = '" + order + "'")).containsExactly("1250"));
+			assertThat(LocalServices.query("SELECT status FROM " + schema + ".outbox_state")).containsExactly("published");
 			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
-					query("SELECT consumer_id FROM " + schema + ".inbox_state WHERE processed_at IS NOT NULL"))
+					LocalServices.query("SELECT consumer_id FROM " + schema + ".inbox_state WHERE processed_at IS NOT NULL"))
 				.containsExactly(QUEUE));
 		}
 		finally {
-			execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+			LocalServices.dropSchema(schema);
 			deleteQueues();
-		}
-	}
-
-	private static List<String> query(String sql) throws SQLException {
-		List<String> rows = new ArrayList<>();
-		try (Connection connection = DriverManager.getConnection(DATABASE, "postgres", "");
-				Statement statement = connection.createStatement();
-				ResultSet result = statement.executeQuery(sql)) {
-			while (result.next()) {
-				rows.add(result.getString(1));
-			}
-		}
-		return rows;
-	}
-
-	private static void execute(String sql) throws SQLException {
-		try (Connection connection = DriverManager.getConnection(DATABASE, "postgres", "");
-				Statement statement = connection.createStatement()) {
-			statement.execute(sql);
 		}
 	}
 

@@ -8,11 +8,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.stereotype.Component;
+import org.springframework.stereotype.Service;
 
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.outbox.MessageType;
+import dev.waybill.outbox.Outbox;
+import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.test.AutoConfigureWaybillTest;
 import dev.waybill.test.Delivery;
 import dev.waybill.test.TestTransport;
@@ -64,24 +68,39 @@ class PlaceOrderTests {
 }
 // end::tests[]
 
-// The application the tests exercise, reduced to the types they name.
+// The application the tests exercise: an order is charged, and a charge receipted.
 @MessageType("orders.order-placed")
 record OrderPlaced(UUID orderId, long totalCents) {}
 
 @MessageType("billing.card-charged")
 record CardCharged(UUID orderId) {}
 
-interface OrderService {
-  UUID place(String customer, long totalCents);
+@Service
+class OrderService {
+  private final OutboxPublisher publisher;
+
+  OrderService(OutboxPublisher publisher) { this.publisher = publisher; }
+
+  @Outbox
+  public UUID place(String customer, long totalCents) {
+    UUID order = UUID.randomUUID();
+    publisher.publish(new OrderPlaced(order, totalCents), (o) -> o.header("customer", customer));
+    return order;
+  }
 }
 
+@Component
 class ChargeCardHandler implements MessageHandler<OrderPlaced> {
   @Override
   public void handle(OrderPlaced event, MessageContext context) {
+    if (event.totalCents() < 0) {
+      throw new IllegalArgumentException("card declined: " + event.totalCents());
+    }
     context.publish(new CardCharged(event.orderId()));
   }
 }
 
+@Component
 class ReceiptHandler implements MessageHandler<CardCharged> {
   @Override
   public void handle(CardCharged event, MessageContext context) {
