@@ -34,13 +34,16 @@ final class CodeBlocks {
 	 * @param kind {@code snippet}, {@code unchecked} or empty when no marker precedes it
 	 * @param marker the marker's text after the kind
 	 * @param lines the block's lines without the indentation
-	 * @param first the index of its first line in the page's lines
 	 */
-	record Block(Path page, int line, String language, String indent, String kind, String marker, List<String> lines,
-			int first) {
+	record Block(Path page, int line, String language, String indent, String kind, String marker, List<String> lines) {
 
 		String where() {
 			return DocumentLinksTests.ROOT.relativize(this.page) + ":" + this.line;
+		}
+
+		/** The index of the block's first line in the page's lines (the line after the fence's). */
+		int first() {
+			return this.line;
 		}
 
 		String text() {
@@ -92,7 +95,7 @@ final class CodeBlocks {
 			Matcher marker = (i > 0) ? MARKER.matcher(lines.get(i - 1)) : null;
 			boolean marked = marker != null && marker.matches();
 			blocks.add(new Block(page, i + 1, open.group(2), indent, marked ? marker.group(1) : "",
-					marked ? marker.group(2) : "", body, i + 1));
+					marked ? marker.group(2) : "", body));
 			i = end;
 		}
 		return blocks;
