@@ -33,7 +33,7 @@ class DocumentLinksTests {
   @Test
   void everyRelativeLinkResolvesToAFileAndHeading() throws IOException {
     List<String> broken = new ArrayList<>();
-    for (Path page : pages()) {
+    for (Path page : CodeBlocks.pages()) {
       for (String target : links(page)) {
         String problem = problem(page, target);
         if (problem != null) {
@@ -59,14 +59,6 @@ class DocumentLinksTests {
   void theReadmeKeepsTheTwoCommands() throws IOException {
     String readme = Files.readString(ROOT.resolve("README.md"));
     assertThat(readme).contains("\n./demo\n").contains("\nmvn -B verify\n");
-  }
-
-  private static List<Path> pages() throws IOException {
-    List<Path> pages = new ArrayList<>(List.of(ROOT.resolve("README.md"), ROOT.resolve("BENCHMARKS.md")));
-    try (Stream<Path> guide = Files.list(ROOT.resolve("docs"))) {
-      guide.filter((p) -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
-    }
-    return pages;
   }
 
   private static List<String> links(Path page) throws IOException {

@@ -1,0 +1,5 @@
+package com.acme;
+
+/** An exception of the example application that docs/consuming.md configures by class name. */
+public class CardDeclinedException extends RuntimeException {
+}
