@@ -17,8 +17,9 @@ import dev.waybill.docs.CodeBlocks.Block;
 
 /**
  * The versions the XML blocks of the README and the guide tell a reader to use are the build's:
- * Waybill's own (for {@code waybill-bom}), Spring Boot's (its parent and BOM) and the RabbitMQ
- * client's ({@code rabbit-amqp-client.version}), read from the root {@code pom.xml}.
+ * Waybill's own (for {@code waybill-bom}), Spring Boot's (its parent and BOM) and, where a block
+ * pins it, the RabbitMQ client's ({@code rabbit-amqp-client.version}), read from the root
+ * {@code pom.xml}.
  */
 class BuildVersionsTests {
 
@@ -57,7 +58,7 @@ class BuildVersionsTests {
 			}
 		}
 		assertThat(wrong).isEmpty();
-		assertThat(checked).as("versions found in the XML blocks").isGreaterThanOrEqualTo(5);
+		assertThat(checked).as("versions found in the XML blocks").isGreaterThanOrEqualTo(4);
 	}
 
 	private static String first(String text, String regex) {
