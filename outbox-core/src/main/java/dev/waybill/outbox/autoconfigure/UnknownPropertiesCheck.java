@@ -143,13 +143,22 @@ final class UnknownPropertiesCheck {
 		NearestPropertyName nearest = new NearestPropertyName(this.known, this.keyedMaps);
 		List<UnknownProperty> unknown = new ArrayList<>();
 		this.properties.forEach((name, property) -> {
-			if (isUnboundByAllCovering(name)) {
+			if (isUnboundByAllCovering(name) && !isEmptyKnownProperty(name, property)) {
 				String closest = this.suggestions.containsKey(name) ? this.suggestions.get(name) : nearest.closest(name);
 				String origin = (property.getOrigin() != null) ? property.getOrigin().toString() : null;
 				unknown.add(new UnknownProperty(name.toString(), origin, closest));
 			}
 		});
 		return unknown;
+	}
+
+	/**
+	 * Whether a class binds this very name: one set to an empty value ({@code purge-pending-after:}
+	 * in YAML) binds to nothing and is left unbound, but it is no misspelling; it means unset.
+	 */
+	private boolean isEmptyKnownProperty(ConfigurationPropertyName name, ConfigurationProperty property) {
+		return String.valueOf(property.getValue()).isBlank()
+				&& this.known.stream().anyMatch((known) -> known.name().equals(name));
 	}
 
 	private boolean isUnboundByAllCovering(ConfigurationPropertyName name) {

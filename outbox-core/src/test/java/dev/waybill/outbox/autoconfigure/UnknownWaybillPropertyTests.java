@@ -3,11 +3,13 @@ package dev.waybill.outbox.autoconfigure;
 import static dev.waybill.outbox.test.StartupFailures.invalidProperty;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -170,6 +172,18 @@ class UnknownWaybillPropertyTests {
 	}
 
 	@Test
+	void aKnownPropertyWithAnEmptyValueIsNoUnknownProperty() {
+		// "grace:" with no value in YAML reads as unset, not as a misspelt key: the binder leaves
+		// it unbound all the same, the empty value converting to no Duration
+		runner().withUserConfiguration(ExtensionConfiguration.class).withPropertyValues("waybill.extension.grace=")
+			.run((context) -> {
+				for (Throwable cause = context.getStartupFailure(); cause != null; cause = cause.getCause()) {
+					assertThat(cause).isNotInstanceOf(UnknownWaybillPropertyException.class);
+				}
+			});
+	}
+
+	@Test
 	void aRemovedKeyFailsStartupNamingWhy() {
 		runner().withPropertyValues("waybill.fail-on-unknown-properties=false", "waybill.relay.bach-size=5")
 			.run((context) -> {
@@ -219,7 +233,17 @@ class UnknownWaybillPropertyTests {
 
 		private final Limits limits = new Limits();
 
+		private @Nullable Duration grace;
+
 		private Map<String, Limits> tiers = new LinkedHashMap<>();
+
+		public @Nullable Duration getGrace() {
+			return this.grace;
+		}
+
+		public void setGrace(@Nullable Duration grace) {
+			this.grace = grace;
+		}
 
 		public Map<String, Limits> getTiers() {
 			return this.tiers;
