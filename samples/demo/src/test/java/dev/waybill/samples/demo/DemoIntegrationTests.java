@@ -85,7 +85,10 @@ class DemoIntegrationTests {
 		assertThat(result.billedOnce()).isEqualTo(ORDERS - 1);
 		assertThat(result.billedTwice()).isZero();
 		assertThat(result.unbilled()).isZero();
-		assertThat(result.retried()).isEqualTo(ORDERS - 1 + UNBILLABLE_RETRIES);
+		// A republished copy that arrives while its original's failing first attempt rolls back
+		// runs as a first attempt too, and fails on purpose as well: at most one retry more per copy.
+		long retries = ORDERS - 1 + UNBILLABLE_RETRIES;
+		assertThat(result.retried()).isBetween(retries, retries + result.duplicatesSuppressed());
 		// The scopes of 5 orders: an OrderPlaced each, and a CustomerRegistered where it was a first order.
 		assertThat(result.republished()).isBetween((long) DUPLICATES, 2L * DUPLICATES);
 		assertThat(result.duplicatesSuppressed()).isGreaterThanOrEqualTo(result.republished());
