@@ -157,7 +157,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 
 	private final int immediateRetries;
 
-	private final InboxListener listener;
+	private final InboxListeners listeners;
 
 	private volatile Clock clock = Clock.systemUTC();
 
@@ -240,7 +240,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 		this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp must not be null");
 		this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy must not be null");
 		this.immediateRetries = immediateRetries;
-		this.listener = Objects.requireNonNull(listener, "listener must not be null");
+		this.listeners = new InboxListeners(listener);
 	}
 
 	/**
@@ -842,30 +842,15 @@ public final class InboxProcessor implements DeliveryProcessor {
 
 	private void started(BatchEntry entry) {
 		entry.started = System.nanoTime();
-		try {
-			this.listener.started(entry.consumer, entry.message);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("InboxListener failed on message " + entry.message.messageId() + " (started): " + ex, ex);
-		}
+		this.listeners.started(entry.consumer, entry.message);
 	}
 
 	private void rolledBack(BatchEntry entry) {
-		try {
-			this.listener.rolledBack(entry.consumer, entry.message);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("InboxListener failed on message " + entry.message.messageId() + " (rolled back): " + ex, ex);
-		}
+		this.listeners.rolledBack(entry.consumer, entry.message);
 	}
 
 	private void committed(BatchEntry entry, InboxOutcome outcome) {
-		try {
-			this.listener.delivered(entry.consumer, entry.message, outcome);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("InboxListener failed on message " + entry.message.messageId() + " (" + outcome + "): " + ex, ex);
-		}
+		this.listeners.delivered(entry.consumer, entry.message, outcome);
 		finished(entry, outcome);
 		entry.observation.stop(outcome, null);
 	}
@@ -876,40 +861,20 @@ public final class InboxProcessor implements DeliveryProcessor {
 	}
 
 	private void finished(BatchEntry entry, @Nullable InboxOutcome outcome) {
-		try {
-			this.listener.finished(entry.consumer, entry.message, outcome, System.nanoTime() - entry.started);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("InboxListener failed on message " + entry.message.messageId() + " (finished): " + ex, ex);
-		}
+		this.listeners.finished(entry.consumer, entry.message, outcome, System.nanoTime() - entry.started);
 	}
 
 	private InboxOutcome processListened(ConsumerRegistration<?> consumer, InboundMessage message) {
 		long started = System.nanoTime();
 		InboxOutcome outcome = null;
-		try {
-			this.listener.started(consumer, message);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("InboxListener failed on message " + message.messageId() + " (started): " + ex, ex);
-		}
+		this.listeners.started(consumer, message);
 		try {
 			outcome = processTyped(consumer, message);
-			try {
-				this.listener.delivered(consumer, message, outcome);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("InboxListener failed on message " + message.messageId() + " (" + outcome + "): " + ex, ex);
-			}
+			this.listeners.delivered(consumer, message, outcome);
 			return outcome;
 		}
 		finally {
-			try {
-				this.listener.finished(consumer, message, outcome, System.nanoTime() - started);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("InboxListener failed on message " + message.messageId() + " (finished): " + ex, ex);
-			}
+			this.listeners.finished(consumer, message, outcome, System.nanoTime() - started);
 		}
 	}
 
@@ -1267,12 +1232,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 	}
 
 	private void poisoned(ConsumerRegistration<?> consumer, InboundMessage message, String reason) {
-		try {
-			this.listener.poisoned(consumer, message, reason);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("InboxListener failed on message " + message.messageId() + " (poisoned): " + ex, ex);
-		}
+		this.listeners.poisoned(consumer, message, reason);
 	}
 
 	/**
