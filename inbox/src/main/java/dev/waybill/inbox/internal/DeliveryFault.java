@@ -2,6 +2,8 @@ package dev.waybill.inbox.internal;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.kernel.PostgresText;
+
 /**
  * Why a delivery failed: a handler exception, or a reason the message can never be handled
  * (poison), possibly with the exception behind it.
@@ -10,6 +12,11 @@ import org.jspecify.annotations.Nullable;
  * @param exception the exception, or {@literal null} for poison found without one
  */
 record DeliveryFault(@Nullable String reason, @Nullable Throwable exception) {
+
+	private static final int SHOWN_LENGTH = 64;
+
+	/** The longest reason recorded; longer ones are cut. */
+	private static final int MAX_REASON_LENGTH = 1000;
 
 	static DeliveryFault handlerFailed(Throwable exception) {
 		return new DeliveryFault(null, exception);
@@ -34,6 +41,16 @@ record DeliveryFault(@Nullable String reason, @Nullable Throwable exception) {
 			return String.valueOf(this.exception);
 		}
 		return (this.exception != null) ? this.reason + " (" + this.exception + ")" : this.reason;
+	}
+
+	/** Quotes an untrusted property in a fault reason: cut, with control characters escaped. */
+	static String shown(@Nullable String text) {
+		return PostgresText.readable(String.valueOf(text), SHOWN_LENGTH);
+	}
+
+	/** Cuts a reason to the longest one recorded. */
+	static String shorten(String text) {
+		return (text.length() > MAX_REASON_LENGTH) ? text.substring(0, MAX_REASON_LENGTH) + "..." : text;
 	}
 
 }

@@ -3,7 +3,6 @@ package dev.waybill.inbox.internal;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -14,7 +13,6 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -31,7 +29,6 @@ import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.DefaultTransactionDefinition;
-import org.springframework.transaction.support.TransactionCallback;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.EndpointRetry;
@@ -42,28 +39,24 @@ import dev.waybill.inbox.InboxHeaders;
 import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.MessageContext;
+import dev.waybill.inbox.internal.Recording.CannotRecord;
+import dev.waybill.inbox.internal.Recording.RecordingFailure;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.internal.observation.InboxObservation;
 import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.inbox.spi.DeliveryProcessor;
 import dev.waybill.inbox.spi.DeliveryResult;
-import dev.waybill.inbox.spi.FaultEvents;
 import dev.waybill.inbox.spi.InboxDelivery;
 import dev.waybill.inbox.spi.UnrecordableDeliveryException;
 import dev.waybill.kernel.DatabaseFailures;
-import dev.waybill.kernel.HostNames;
 import dev.waybill.kernel.MessageTypes;
-import dev.waybill.kernel.PostgresText;
 import dev.waybill.kernel.RelayWakeUp;
-import dev.waybill.kernel.TimeOrderedUuids;
 import dev.waybill.kernel.TransactionConnection;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.internal.DefaultConsumerOutbox;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
-import dev.waybill.outbox.spi.OutboxMessage;
-import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.spi.Transport;
 
@@ -125,17 +118,8 @@ public final class InboxProcessor implements DeliveryProcessor {
 
 	private static final Log logger = LogFactory.getLog(InboxProcessor.class);
 
-	private static final int SHOWN_ID_LENGTH = 64;
-
-	/** Tries to record a delivery before the last resort; an outage is not counted. */
-	static final int RECORDING_TRIES = 3;
-
 	/** PostgreSQL refuses every statement after a failed one in a transaction. */
 	private static final String IN_FAILED_SQL_TRANSACTION = "25P02";
-
-	private static final long RECORDING_PAUSE_MILLIS = 100;
-
-	private static final int MAX_REASON_LENGTH = 1000;
 
 	private final PlatformTransactionManager transactionManager;
 
@@ -153,23 +137,13 @@ public final class InboxProcessor implements DeliveryProcessor {
 
 	private final RelayWakeUp wakeUp;
 
-	private final RetryPolicy retryPolicy;
-
 	private final int immediateRetries;
 
 	private final InboxListeners listeners;
 
-	private volatile Clock clock = Clock.systemUTC();
+	private final Recording recording;
 
-	/** The longest fault type name: it names the fault exchange, an AMQP short string. */
-	private static final int MAX_FAULT_TYPE_LENGTH = 255;
-
-	private static final String HOST = HostNames.local();
-
-	private volatile boolean publishFaults;
-
-	/** The largest encoded header a forwarded copy may have: see {@link #setMaxHeaderBytes}. */
-	private volatile LongSupplier maxHeaderBytes = () -> Transport.DEFAULT_MAX_HEADER_BYTES;
+	private final FailureRecorder failures;
 
 	/** How long batching pauses after a batch failed for a reason that is not an outage. */
 	private static final long BATCH_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -238,9 +212,11 @@ public final class InboxProcessor implements DeliveryProcessor {
 		this.consumerOutbox = Objects.requireNonNull(consumerOutbox, "consumerOutbox must not be null");
 		this.serializer = Objects.requireNonNull(serializer, "serializer must not be null");
 		this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp must not be null");
-		this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy must not be null");
 		this.immediateRetries = immediateRetries;
 		this.listeners = new InboxListeners(listener);
+		this.recording = new Recording(transactionManager);
+		this.failures = new FailureRecorder(this.recording, this.store, this.writer, this.serializer, this.wakeUp,
+				Objects.requireNonNull(retryPolicy, "retryPolicy must not be null"), this.listeners);
 	}
 
 	/**
@@ -250,7 +226,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 	 * @return this processor
 	 */
 	InboxProcessor clock(Clock clock) {
-		this.clock = Objects.requireNonNull(clock, "clock must not be null");
+		this.failures.clock(Objects.requireNonNull(clock, "clock must not be null"));
 		return this;
 	}
 
@@ -262,6 +238,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 	 */
 	public void setObservation(InboxObservation observation) {
 		this.observation = Objects.requireNonNull(observation, "observation must not be null");
+		this.failures.observation(observation);
 	}
 
 	/**
@@ -529,7 +506,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 			return handleWithRetries(consumer, entry.message, entry.id, (T) entry.payload, handlerFailure);
 		}
 		catch (CannotRecord ex) {
-			return faultUnrecorded(consumer, entry.message, entry.id, ex.getCause());
+			return this.failures.faultUnrecorded(consumer, entry.message, entry.id, ex.getCause());
 		}
 	}
 
@@ -643,7 +620,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 			String payload = payloads.get(supertype.trim());
 			if (payload != null) {
 				return ", its supertype '" + supertype.trim() + "' as " + payload + ", an interface or abstract "
-						+ "class the body cannot be read into without a class of type '" + shown(message.messageType())
+						+ "class the body cannot be read into without a class of type '" + DeliveryFault.shown(message.messageType())
 						+ "', and this service has none (add that class, or make the handler's type concrete)";
 			}
 		}
@@ -884,26 +861,26 @@ public final class InboxProcessor implements DeliveryProcessor {
 			return deliver(consumer, message, id);
 		}
 		catch (CannotRecord ex) {
-			return faultUnrecorded(consumer, message, id, ex.getCause());
+			return this.failures.faultUnrecorded(consumer, message, id, ex.getCause());
 		}
 	}
 
 	private <T> InboxOutcome deliver(ConsumerRegistration<T> consumer, InboundMessage message, @Nullable UUID id) {
 		if (id == null) {
-			return faultWithoutId(consumer, message);
+			return this.failures.faultWithoutId(consumer, message);
 		}
 		if (!consumer.messageType().equals(message.messageType())) {
 			String type = message.messageType();
 			String reason = (type == null || type.isEmpty())
 					? "the message has no type (AMQP property 'type'); queue '" + consumer.queue() + "' handles "
 							+ handledTypes(consumer)
-					: "no handler for type '" + shown(type) + "' on queue '" + consumer.queue() + "'; it handles "
+					: "no handler for type '" + DeliveryFault.shown(type) + "' on queue '" + consumer.queue() + "'; it handles "
 							+ handledTypes(consumer) + unreadableSubtype(consumer, message);
-			return fail(consumer, message, id, DeliveryFault.poison(reason, null));
+			return this.failures.fail(consumer, message, id, DeliveryFault.poison(reason, null));
 		}
 		String unreadable = unreadableHeaders(message);
 		if (unreadable != null) {
-			return fail(consumer, message, id, DeliveryFault.poison(unreadable + " (kept, undecoded, in header '"
+			return this.failures.fail(consumer, message, id, DeliveryFault.poison(unreadable + " (kept, undecoded, in header '"
 					+ InboxHeaders.UNREADABLE_HEADERS + "')", null));
 		}
 		T payload;
@@ -918,10 +895,10 @@ public final class InboxProcessor implements DeliveryProcessor {
 			if (ex instanceof Error error && fatal(error)) {
 				throw error;
 			}
-			return fail(consumer, message, id, unreadable(consumer, message, ex));
+			return this.failures.fail(consumer, message, id, unreadable(consumer, message, ex));
 		}
 		if (payload == null) {
-			return fail(consumer, message, id, unreadable(consumer, message, null));
+			return this.failures.fail(consumer, message, id, unreadable(consumer, message, null));
 		}
 		return handleWithRetries(consumer, message, id, payload, null);
 	}
@@ -947,9 +924,9 @@ public final class InboxProcessor implements DeliveryProcessor {
 				catch (RecordingFailure ex) {
 					// Waybill's own statements failed; the handler's work, if it ran, rolled back.
 					if (DatabaseFailures.unavailableToRecord(ex, connection.state())) {
-						throw unavailable(consumer, id, ex.getCause());
+						throw Recording.unavailable(consumer, id, ex.getCause());
 					}
-					recordingTries = nextRecordingTry(consumer, id, recordingTries, ex.getCause());
+					recordingTries = Recording.nextTry(consumer, id, recordingTries, ex.getCause());
 					continue;
 				}
 				catch (RuntimeException | Error ex) {
@@ -958,7 +935,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 					}
 					failure = failureOf(ex);
 					if (DatabaseFailures.unavailable(ex, connection.state())) {
-						throw unavailable(consumer, id, failure);
+						throw Recording.unavailable(consumer, id, failure);
 					}
 				}
 			}
@@ -970,11 +947,11 @@ public final class InboxProcessor implements DeliveryProcessor {
 				return ignore(consumer, id, ignored, failure);
 			}
 			if (match(consumer.neverRetry(), failure) != null) {
-				return fail(consumer, message, id, DeliveryFault.poison(
+				return this.failures.fail(consumer, message, id, DeliveryFault.poison(
 						"the handler threw an exception the consumer never retries", failure), payload);
 			}
 			if (retry >= immediateRetries(consumer)) {
-				return fail(consumer, message, id, DeliveryFault.handlerFailed(failure), payload);
+				return this.failures.fail(consumer, message, id, DeliveryFault.handlerFailed(failure), payload);
 			}
 			retry++;
 			if (logger.isDebugEnabled()) {
@@ -999,7 +976,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 
 	private <T> InboxOutcome handle(ConsumerRegistration<T> consumer, InboundMessage message, UUID id, T payload,
 			int retry, TransactionConnection connection) {
-		return execute((status) -> {
+		return this.recording.execute((status) -> {
 			this.writer.checkTransaction();
 			connection.attach(this.store.dataSource());
 			InboxStore.Receipt receipt;
@@ -1052,93 +1029,13 @@ public final class InboxProcessor implements DeliveryProcessor {
 	}
 
 	/**
-	 * Records a failed delivery and forwards the message, as a redelivery or to the error queue, in
-	 * one transaction.
-	 */
-	private InboxOutcome fail(ConsumerRegistration<?> consumer, InboundMessage message, UUID id, DeliveryFault fault) {
-		return fail(consumer, message, id, fault, null);
-	}
-
-	/**
-	 * Records a failed delivery and forwards the message; when the message goes to the error queue
-	 * and fault events are on, publishes its {@link Fault} in the same transaction.
-	 * @param payload the message as the handler got it, {@literal null} for poison
-	 */
-	private InboxOutcome fail(ConsumerRegistration<?> consumer, InboundMessage message, UUID id, DeliveryFault fault,
-			@Nullable Object payload) {
-		RetryPolicy retryPolicy = retryPolicy(consumer);
-		long maxHeaderBytes = this.maxHeaderBytes.getAsLong();
-		if (!fault.poison() && retryPolicy.maxAttempts() > 1) {
-			// A redelivery that can never be published would leave the message in no queue, not final.
-			String tooLarge = Forwarding.redeliveryTooLarge(consumer, message, this.clock.instant(), maxHeaderBytes);
-			if (tooLarge != null) {
-				fault = DeliveryFault.poison(tooLarge, fault.exception());
-			}
-		}
-		DeliveryFault recorded = fault;
-		Object[] dropped = new Object[1];
-		int faultAt = fault.poison() ? 1 : retryPolicy.maxAttempts();
-		InboxOutcome outcome = record(consumer, id, (connection) -> execute((status) -> {
-			this.writer.checkTransaction();
-			connection.attach(this.store.dataSource());
-			try {
-				InboxStore.Failure failure = this.store.recordFailure(id, consumer.consumerId(), recorded.summary(),
-						faultAt);
-				if (!failure.recorded()) {
-					// A concurrent delivery processed the message, or gave it up, meanwhile.
-					return failure.processed() ? InboxOutcome.DUPLICATE : InboxOutcome.ALREADY_FAULTED;
-				}
-				// The database's clock, not this host's: the redelivery's not-before time is compared
-				// with the database's now() when it is claimed (a host clock ahead delayed every retry by
-				// its skew, one behind made them due at once).
-				Instant now = this.store.databaseNow();
-				OutboxMessage forward = failure.faulted()
-						? Forwarding.fault(id, consumer, message, recorded, failure.attempts(), now, maxHeaderBytes)
-						: Forwarding.redelivery(id, consumer, message, failure.attempts(), now,
-								now.plus(retryPolicy.delay(failure.attempts() - 1)));
-				this.writer.write(new OutboxScope(TimeOrderedUuids.next(), List.of(forward), id, consumer.consumerId()));
-				dropped[0] = forward.headers().get(InboxHeaders.DROPPED_HEADERS);
-				OutboxMessage event = (failure.faulted() && payload != null && this.publishFaults)
-						? faultEvent(consumer, message, id, payload, recorded, failure.attempts(), now) : null;
-				if (event != null) {
-					// A scope of its own, so that an unroutable fault event (no service consumes the
-					// faults yet) never holds back the copy in the error queue.
-					this.writer.write(new OutboxScope(TimeOrderedUuids.next(), List.of(event), id, consumer.consumerId()));
-				}
-				return failure.faulted() ? InboxOutcome.FAULTED : InboxOutcome.RETRY_SCHEDULED;
-			}
-			catch (RuntimeException ex) {
-				throw RecordingFailure.checked(ex, connection);
-			}
-		}));
-		if (outcome == InboxOutcome.FAULTED || outcome == InboxOutcome.RETRY_SCHEDULED) {
-			this.wakeUp.committed();
-			this.observation.failed((fault.exception() != null) ? fault.exception()
-					: new IllegalArgumentException(fault.summary()));
-		}
-		if (outcome == InboxOutcome.FAULTED) {
-			logger.warn("Message " + id + " on queue '" + consumer.queue() + "' moved to '" + consumer.errorQueue()
-					+ "': " + fault.summary() + ((dropped[0] != null) ? " (" + dropped[0] + ")" : ""));
-			if (fault.poison()) {
-				poisoned(consumer, message, fault.summary());
-			}
-		}
-		else if (outcome == InboxOutcome.RETRY_SCHEDULED && logger.isDebugEnabled()) {
-			logger.debug("Message " + id + " on queue '" + consumer.queue() + "' failed; redelivery scheduled: "
-					+ fault.summary());
-		}
-		return outcome;
-	}
-
-	/**
 	 * Records a message whose handler threw an exception the consumer ignores: the handler's work
 	 * rolled back; the inbox row is marked processed with the exception as its note, in a
 	 * transaction of its own, and the delivery is acknowledged.
 	 */
 	private InboxOutcome ignore(ConsumerRegistration<?> consumer, UUID id, Throwable ignored, Throwable failure) {
-		String note = shorten("ignored: " + ignored + ((ignored != failure) ? " (in " + failure + ")" : ""),
-				MAX_REASON_LENGTH);
-		InboxOutcome outcome = record(consumer, id, (connection) -> execute((status) -> {
+		String note = DeliveryFault.shorten("ignored: " + ignored + ((ignored != failure) ? " (in " + failure + ")" : ""));
+		InboxOutcome outcome = this.recording.record(consumer, id, (connection) -> this.recording.execute((status) -> {
 			connection.attach(this.store.dataSource());
 			try {
 				InboxStore.Receipt receipt = this.store.receive(id, consumer.consumerId());
@@ -1159,11 +1056,6 @@ public final class InboxProcessor implements DeliveryProcessor {
 			logger.info("Message " + id + " on queue '" + consumer.queue() + "' acknowledged without effect: " + note);
 		}
 		return outcome;
-	}
-
-	private RetryPolicy retryPolicy(ConsumerRegistration<?> consumer) {
-		EndpointRetry own = consumer.retry();
-		return (own != null) ? own.policy() : this.retryPolicy;
 	}
 
 	private int immediateRetries(ConsumerRegistration<?> consumer) {
@@ -1188,153 +1080,6 @@ public final class InboxProcessor implements DeliveryProcessor {
 	}
 
 	/**
-	 * Moves a message without a usable id to the error queue under a new id; with no key there is no
-	 * inbox row to record it in.
-	 */
-	private InboxOutcome faultWithoutId(ConsumerRegistration<?> consumer, InboundMessage message) {
-		String raw = message.messageId();
-		DeliveryFault fault = DeliveryFault.poison((raw == null) ? "the message has no message id"
-				: "message id '" + shown(raw) + "' is not a UUID", null);
-		OutboxMessage forward = Forwarding.fault(TimeOrderedUuids.next(), consumer, message, fault, 1, this.clock.instant(),
-				this.maxHeaderBytes.getAsLong());
-		writeFault(consumer, null, forward);
-		logger.warn("Message on queue '" + consumer.queue() + "' moved to '" + consumer.errorQueue() + "': "
-				+ fault.summary());
-		poisoned(consumer, message, fault.summary());
-		return InboxOutcome.FAULTED;
-	}
-
-	/**
-	 * The last resort for a delivery whose inbox row or failure the database refused to record, a
-	 * bounded number of times, for a reason that is not an outage: the message goes to the error
-	 * queue through the outbox alone, saying why; when even that is refused, the transport has to
-	 * move it there itself.
-	 */
-	private InboxOutcome faultUnrecorded(ConsumerRegistration<?> consumer, InboundMessage message, @Nullable UUID id,
-			Throwable cause) {
-		String reason = shorten("Waybill could not record the delivery in its inbox: " + cause, MAX_REASON_LENGTH);
-		DeliveryFault fault = DeliveryFault.poison(reason, cause);
-		OutboxMessage forward = Forwarding.fault((id != null) ? id : TimeOrderedUuids.next(), consumer, message, fault, 1,
-				this.clock.instant(), this.maxHeaderBytes.getAsLong());
-		String shown = (id != null) ? id.toString() : "without a valid id";
-		try {
-			writeFault(consumer, id, forward);
-		}
-		catch (CannotRecord ex) {
-			logger.error("Message " + shown + " on queue '" + consumer.queue() + "' cannot be recorded, not even as a "
-					+ "fault (" + ex.getCause() + "); the transport moves it to '" + consumer.errorQueue() + "': " + reason);
-			throw new UnrecordableDeliveryException(reason, ex.getCause());
-		}
-		logger.error("Message " + shown + " on queue '" + consumer.queue() + "' moved to '" + consumer.errorQueue()
-				+ "': " + reason, cause);
-		poisoned(consumer, message, reason);
-		return InboxOutcome.FAULTED;
-	}
-
-	private void poisoned(ConsumerRegistration<?> consumer, InboundMessage message, String reason) {
-		this.listeners.poisoned(consumer, message, reason);
-	}
-
-	/**
-	 * Writes a fault to the outbox alone, in a transaction of its own, and wakes the relay.
-	 */
-	private void writeFault(ConsumerRegistration<?> consumer, @Nullable UUID id, OutboxMessage forward) {
-		record(consumer, id, (connection) -> execute((status) -> {
-			this.writer.checkTransaction();
-			connection.attach(this.store.dataSource());
-			try {
-				this.writer.write(new OutboxScope(TimeOrderedUuids.next(), List.of(forward), null, null));
-			}
-			catch (RuntimeException ex) {
-				throw RecordingFailure.checked(ex, connection);
-			}
-			return InboxOutcome.FAULTED;
-		}));
-		this.wakeUp.committed();
-	}
-
-	/**
-	 * Runs a transaction that records what happened to a delivery, a bounded number of times.
-	 * @throws RuntimeException the failure when the database is unavailable (nothing recorded)
-	 * @throws CannotRecord when every try failed otherwise
-	 */
-	private InboxOutcome record(ConsumerRegistration<?> consumer, @Nullable UUID id,
-			Function<TransactionConnection, InboxOutcome> work) {
-		int tries = 0;
-		while (true) {
-			TransactionConnection connection = new TransactionConnection();
-			try {
-				return work.apply(connection);
-			}
-			catch (RuntimeException ex) {
-				Throwable failure = (ex instanceof RecordingFailure) ? ex.getCause() : ex;
-				if (DatabaseFailures.unavailableToRecord(ex, connection.state())) {
-					throw unavailable(consumer, id, failure);
-				}
-				tries = nextRecordingTry(consumer, id, tries, failure);
-			}
-		}
-	}
-
-	/**
-	 * Counts a failed try to record a delivery and pauses briefly before the next.
-	 * @return the tries so far
-	 * @throws CannotRecord when that was the last try
-	 */
-	private static int nextRecordingTry(ConsumerRegistration<?> consumer, @Nullable UUID id, int tries,
-			Throwable failure) {
-		int done = tries + 1;
-		if (done >= RECORDING_TRIES) {
-			throw new CannotRecord(failure);
-		}
-		logger.warn("Recording message " + id + " on queue '" + consumer.queue() + "' failed (try " + done + " of "
-				+ RECORDING_TRIES + "), trying again: " + failure);
-		try {
-			Thread.sleep(RECORDING_PAUSE_MILLIS * done);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new CannotRecord(failure);
-		}
-		return done;
-	}
-
-	/**
-	 * Runs {@code work} in a new transaction, as {@code TransactionTemplate} does, except that a
-	 * rollback failing on a lost connection is not logged as an error: it is expected during a
-	 * database outage, and the exception thrown (carrying the application exception) is classified
-	 * and the delivery returned to the queue.
-	 */
-	private InboxOutcome execute(TransactionCallback<InboxOutcome> work) {
-		TransactionStatus status = this.transactionManager.getTransaction(this.transaction);
-		InboxOutcome outcome;
-		try {
-			outcome = work.doInTransaction(status);
-		}
-		catch (RuntimeException | Error ex) {
-			rollback(status, ex);
-			throw ex;
-		}
-		this.transactionManager.commit(status);
-		return Objects.requireNonNull(outcome, "no outcome");
-	}
-
-	private void rollback(TransactionStatus status, Throwable failure) {
-		try {
-			this.transactionManager.rollback(status);
-		}
-		catch (TransactionSystemException ex) {
-			ex.initApplicationException(failure);
-			logger.debug("Rollback failed after: " + failure, ex);
-			throw ex;
-		}
-		catch (RuntimeException | Error ex) {
-			ex.addSuppressed(failure);
-			throw ex;
-		}
-	}
-
-	/**
 	 * Sets the frame budget of the copies the inbox forwards (redeliveries, faults), read at each
 	 * one: a redelivery whose headers would not fit faults the message at once, and a fault copy is
 	 * shortened until it fits; {@link Transport#DEFAULT_MAX_HEADER_BYTES} by default.
@@ -1343,7 +1088,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 	 * @since 0.1
 	 */
 	public void setMaxHeaderBytes(LongSupplier maxHeaderBytes) {
-		this.maxHeaderBytes = Objects.requireNonNull(maxHeaderBytes, "maxHeaderBytes must not be null");
+		this.failures.maxHeaderBytes(Objects.requireNonNull(maxHeaderBytes, "maxHeaderBytes must not be null"));
 	}
 
 	/**
@@ -1354,7 +1099,7 @@ public final class InboxProcessor implements DeliveryProcessor {
 	 * @since 0.1
 	 */
 	public void setPublishFaults(boolean publishFaults) {
-		this.publishFaults = publishFaults;
+		this.failures.publishFaults(publishFaults);
 	}
 
 	/**
@@ -1385,48 +1130,9 @@ public final class InboxProcessor implements DeliveryProcessor {
 		return (T) this.serializer.deserialize(body, consumer.payloadType());
 	}
 
-	/**
-	 * Builds the fault event of a message given up, or returns {@literal null} (and logs why) when it
-	 * cannot be built: the message still goes to the error queue.
-	 */
-	private @Nullable OutboxMessage faultEvent(ConsumerRegistration<?> consumer, InboundMessage message, UUID id,
-			Object payload, DeliveryFault fault, int attempts, Instant now) {
-		String type = Fault.typeName(Objects.toString(message.messageType(), ""));
-		Throwable exception = fault.exception();
-		try {
-			if (type.length() > MAX_FAULT_TYPE_LENGTH) {
-				throw new IllegalArgumentException("its type name '" + shown(type) + "' is over "
-						+ MAX_FAULT_TYPE_LENGTH + " characters");
-			}
-			Fault<Object> event = FaultEvents.of(payload, id, Objects.toString(message.messageType(), ""),
-					message.correlationId(), message.conversationId(), consumer.consumerId(), now, attempts, exception,
-					fault.summary());
-			byte[] body = this.serializer.serialize(event);
-			String correlationId = (message.correlationId() != null) ? message.correlationId() : id.toString();
-			return new OutboxMessage(TimeOrderedUuids.next(), type, "", type, this.serializer.contentType(), Map.of(),
-					body, PostgresText.column(correlationId), PostgresText.column(message.conversationId()), HOST,
-					now, null);
-		}
-		catch (Exception ex) {
-			logger.warn("Message " + id + " on queue '" + consumer.queue() + "' goes to '" + consumer.errorQueue()
-					+ "' without a fault event: it cannot be built (" + ex + ")");
-			return null;
-		}
-	}
-
 	private static DeliveryFault unreadable(ConsumerRegistration<?> consumer, InboundMessage message, @Nullable Throwable ex) {
 		return DeliveryFault.poison("the body cannot be read as " + consumer.payloadType().getTypeName() + " (content type '"
-				+ shown(message.contentType()) + "')", ex);
-	}
-
-	/**
-	 * Returns what to throw for an outage: the failure itself when it is unchecked (a rollback that
-	 * failed is thrown as Spring's exception, the handler's is kept as its application exception).
-	 */
-	private static RuntimeException unavailable(ConsumerRegistration<?> consumer, @Nullable UUID id, Throwable failure) {
-		return (failure instanceof RuntimeException runtime) ? runtime
-				: new DataAccessResourceFailureException("Message " + id + " on queue '" + consumer.queue()
-						+ "' could not be handled: the database is unavailable", failure);
+				+ DeliveryFault.shown(message.contentType()) + "')", ex);
 	}
 
 	static @Nullable UUID canonicalUuid(@Nullable String text) {
@@ -1442,49 +1148,12 @@ public final class InboxProcessor implements DeliveryProcessor {
 		}
 	}
 
-	/** Quotes an untrusted property in a fault reason: cut, with control characters escaped. */
-	private static String shown(@Nullable String text) {
-		return PostgresText.readable(String.valueOf(text), SHOWN_ID_LENGTH);
-	}
-
-	private static String shorten(String text, int length) {
-		return (text.length() > length) ? text.substring(0, length) + "..." : text;
-	}
-
 	/**
 	 * Carries a handler's exception out of the transaction callback, which rolls back on it.
 	 */
 	private static final class HandlerFailure extends RuntimeException {
 
 		HandlerFailure(Exception cause) {
-			super(cause);
-		}
-
-	}
-
-	/**
-	 * Carries the failure of one of Waybill's own statements (the inbox row, the outbox) out of the
-	 * transaction callback, after the connection was checked.
-	 */
-	private static final class RecordingFailure extends RuntimeException {
-
-		private RecordingFailure(RuntimeException cause) {
-			super(cause);
-		}
-
-		static RecordingFailure checked(RuntimeException cause, TransactionConnection connection) {
-			connection.check();
-			return new RecordingFailure(cause);
-		}
-
-	}
-
-	/**
-	 * Every bounded try to record a delivery failed, and not for an outage.
-	 */
-	private static final class CannotRecord extends RuntimeException {
-
-		CannotRecord(Throwable cause) {
 			super(cause);
 		}
 

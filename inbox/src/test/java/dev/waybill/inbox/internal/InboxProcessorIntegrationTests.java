@@ -729,7 +729,7 @@ class InboxProcessorIntegrationTests {
 			.startsWith("Waybill could not record the delivery in its inbox: ")
 			.contains("refused by the test trigger");
 		assertThat(headers(error)).containsEntry("tenant", "acme");
-		assertThat(refusals() - refusals).as("tries before the last resort").isEqualTo(InboxProcessor.RECORDING_TRIES);
+		assertThat(refusals() - refusals).as("tries before the last resort").isEqualTo(Recording.TRIES);
 
 		// A copy finds no row either: it is moved again, never requeued forever.
 		assertThat(processor.process(consumer, message)).isEqualTo(InboxOutcome.FAULTED);
@@ -831,7 +831,7 @@ class InboxProcessorIntegrationTests {
 		assertThat(calls).hasValue(0);
 		assertThat(inbox.inboxRow(id, queue)).isNull();
 		assertThat(inbox.outboxMessages(queue + "_error")).isEmpty();
-		assertThat(refusals() - refusals).isEqualTo(2 * InboxProcessor.RECORDING_TRIES);
+		assertThat(refusals() - refusals).isEqualTo(2 * Recording.TRIES);
 
 		// The handler's own failure: recording it is refused too.
 		jdbc.update("DELETE FROM " + schema.name() + ".refused WHERE message_id = ? AND table_name = 'inbox_state'", id);
