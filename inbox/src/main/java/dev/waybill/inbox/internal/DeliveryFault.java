@@ -53,4 +53,15 @@ record DeliveryFault(@Nullable String reason, @Nullable Throwable exception) {
 		return (text.length() > MAX_REASON_LENGTH) ? text.substring(0, MAX_REASON_LENGTH) + "..." : text;
 	}
 
+	/**
+	 * Whether a failure must end the consuming thread's work rather than count as the handler's
+	 * failure: the JVM's own errors, except a {@link StackOverflowError}. That one is thrown by the
+	 * handler's own code (a recursion, typically over a deeply nested message) and has unwound by
+	 * the time it arrives here, so it is retried and faulted like any handler failure; rethrown, it
+	 * would come back with every redelivery of the message, which would never reach the error queue.
+	 */
+	static boolean fatal(Throwable failure) {
+		return failure instanceof VirtualMachineError && !(failure instanceof StackOverflowError);
+	}
+
 }

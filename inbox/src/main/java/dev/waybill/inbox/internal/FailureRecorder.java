@@ -1,12 +1,10 @@
 package dev.waybill.inbox.internal;
 
-import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -21,7 +19,6 @@ import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.internal.Recording.CannotRecord;
 import dev.waybill.inbox.internal.Recording.RecordingFailure;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
-import dev.waybill.inbox.internal.observation.InboxObservation;
 import dev.waybill.inbox.spi.FaultEvents;
 import dev.waybill.inbox.spi.UnrecordableDeliveryException;
 import dev.waybill.kernel.HostNames;
@@ -33,7 +30,6 @@ import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxWriter;
-import dev.waybill.outbox.spi.Transport;
 
 /**
  * Records a failed delivery and forwards its message through the outbox: a redelivery after the
@@ -62,43 +58,18 @@ final class FailureRecorder {
 
 	private final RelayWakeUp wakeUp;
 
-	private final RetryPolicy retryPolicy;
+	private final InboxSettings settings;
 
 	private final InboxListeners listeners;
 
-	private volatile Clock clock = Clock.systemUTC();
-
-	private volatile boolean publishFaults;
-
-	private volatile LongSupplier maxHeaderBytes = () -> Transport.DEFAULT_MAX_HEADER_BYTES;
-
-	private volatile InboxObservation observation = InboxObservation.NONE;
-
-	FailureRecorder(Recording recording, InboxStore store, OutboxWriter writer, MessageSerializer serializer,
-			RelayWakeUp wakeUp, RetryPolicy retryPolicy, InboxListeners listeners) {
+	FailureRecorder(Recording recording, InboxResources resources, InboxSettings settings, InboxListeners listeners) {
 		this.recording = recording;
-		this.store = store;
-		this.writer = writer;
-		this.serializer = serializer;
-		this.wakeUp = wakeUp;
-		this.retryPolicy = retryPolicy;
+		this.store = resources.store();
+		this.writer = resources.writer();
+		this.serializer = resources.serializer();
+		this.wakeUp = resources.wakeUp();
+		this.settings = settings;
 		this.listeners = listeners;
-	}
-
-	void clock(Clock clock) {
-		this.clock = clock;
-	}
-
-	void publishFaults(boolean publishFaults) {
-		this.publishFaults = publishFaults;
-	}
-
-	void maxHeaderBytes(LongSupplier maxHeaderBytes) {
-		this.maxHeaderBytes = maxHeaderBytes;
-	}
-
-	void observation(InboxObservation observation) {
-		this.observation = observation;
 	}
 
 	/**
@@ -117,10 +88,10 @@ final class FailureRecorder {
 	InboxOutcome fail(ConsumerRegistration<?> consumer, InboundMessage message, UUID id, DeliveryFault fault,
 			@Nullable Object payload) {
 		RetryPolicy retryPolicy = retryPolicy(consumer);
-		long maxHeaderBytes = this.maxHeaderBytes.getAsLong();
+		long maxHeaderBytes = this.settings.maxHeaderBytes().getAsLong();
 		if (!fault.poison() && retryPolicy.maxAttempts() > 1) {
 			// A redelivery that can never be published would leave the message in no queue, not final.
-			String tooLarge = Forwarding.redeliveryTooLarge(consumer, message, this.clock.instant(), maxHeaderBytes);
+			String tooLarge = Forwarding.redeliveryTooLarge(consumer, message, this.settings.clock().instant(), maxHeaderBytes);
 			if (tooLarge != null) {
 				fault = DeliveryFault.poison(tooLarge, fault.exception());
 			}
@@ -148,7 +119,7 @@ final class FailureRecorder {
 								now.plus(retryPolicy.delay(failure.attempts() - 1)));
 				this.writer.write(new OutboxScope(TimeOrderedUuids.next(), List.of(forward), id, consumer.consumerId()));
 				dropped[0] = forward.headers().get(InboxHeaders.DROPPED_HEADERS);
-				OutboxMessage event = (failure.faulted() && payload != null && this.publishFaults)
+				OutboxMessage event = (failure.faulted() && payload != null && this.settings.publishFaults())
 						? faultEvent(consumer, message, id, payload, recorded, failure.attempts(), now) : null;
 				if (event != null) {
 					// A scope of its own, so that an unroutable fault event (no service consumes the
@@ -163,7 +134,7 @@ final class FailureRecorder {
 		}));
 		if (outcome == InboxOutcome.FAULTED || outcome == InboxOutcome.RETRY_SCHEDULED) {
 			this.wakeUp.committed();
-			this.observation.failed((fault.exception() != null) ? fault.exception()
+			this.settings.observation().failed((fault.exception() != null) ? fault.exception()
 					: new IllegalArgumentException(fault.summary()));
 		}
 		if (outcome == InboxOutcome.FAULTED) {
@@ -182,7 +153,7 @@ final class FailureRecorder {
 
 	RetryPolicy retryPolicy(ConsumerRegistration<?> consumer) {
 		EndpointRetry own = consumer.retry();
-		return (own != null) ? own.policy() : this.retryPolicy;
+		return (own != null) ? own.policy() : this.settings.retryPolicy();
 	}
 
 	/**
@@ -193,8 +164,8 @@ final class FailureRecorder {
 		String raw = message.messageId();
 		DeliveryFault fault = DeliveryFault.poison((raw == null) ? "the message has no message id"
 				: "message id '" + DeliveryFault.shown(raw) + "' is not a UUID", null);
-		OutboxMessage forward = Forwarding.fault(TimeOrderedUuids.next(), consumer, message, fault, 1, this.clock.instant(),
-				this.maxHeaderBytes.getAsLong());
+		OutboxMessage forward = Forwarding.fault(TimeOrderedUuids.next(), consumer, message, fault, 1, this.settings.clock().instant(),
+				this.settings.maxHeaderBytes().getAsLong());
 		writeFault(consumer, null, forward);
 		logger.warn("Message on queue '" + consumer.queue() + "' moved to '" + consumer.errorQueue() + "': "
 				+ fault.summary());
@@ -213,7 +184,7 @@ final class FailureRecorder {
 		String reason = DeliveryFault.shorten("Waybill could not record the delivery in its inbox: " + cause);
 		DeliveryFault fault = DeliveryFault.poison(reason, cause);
 		OutboxMessage forward = Forwarding.fault((id != null) ? id : TimeOrderedUuids.next(), consumer, message, fault, 1,
-				this.clock.instant(), this.maxHeaderBytes.getAsLong());
+				this.settings.clock().instant(), this.settings.maxHeaderBytes().getAsLong());
 		String shown = (id != null) ? id.toString() : "without a valid id";
 		try {
 			writeFault(consumer, id, forward);

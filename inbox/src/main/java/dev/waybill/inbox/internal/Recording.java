@@ -127,6 +127,31 @@ final class Recording {
 	}
 
 	/**
+	 * Begins a transaction of its own, for a batch that the caller commits or rolls back.
+	 * @return the transaction
+	 */
+	TransactionStatus begin() {
+		return this.transactionManager.getTransaction(this.transaction);
+	}
+
+	void commit(TransactionStatus status) {
+		this.transactionManager.commit(status);
+	}
+
+	/**
+	 * Rolls a batch back; a rollback that fails leaves nothing committed either, so it is only
+	 * logged.
+	 */
+	void rollbackQuietly(TransactionStatus status) {
+		try {
+			this.transactionManager.rollback(status);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Rollback of an inbox batch failed: " + ex);
+		}
+	}
+
+	/**
 	 * Returns what to throw for an outage: the failure itself when it is unchecked (a rollback that
 	 * failed is thrown as Spring's exception, the handler's is kept as its application exception).
 	 */

@@ -82,9 +82,7 @@ class InboxBatchIntegrationTests {
 		metrics.bindTo(this.registry);
 		RetryPolicy policy = new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMinutes(1), 2,
 				Duration.ofMinutes(10), 3, 0);
-		this.processor = new InboxProcessor(inbox.transactions().getTransactionManager(), inbox.store(),
-				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(),
-				inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp(), policy, 0, metrics);
+		this.processor = new InboxProcessor(resources(), InboxSettings.of(policy, 0).withListener(metrics));
 		this.queue = "batch-" + UUID.randomUUID();
 	}
 
@@ -241,10 +239,8 @@ class InboxBatchIntegrationTests {
 		InboundMessage done = TestInbox.inbound(new Item("done"));
 		InboundMessage given = TestInbox.inbound(new Item("fail-given"));
 		assertThat(this.processor.process(consumer, done)).isEqualTo(InboxOutcome.PROCESSED);
-		InboxProcessor givesUpAtOnce = new InboxProcessor(inbox.transactions().getTransactionManager(), inbox.store(),
-				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(),
-				inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp(),
-				new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMinutes(1), 2, Duration.ofMinutes(10), 1, 0), 0);
+		InboxProcessor givesUpAtOnce = new InboxProcessor(resources(), InboxSettings.of(
+				new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMinutes(1), 2, Duration.ofMinutes(10), 1, 0), 0));
 		assertThat(givesUpAtOnce.process(consumer, given)).isEqualTo(InboxOutcome.FAULTED);
 		InboundMessage fresh = TestInbox.inbound(new Item("fresh"));
 		handled.set(0);
@@ -481,6 +477,12 @@ class InboxBatchIntegrationTests {
 		assertThat(ownEffects()).isEmpty();
 		assertThat(this.processor.processBatch(deliveries)).extracting(DeliveryResult::outcome)
 			.containsExactly(InboxOutcome.PROCESSED, InboxOutcome.PROCESSED);
+	}
+
+	private static InboxResources resources() {
+		return new InboxResources(inbox.transactions().getTransactionManager(), inbox.store(),
+				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(),
+				inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp());
 	}
 
 	/** Processes a batch, then closes any transaction it left bound to this thread. */

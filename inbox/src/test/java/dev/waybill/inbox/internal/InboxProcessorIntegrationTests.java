@@ -131,9 +131,10 @@ class InboxProcessorIntegrationTests {
 			heard.add(registration.queue() + " " + delivery.messageId() + " " + outcome + " committed=" + processed);
 			throw new IllegalStateException("a listener that fails");
 		};
-		InboxProcessor processor = new InboxProcessor(inbox.transactions().getTransactionManager(), inbox.store(),
-				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(), inbox.publisher().consumerOutbox(),
-				new JacksonMessageSerializer(), inbox.wakeUp(), RetryPolicy.defaults(), 0, listener);
+		InboxProcessor processor = new InboxProcessor(new InboxResources(inbox.transactions().getTransactionManager(),
+				inbox.store(), new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(),
+				inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp()),
+				InboxSettings.of(RetryPolicy.defaults(), 0).withListener(listener));
 
 		assertThat(List.of(processor.process(consumer, message), processor.process(consumer, message)))
 			.containsExactly(InboxOutcome.PROCESSED, InboxOutcome.DUPLICATE);
@@ -242,7 +243,8 @@ class InboxProcessorIntegrationTests {
 					throw new IllegalStateException("card declined");
 				});
 		for (Duration skew : List.of(Duration.ofHours(2), Duration.ofMinutes(-5))) {
-			InboxProcessor processor = processor(0).clock(Clock.offset(Clock.systemUTC(), skew));
+			InboxProcessor processor = new InboxProcessor(inbox.resources(),
+					inbox.settings(INTERVAL, 3, 0).withClock(Clock.offset(Clock.systemUTC(), skew)));
 			assertThat(processor.process(consumer, TestInbox.inbound(new ChargeCard("o-skew" + skew, 100))))
 				.isEqualTo(InboxOutcome.RETRY_SCHEDULED);
 		}
@@ -547,9 +549,9 @@ class InboxProcessorIntegrationTests {
 
 		DriverManagerDataSource unreachable = new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:1/test");
 		JdbcOutboxStore outbox = new JdbcOutboxStore(schema.dataSource(), schema.tables());
-		InboxProcessor cutOff = new InboxProcessor(new DataSourceTransactionManager(unreachable), inbox.store(), outbox,
-				inbox.publisher(), inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp(),
-				RetryPolicy.defaults(), 0);
+		InboxProcessor cutOff = new InboxProcessor(new InboxResources(new DataSourceTransactionManager(unreachable),
+				inbox.store(), outbox, inbox.publisher(), inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(),
+				inbox.wakeUp()), InboxSettings.of(RetryPolicy.defaults(), 0));
 		assertThatExceptionOfType(CannotCreateTransactionException.class)
 			.isThrownBy(() -> cutOff.process(consumer, message));
 		assertThat(calls).hasValue(1);
