@@ -21,7 +21,6 @@ import dev.waybill.inbox.spi.InboxDelivery;
 import dev.waybill.inbox.spi.UnrecordableDeliveryException;
 import dev.waybill.kernel.DatabaseFailures;
 import dev.waybill.kernel.TransactionConnection;
-import dev.waybill.outbox.internal.DefaultConsumerOutbox;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.OutboxWriter;
 
@@ -79,7 +78,8 @@ final class BatchProcessor {
 
 	/**
 	 * Tells why deliveries are handled each in a transaction of its own, if they are: batches need a
-	 * JDBC transaction manager and the default consumer outbox.
+	 * JDBC transaction manager and a consumer outbox that writes each inbound message's scope
+	 * while the transaction goes on (the default publisher's).
 	 * @return the reason, or {@code null} when deliveries are batched
 	 */
 	@Nullable String whyNotBatched() {
@@ -87,7 +87,7 @@ final class BatchProcessor {
 			return "batched transactions need a JDBC transaction manager (DataSourceTransactionManager or "
 					+ "JdbcTransactionManager), and the application's is " + this.transactionManager.getClass().getSimpleName();
 		}
-		if (!(this.consumerOutbox instanceof DefaultConsumerOutbox)) {
+		if (!this.consumerOutbox.writesInboundNow()) {
 			return "batched transactions need Waybill's own consumer outbox, and the application declares "
 					+ this.consumerOutbox.getClass().getSimpleName();
 		}

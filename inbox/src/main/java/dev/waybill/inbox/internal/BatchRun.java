@@ -23,7 +23,6 @@ import dev.waybill.inbox.spi.InboxDelivery;
 import dev.waybill.kernel.DatabaseFailures;
 import dev.waybill.kernel.TransactionConnection;
 import dev.waybill.outbox.OutboxPublisher;
-import dev.waybill.outbox.internal.DefaultConsumerOutbox;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 
 /**
@@ -120,7 +119,7 @@ final class BatchRun {
 				throw ex;
 			}
 			if (stop != null) {
-				((DefaultConsumerOutbox) this.consumerOutbox).discardInbound();
+				this.consumerOutbox.discardInbound();
 				return new BatchStop(entry, stop.handlerFailure());
 			}
 			entries.add(entry);
@@ -173,7 +172,7 @@ final class BatchRun {
 		}
 		try {
 			// marked processed with the others of the batch, before the commit
-			((DefaultConsumerOutbox) this.consumerOutbox).writeInboundNow();
+			this.consumerOutbox.writeInboundNow();
 		}
 		catch (RuntimeException ex) {
 			return recordingFailed(ex, connection);
