@@ -194,6 +194,62 @@ class InboxProcessorIntegrationTests {
 	}
 
 	@Test
+	void twoConcurrentDeliveriesOfOneMessageWhoseFirstAttemptFailsScheduleOneRetryForEachFailedAttempt()
+			throws Exception {
+		// Two copies of one message at once (a broker redelivery of a delivery still in flight, or a
+		// scope the relay published twice): the second waits on the first's row lock, and the first's
+		// rollback takes its row away. When the second gets the row before the first's failure is
+		// recorded, it runs as a first attempt too; each failed attempt schedules its own redelivery,
+		// and no retry is scheduled for a copy that did not fail.
+		String queue = queue();
+		AtomicInteger calls = new AtomicInteger();
+		JdbcTemplate monitor = new JdbcTemplate(new DelegatingDataSource(schema.dataSource()));
+		String table = schema.tables().qualifiedInboxState();
+		List<Integer> redeliveryCounts = new CopyOnWriteArrayList<>();
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+			redeliveryCounts.add(context.redeliveryCount());
+			if (calls.incrementAndGet() == 1) {
+				// Until the other copy waits on this transaction's row lock.
+				Integer holder = jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class);
+				await().atMost(Duration.ofSeconds(20)).until(() -> monitor.queryForObject("SELECT count(*) FROM "
+						+ "pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid)) AND query LIKE ?", Integer.class,
+						holder, "%" + table + "%") > 0);
+			}
+			if (context.redeliveryCount() == 0) {
+				throw new IllegalStateException("first attempt fails");
+			}
+		});
+		InboundMessage message = TestInbox.inbound(new ChargeCard("o-first-fails", 300));
+		InboxProcessor processor = processor(0);
+		CyclicBarrier start = new CyclicBarrier(2);
+		ExecutorService threads = Executors.newFixedThreadPool(2);
+		List<InboxOutcome> outcomes;
+		try {
+			Future<InboxOutcome> first = threads.submit(() -> {
+				start.await();
+				return processor.process(consumer, message);
+			});
+			Future<InboxOutcome> second = threads.submit(() -> {
+				start.await();
+				return processor.process(consumer, message);
+			});
+			outcomes = List.of(first.get(30, TimeUnit.SECONDS), second.get(30, TimeUnit.SECONDS));
+		}
+		finally {
+			threads.shutdownNow();
+		}
+		long failedAttempts = redeliveryCounts.stream().filter((count) -> count == 0).count();
+		assertThat(failedAttempts).isBetween(1L, 2L);
+		assertThat(outcomes).allMatch((outcome) -> outcome == InboxOutcome.RETRY_SCHEDULED
+				|| outcome == InboxOutcome.PROCESSED);
+		assertThat(outcomes.stream().filter((outcome) -> outcome == InboxOutcome.RETRY_SCHEDULED).count())
+			.as("a retry for each failed attempt, %s", redeliveryCounts).isEqualTo(failedAttempts);
+		assertThat(inbox.inboxRow(UUID.fromString(message.messageId()), queue)).containsEntry("attempts",
+				(int) failedAttempts);
+		assertThat(inbox.outboxMessages(queue)).as("a redelivery for each failed attempt").hasSize((int) failedAttempts);
+	}
+
+	@Test
 	void aHandlerThatFailsTwiceIsRedeliveredWithBackoffThenProcessed() throws InterruptedException {
 		String queue = queue();
 		AtomicInteger calls = new AtomicInteger();
