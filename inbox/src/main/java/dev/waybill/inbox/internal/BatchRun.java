@@ -166,9 +166,7 @@ final class BatchRun {
 			// after the handler tells; here the next statement may be the next handler's (which would
 			// take the blame) or the commit (which PostgreSQL turns into a silent rollback of the
 			// whole batch, its deliveries then acknowledged as processed).
-			return new BatchStop(entry, new IllegalStateException("The handler returned normally, but a "
-					+ "statement it ran failed and aborted its transaction (SQLSTATE 25P02); "
-					+ "was a database exception caught in the handler?"));
+			return new BatchStop(entry, new IllegalStateException(DeliveryFault.ABORTED_BY_HANDLER));
 		}
 		try {
 			// marked processed with the others of the batch, before the commit

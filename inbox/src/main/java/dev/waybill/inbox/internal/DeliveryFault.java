@@ -13,6 +13,13 @@ import dev.waybill.kernel.PostgresText;
  */
 record DeliveryFault(@Nullable String reason, @Nullable Throwable exception) {
 
+	/**
+	 * The failure of a handler that returned normally after one of its statements failed: PostgreSQL
+	 * aborted the transaction, so the handler, not the inbox, failed the delivery.
+	 */
+	static final String ABORTED_BY_HANDLER = "The handler returned normally, but a statement it ran failed and "
+			+ "aborted its transaction (SQLSTATE 25P02); was a database exception caught in the handler?";
+
 	private static final int SHOWN_LENGTH = 64;
 
 	/** The longest reason recorded; longer ones are cut. */

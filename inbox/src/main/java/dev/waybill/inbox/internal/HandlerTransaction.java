@@ -100,9 +100,7 @@ final class HandlerTransaction {
 					// catches a failed flush): PostgreSQL refuses everything after it in the transaction.
 					// That is the handler's failure, retried as any other, not Waybill's.
 					connection.check();
-					throw new HandlerFailure(new IllegalStateException("The handler returned normally, but a "
-							+ "statement it ran failed and aborted its transaction (SQLSTATE 25P02); "
-							+ "was a database exception caught in the handler?", ex));
+					throw new HandlerFailure(new IllegalStateException(DeliveryFault.ABORTED_BY_HANDLER, ex));
 				}
 				throw RecordingFailure.checked(ex, connection);
 			}
