@@ -172,24 +172,8 @@ class InboxProcessorIntegrationTests {
 					"%" + table + "%") > 0);
 		});
 		InboundMessage message = TestInbox.inbound(new ChargeCard("o-3", 300));
-		InboxProcessor processor = processor(0);
-		CyclicBarrier start = new CyclicBarrier(2);
-		ExecutorService threads = Executors.newFixedThreadPool(2);
-		try {
-			Future<InboxOutcome> first = threads.submit(() -> {
-				start.await();
-				return processor.process(consumer, message);
-			});
-			Future<InboxOutcome> second = threads.submit(() -> {
-				start.await();
-				return processor.process(consumer, message);
-			});
-			assertThat(List.of(first.get(30, TimeUnit.SECONDS), second.get(30, TimeUnit.SECONDS)))
-				.containsExactlyInAnyOrder(InboxOutcome.PROCESSED, InboxOutcome.DUPLICATE);
-		}
-		finally {
-			threads.shutdownNow();
-		}
+		assertThat(processTwiceAtOnce(processor(0), consumer, message)).containsExactlyInAnyOrder(InboxOutcome.PROCESSED,
+				InboxOutcome.DUPLICATE);
 		assertHandledOnce(calls, message, queue, 2);
 	}
 
@@ -220,24 +204,7 @@ class InboxProcessorIntegrationTests {
 			}
 		});
 		InboundMessage message = TestInbox.inbound(new ChargeCard("o-first-fails", 300));
-		InboxProcessor processor = processor(0);
-		CyclicBarrier start = new CyclicBarrier(2);
-		ExecutorService threads = Executors.newFixedThreadPool(2);
-		List<InboxOutcome> outcomes;
-		try {
-			Future<InboxOutcome> first = threads.submit(() -> {
-				start.await();
-				return processor.process(consumer, message);
-			});
-			Future<InboxOutcome> second = threads.submit(() -> {
-				start.await();
-				return processor.process(consumer, message);
-			});
-			outcomes = List.of(first.get(30, TimeUnit.SECONDS), second.get(30, TimeUnit.SECONDS));
-		}
-		finally {
-			threads.shutdownNow();
-		}
+		List<InboxOutcome> outcomes = processTwiceAtOnce(processor(0), consumer, message);
 		long failedAttempts = redeliveryCounts.stream().filter((count) -> count == 0).count();
 		assertThat(failedAttempts).isBetween(1L, 2L);
 		assertThat(outcomes).allMatch((outcome) -> outcome == InboxOutcome.RETRY_SCHEDULED
@@ -1160,6 +1127,27 @@ class InboxProcessorIntegrationTests {
 	private static long refusals() {
 		return jdbc.queryForObject("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM " + schema.name()
 				+ ".refusals", Long.class);
+	}
+
+	/** Processes one delivery on two threads at once; returns their outcomes, the first thread's first. */
+	private static List<InboxOutcome> processTwiceAtOnce(InboxProcessor processor, ConsumerRegistration<?> consumer,
+			InboundMessage message) throws Exception {
+		CyclicBarrier start = new CyclicBarrier(2);
+		ExecutorService threads = Executors.newFixedThreadPool(2);
+		try {
+			Future<InboxOutcome> first = threads.submit(() -> {
+				start.await();
+				return processor.process(consumer, message);
+			});
+			Future<InboxOutcome> second = threads.submit(() -> {
+				start.await();
+				return processor.process(consumer, message);
+			});
+			return List.of(first.get(30, TimeUnit.SECONDS), second.get(30, TimeUnit.SECONDS));
+		}
+		finally {
+			threads.shutdownNow();
+		}
 	}
 
 	private static InboxProcessor processor(int immediateRetries) {
