@@ -24,6 +24,8 @@ import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.autoconfigure.WaybillInboxProperties;
 import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.internal.InboxSettings;
+import dev.waybill.inbox.internal.InboxResources;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.outbox.internal.JacksonMessageSerializer;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
@@ -86,10 +88,10 @@ final class InboxThroughput implements Benchmark {
 		ConsumerRegistration<BenchOrder> partitioned = consumer.withPartitionByOrderingKey(true);
 		queue.alsoDelete(consumer.errorQueue());
 		CommitLatencies latencies = new CommitLatencies();
-		InboxProcessor processor = new InboxProcessor(wiring.transactionManager(),
+		InboxProcessor processor = new InboxProcessor(new InboxResources(wiring.transactionManager(),
 				new InboxStore(wiring.schema().dataSource(), wiring.schema().tables()), wiring.store(),
-				wiring.publisher(), wiring.publisher().consumerOutbox(), new JacksonMessageSerializer(), wiring.wakeUp(),
-				DEFAULTS.toRetryPolicy(), DEFAULTS.getRetry().getImmediate(), latencies);
+				wiring.publisher(), wiring.publisher().consumerOutbox(), new JacksonMessageSerializer(), wiring.wakeUp()),
+				InboxSettings.of(DEFAULTS.toRetryPolicy(), DEFAULTS.getRetry().getImmediate()).withListener(latencies));
 		List<Double> bare = new ArrayList<>();
 		List<Double> inbox = new ArrayList<>();
 		List<Double> unbatched = new ArrayList<>();

@@ -14,6 +14,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.internal.InboxResources;
+import dev.waybill.inbox.internal.InboxSettings;
 import dev.waybill.inbox.autoconfigure.WaybillInboxProperties;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.internal.observation.InboxObservation;
@@ -61,17 +63,19 @@ final class TracingCost implements Benchmark {
 			.withConcurrency(DEFAULTS.getConcurrency())
 			.withPrefetch(DEFAULTS.getPrefetch());
 		inboxQueue.alsoDelete(consumer.errorQueue());
-		InboxProcessor processor = new InboxProcessor(wiring.transactionManager(),
+		InboxResources resources = new InboxResources(wiring.transactionManager(),
 				new InboxStore(wiring.schema().dataSource(), wiring.schema().tables()), wiring.store(),
-				wiring.publisher(), wiring.publisher().consumerOutbox(), new JacksonMessageSerializer(), wiring.wakeUp(),
-				DEFAULTS.toRetryPolicy(), DEFAULTS.getRetry().getImmediate());
+				wiring.publisher(), wiring.publisher().consumerOutbox(), new JacksonMessageSerializer(), wiring.wakeUp());
+		InboxSettings settings = InboxSettings.of(DEFAULTS.toRetryPolicy(), DEFAULTS.getRetry().getImmediate());
+		InboxProcessor untracedProcessor = new InboxProcessor(resources, settings);
 		List<Double> relayOff = new ArrayList<>();
 		List<Double> relayOn = new ArrayList<>();
 		List<Double> inboxOff = new ArrayList<>();
 		List<Double> inboxOn = new ArrayList<>();
 		try (BenchTracing tracing = new BenchTracing()) {
 			RelayObservation relayObservation = new RelayObservation(tracing.registry(), null);
-			InboxObservation inboxObservation = new InboxObservation(tracing.registry(), null);
+			InboxProcessor tracedProcessor = new InboxProcessor(resources,
+					settings.withObservation(new InboxObservation(tracing.registry(), null)));
 			for (int run = 1; run <= context.runs(); run++) {
 				for (boolean traced : new boolean[] { false, true }) {
 					long spansBefore = tracing.spansEnded();
@@ -89,7 +93,7 @@ final class TracingCost implements Benchmark {
 					jdbc.execute("TRUNCATE " + handled);
 					fill(connection, inboxQueue, inboxMessages);
 					handledCount.set(0);
-					processor.setObservation(traced ? inboxObservation : InboxObservation.NONE);
+					InboxProcessor processor = traced ? tracedProcessor : untracedProcessor;
 					double inboxRate = consume(context, processor, consumer, handledCount, inboxMessages);
 					(traced ? inboxOn : inboxOff).add(inboxRate);
 					inboxQueue.purge();

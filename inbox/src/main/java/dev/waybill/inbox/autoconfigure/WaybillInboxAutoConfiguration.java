@@ -22,6 +22,8 @@ import dev.waybill.inbox.InboxLookup;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.JdbcInboxAdmin;
+import dev.waybill.inbox.internal.InboxResources;
+import dev.waybill.inbox.internal.InboxSettings;
 import dev.waybill.inbox.internal.JdbcInboxLookup;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.internal.observation.InboxObservation;
@@ -84,22 +86,25 @@ public final class WaybillInboxAutoConfiguration {
 				ObjectProvider<InboxProcessObservationConvention> convention, ObjectProvider<Transport> transport) {
 			InboxTransactionCheck.check(transactionManager, store.dataSource());
 			InboxListener listener = listeners.orderedStream().reduce(InboxListener.NONE, InboxListener::andThen);
-			InboxProcessor processor = new InboxProcessor(transactionManager, store, writer, publisher, consumerOutbox,
-					serializer, wakeUp, properties.toRetryPolicy(), properties.getRetry().getImmediate(), listener);
-			processor.setPublishFaults(properties.getFaults().isPublish());
+			InboxSettings settings = InboxSettings.of(properties.toRetryPolicy(), properties.getRetry().getImmediate())
+				.withListener(listener)
+				.withPublishFaults(properties.getFaults().isPublish());
 			Transport headerLimit = transport.getIfUnique();
 			if (headerLimit != null) {
-				processor.setMaxHeaderBytes(headerLimit::maxHeaderBytes);
+				settings = settings.withMaxHeaderBytes(headerLimit::maxHeaderBytes);
 			}
+			ObservationRegistry registry = observation.registry(observationRegistry.getIfUnique());
+			if (!registry.isNoop()) {
+				settings = settings.withObservation(new InboxObservation(registry, convention.getIfUnique()));
+			}
+			InboxProcessor processor = new InboxProcessor(
+					new InboxResources(transactionManager, store, writer, publisher, consumerOutbox, serializer, wakeUp),
+					settings);
 			String whyNotBatched = processor.whyNotBatched();
 			if (properties.getBatch().getMaxSize() > 1 && whyNotBatched != null) {
 				LogFactory.getLog(InboxProcessor.class)
 					.info("Waybill's inbox handles each delivery in a transaction of its own, not in batches of up to "
 							+ properties.getBatch().getMaxSize() + " (waybill.inbox.batch.max-size): " + whyNotBatched);
-			}
-			ObservationRegistry registry = observation.registry(observationRegistry.getIfUnique());
-			if (!registry.isNoop()) {
-				processor.setObservation(new InboxObservation(registry, convention.getIfUnique()));
 			}
 			return processor;
 		}

@@ -82,9 +82,7 @@ class InboxBatchIntegrationTests {
 		metrics.bindTo(this.registry);
 		RetryPolicy policy = new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMinutes(1), 2,
 				Duration.ofMinutes(10), 3, 0);
-		this.processor = new InboxProcessor(inbox.transactions().getTransactionManager(), inbox.store(),
-				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(),
-				inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp(), policy, 0, metrics);
+		this.processor = new InboxProcessor(resources(), InboxSettings.of(policy, 0).withListener(metrics));
 		this.queue = "batch-" + UUID.randomUUID();
 	}
 
@@ -241,10 +239,8 @@ class InboxBatchIntegrationTests {
 		InboundMessage done = TestInbox.inbound(new Item("done"));
 		InboundMessage given = TestInbox.inbound(new Item("fail-given"));
 		assertThat(this.processor.process(consumer, done)).isEqualTo(InboxOutcome.PROCESSED);
-		InboxProcessor givesUpAtOnce = new InboxProcessor(inbox.transactions().getTransactionManager(), inbox.store(),
-				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(),
-				inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp(),
-				new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMinutes(1), 2, Duration.ofMinutes(10), 1, 0), 0);
+		InboxProcessor givesUpAtOnce = new InboxProcessor(resources(), InboxSettings.of(
+				new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMinutes(1), 2, Duration.ofMinutes(10), 1, 0), 0));
 		assertThat(givesUpAtOnce.process(consumer, given)).isEqualTo(InboxOutcome.FAULTED);
 		InboundMessage fresh = TestInbox.inbound(new Item("fresh"));
 		handled.set(0);
@@ -376,6 +372,51 @@ class InboxBatchIntegrationTests {
 	}
 
 	@Test
+	void theListenerHearsOneOutcomePerDeliveryWhenFailingHandlersRollTheBatchBack() {
+		// Every outcome the listener hears is one delivery's: a rolled-back batch that runs its
+		// deliveries again, or a handler that fails again alone, must not report an outcome twice.
+		RecordingListener listener = new RecordingListener();
+		InboxProcessor listened = new InboxProcessor(resources(), InboxSettings.of(
+				new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMinutes(1), 2, Duration.ofMinutes(10), 3, 0), 1)
+			.withListener(listener));
+		Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class, (item, context) -> {
+			int call = calls.computeIfAbsent(item.name(), (name) -> new AtomicInteger()).incrementAndGet();
+			if (item.name().startsWith("fail") || (item.name().equals("s") && call >= 2)) {
+				throw new IllegalStateException("refused " + item.name() + ", call " + call);
+			}
+		});
+		InboundMessage s = TestInbox.inbound(new Item("s"));
+		InboundMessage a = TestInbox.inbound(new Item("a"));
+		InboundMessage failB = TestInbox.inbound(new Item("fail-b"));
+		InboundMessage poison = TestInbox.altered(a, UUID.randomUUID().toString(), a.messageType(), "not json");
+		InboundMessage c = TestInbox.inbound(new Item("c"));
+		List<InboundMessage> messages = List.of(s, a, failB, a, poison, c);
+
+		List<DeliveryResult> results = listened
+			.processBatch(messages.stream().map((message) -> new InboxDelivery(consumer, message)).toList());
+
+		assertThat(results).extracting(DeliveryResult::outcome).containsExactly(InboxOutcome.RETRY_SCHEDULED,
+				InboxOutcome.PROCESSED, InboxOutcome.RETRY_SCHEDULED, InboxOutcome.DUPLICATE, InboxOutcome.FAULTED,
+				InboxOutcome.PROCESSED);
+		assertThat(listener.of(s)).as("s ran in the batch, failed when it ran again after the rollback, and at its retry")
+			.containsExactly("started " + s.messageId(), "rolled back " + s.messageId(),
+					"delivered " + s.messageId() + " RETRY_SCHEDULED", "finished " + s.messageId() + " RETRY_SCHEDULED");
+		assertThat(listener.of(failB)).containsExactly("started " + failB.messageId(),
+				"delivered " + failB.messageId() + " RETRY_SCHEDULED",
+				"finished " + failB.messageId() + " RETRY_SCHEDULED");
+		assertThat(listener.of(poison)).containsExactly("started " + poison.messageId(),
+				"poisoned " + poison.messageId(), "delivered " + poison.messageId() + " FAULTED",
+				"finished " + poison.messageId() + " FAULTED");
+		assertThat(listener.all().stream().filter((event) -> event.startsWith("delivered "))).as("one outcome a delivery")
+			.hasSize(messages.size());
+		assertThat(listener.all().stream().filter((event) -> event.endsWith(" RETRY_SCHEDULED")
+				&& event.startsWith("delivered "))).as("one retry a failed message").hasSize(2);
+		assertThat(listener.all().stream().filter((event) -> event.startsWith("started "))).hasSize(messages.size());
+		assertThat(listener.all().stream().filter((event) -> event.startsWith("finished "))).hasSize(messages.size());
+	}
+
+	@Test
 	void aConnectionLostAtTheBatchsReceiptFailsEveryDeliveryAndRecordsNothing() {
 		AtomicInteger handled = new AtomicInteger();
 		ConsumerRegistration<Item> consumer = ConsumerRegistration.of(this.queue, Item.class,
@@ -481,6 +522,12 @@ class InboxBatchIntegrationTests {
 		assertThat(ownEffects()).isEmpty();
 		assertThat(this.processor.processBatch(deliveries)).extracting(DeliveryResult::outcome)
 			.containsExactly(InboxOutcome.PROCESSED, InboxOutcome.PROCESSED);
+	}
+
+	private static InboxResources resources() {
+		return new InboxResources(inbox.transactions().getTransactionManager(), inbox.store(),
+				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(),
+				inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp());
 	}
 
 	/** Processes a batch, then closes any transaction it left bound to this thread. */

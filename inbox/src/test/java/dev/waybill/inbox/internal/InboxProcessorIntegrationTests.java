@@ -131,9 +131,10 @@ class InboxProcessorIntegrationTests {
 			heard.add(registration.queue() + " " + delivery.messageId() + " " + outcome + " committed=" + processed);
 			throw new IllegalStateException("a listener that fails");
 		};
-		InboxProcessor processor = new InboxProcessor(inbox.transactions().getTransactionManager(), inbox.store(),
-				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(), inbox.publisher().consumerOutbox(),
-				new JacksonMessageSerializer(), inbox.wakeUp(), RetryPolicy.defaults(), 0, listener);
+		InboxProcessor processor = new InboxProcessor(new InboxResources(inbox.transactions().getTransactionManager(),
+				inbox.store(), new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(),
+				inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp()),
+				InboxSettings.of(RetryPolicy.defaults(), 0).withListener(listener));
 
 		assertThat(List.of(processor.process(consumer, message), processor.process(consumer, message)))
 			.containsExactly(InboxOutcome.PROCESSED, InboxOutcome.DUPLICATE);
@@ -171,25 +172,48 @@ class InboxProcessorIntegrationTests {
 					"%" + table + "%") > 0);
 		});
 		InboundMessage message = TestInbox.inbound(new ChargeCard("o-3", 300));
-		InboxProcessor processor = processor(0);
-		CyclicBarrier start = new CyclicBarrier(2);
-		ExecutorService threads = Executors.newFixedThreadPool(2);
-		try {
-			Future<InboxOutcome> first = threads.submit(() -> {
-				start.await();
-				return processor.process(consumer, message);
-			});
-			Future<InboxOutcome> second = threads.submit(() -> {
-				start.await();
-				return processor.process(consumer, message);
-			});
-			assertThat(List.of(first.get(30, TimeUnit.SECONDS), second.get(30, TimeUnit.SECONDS)))
-				.containsExactlyInAnyOrder(InboxOutcome.PROCESSED, InboxOutcome.DUPLICATE);
-		}
-		finally {
-			threads.shutdownNow();
-		}
+		assertThat(processTwiceAtOnce(processor(0), consumer, message)).containsExactlyInAnyOrder(InboxOutcome.PROCESSED,
+				InboxOutcome.DUPLICATE);
 		assertHandledOnce(calls, message, queue, 2);
+	}
+
+	@Test
+	void twoConcurrentDeliveriesOfOneMessageWhoseFirstAttemptFailsScheduleOneRetryForEachFailedAttempt()
+			throws Exception {
+		// Two copies of one message at once (a broker redelivery of a delivery still in flight, or a
+		// scope the relay published twice): the second waits on the first's row lock, and the first's
+		// rollback takes its row away. When the second gets the row before the first's failure is
+		// recorded, it runs as a first attempt too; each failed attempt schedules its own redelivery,
+		// and no retry is scheduled for a copy that did not fail.
+		String queue = queue();
+		AtomicInteger calls = new AtomicInteger();
+		JdbcTemplate monitor = new JdbcTemplate(new DelegatingDataSource(schema.dataSource()));
+		String table = schema.tables().qualifiedInboxState();
+		List<Integer> redeliveryCounts = new CopyOnWriteArrayList<>();
+		ConsumerRegistration<ChargeCard> consumer = ConsumerRegistration.of(queue, ChargeCard.class, (message, context) -> {
+			redeliveryCounts.add(context.redeliveryCount());
+			if (calls.incrementAndGet() == 1) {
+				// Until the other copy waits on this transaction's row lock.
+				Integer holder = jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class);
+				await().atMost(Duration.ofSeconds(20)).until(() -> monitor.queryForObject("SELECT count(*) FROM "
+						+ "pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid)) AND query LIKE ?", Integer.class,
+						holder, "%" + table + "%") > 0);
+			}
+			if (context.redeliveryCount() == 0) {
+				throw new IllegalStateException("first attempt fails");
+			}
+		});
+		InboundMessage message = TestInbox.inbound(new ChargeCard("o-first-fails", 300));
+		List<InboxOutcome> outcomes = processTwiceAtOnce(processor(0), consumer, message);
+		long failedAttempts = redeliveryCounts.stream().filter((count) -> count == 0).count();
+		assertThat(failedAttempts).isBetween(1L, 2L);
+		assertThat(outcomes).allMatch((outcome) -> outcome == InboxOutcome.RETRY_SCHEDULED
+				|| outcome == InboxOutcome.PROCESSED);
+		assertThat(outcomes.stream().filter((outcome) -> outcome == InboxOutcome.RETRY_SCHEDULED).count())
+			.as("a retry for each failed attempt, %s", redeliveryCounts).isEqualTo(failedAttempts);
+		assertThat(inbox.inboxRow(UUID.fromString(message.messageId()), queue)).containsEntry("attempts",
+				(int) failedAttempts);
+		assertThat(inbox.outboxMessages(queue)).as("a redelivery for each failed attempt").hasSize((int) failedAttempts);
 	}
 
 	@Test
@@ -242,7 +266,8 @@ class InboxProcessorIntegrationTests {
 					throw new IllegalStateException("card declined");
 				});
 		for (Duration skew : List.of(Duration.ofHours(2), Duration.ofMinutes(-5))) {
-			InboxProcessor processor = processor(0).clock(Clock.offset(Clock.systemUTC(), skew));
+			InboxProcessor processor = new InboxProcessor(inbox.resources(),
+					inbox.settings(INTERVAL, 3, 0).withClock(Clock.offset(Clock.systemUTC(), skew)));
 			assertThat(processor.process(consumer, TestInbox.inbound(new ChargeCard("o-skew" + skew, 100))))
 				.isEqualTo(InboxOutcome.RETRY_SCHEDULED);
 		}
@@ -547,9 +572,9 @@ class InboxProcessorIntegrationTests {
 
 		DriverManagerDataSource unreachable = new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:1/test");
 		JdbcOutboxStore outbox = new JdbcOutboxStore(schema.dataSource(), schema.tables());
-		InboxProcessor cutOff = new InboxProcessor(new DataSourceTransactionManager(unreachable), inbox.store(), outbox,
-				inbox.publisher(), inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp(),
-				RetryPolicy.defaults(), 0);
+		InboxProcessor cutOff = new InboxProcessor(new InboxResources(new DataSourceTransactionManager(unreachable),
+				inbox.store(), outbox, inbox.publisher(), inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(),
+				inbox.wakeUp()), InboxSettings.of(RetryPolicy.defaults(), 0));
 		assertThatExceptionOfType(CannotCreateTransactionException.class)
 			.isThrownBy(() -> cutOff.process(consumer, message));
 		assertThat(calls).hasValue(1);
@@ -729,7 +754,7 @@ class InboxProcessorIntegrationTests {
 			.startsWith("Waybill could not record the delivery in its inbox: ")
 			.contains("refused by the test trigger");
 		assertThat(headers(error)).containsEntry("tenant", "acme");
-		assertThat(refusals() - refusals).as("tries before the last resort").isEqualTo(InboxProcessor.RECORDING_TRIES);
+		assertThat(refusals() - refusals).as("tries before the last resort").isEqualTo(Recording.TRIES);
 
 		// A copy finds no row either: it is moved again, never requeued forever.
 		assertThat(processor.process(consumer, message)).isEqualTo(InboxOutcome.FAULTED);
@@ -831,7 +856,7 @@ class InboxProcessorIntegrationTests {
 		assertThat(calls).hasValue(0);
 		assertThat(inbox.inboxRow(id, queue)).isNull();
 		assertThat(inbox.outboxMessages(queue + "_error")).isEmpty();
-		assertThat(refusals() - refusals).isEqualTo(2 * InboxProcessor.RECORDING_TRIES);
+		assertThat(refusals() - refusals).isEqualTo(2 * Recording.TRIES);
 
 		// The handler's own failure: recording it is refused too.
 		jdbc.update("DELETE FROM " + schema.name() + ".refused WHERE message_id = ? AND table_name = 'inbox_state'", id);
@@ -1102,6 +1127,27 @@ class InboxProcessorIntegrationTests {
 	private static long refusals() {
 		return jdbc.queryForObject("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM " + schema.name()
 				+ ".refusals", Long.class);
+	}
+
+	/** Processes one delivery on two threads at once; returns their outcomes, the first thread's first. */
+	private static List<InboxOutcome> processTwiceAtOnce(InboxProcessor processor, ConsumerRegistration<?> consumer,
+			InboundMessage message) throws Exception {
+		CyclicBarrier start = new CyclicBarrier(2);
+		ExecutorService threads = Executors.newFixedThreadPool(2);
+		try {
+			Future<InboxOutcome> first = threads.submit(() -> {
+				start.await();
+				return processor.process(consumer, message);
+			});
+			Future<InboxOutcome> second = threads.submit(() -> {
+				start.await();
+				return processor.process(consumer, message);
+			});
+			return List.of(first.get(30, TimeUnit.SECONDS), second.get(30, TimeUnit.SECONDS));
+		}
+		finally {
+			threads.shutdownNow();
+		}
 	}
 
 	private static InboxProcessor processor(int immediateRetries) {

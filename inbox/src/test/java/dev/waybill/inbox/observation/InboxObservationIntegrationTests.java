@@ -29,6 +29,8 @@ import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.internal.InboxSettings;
+import dev.waybill.inbox.internal.InboxResources;
 import dev.waybill.inbox.internal.observation.InboxObservation;
 import dev.waybill.inbox.spi.DeliveryResult;
 import dev.waybill.inbox.spi.InboxDelivery;
@@ -247,10 +249,9 @@ class InboxObservationIntegrationTests {
 				new ObservedOutboxMessageFactory(factory, registry, null), outbox, inbox.wakeUp());
 		RetryPolicy policy = new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMinutes(1), 2,
 				Duration.ofMinutes(10), 3, 0);
-		InboxProcessor processor = new InboxProcessor(inbox.transactions().getTransactionManager(), inbox.store(), outbox,
-				publisher, publisher.consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp(), policy, 0);
-		processor.setObservation(new InboxObservation(registry, null));
-		return processor;
+		return new InboxProcessor(new InboxResources(inbox.transactions().getTransactionManager(), inbox.store(), outbox,
+				publisher, publisher.consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp()),
+				InboxSettings.of(policy, 0).withObservation(new InboxObservation(registry, null)));
 	}
 
 	record Charge(String order) {

@@ -17,6 +17,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.internal.InboxSettings;
+import dev.waybill.inbox.internal.InboxResources;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.kernel.MessageTypes;
 import dev.waybill.kernel.RelayWakeUp;
@@ -79,10 +81,30 @@ public final class TestInbox {
 	 * @return the processor
 	 */
 	public InboxProcessor processor(Duration interval, int maxAttempts, int immediateRetries) {
+		return new InboxProcessor(resources(), settings(interval, maxAttempts, immediateRetries));
+	}
+
+	/**
+	 * Returns processor settings with a retry policy without jitter.
+	 * @param interval the wait before the first redelivery, doubling after each
+	 * @param maxAttempts failed deliveries before the error queue
+	 * @param immediateRetries in-process retries
+	 * @return the settings
+	 */
+	public InboxSettings settings(Duration interval, int maxAttempts, int immediateRetries) {
 		RetryPolicy policy = new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, interval, 2, interval.multipliedBy(100),
 				maxAttempts, 0);
-		return new InboxProcessor(this.transactionManager, this.store, this.outbox, this.publisher, this.publisher.consumerOutbox(),
-				new JacksonMessageSerializer(), this.wakeUp, policy, immediateRetries);
+		return InboxSettings.of(policy, immediateRetries);
+	}
+
+	/**
+	 * Returns what a processor on this inbox works with: its transaction manager, inbox, outbox,
+	 * publisher and Jackson.
+	 * @return the resources
+	 */
+	public InboxResources resources() {
+		return new InboxResources(this.transactionManager, this.store, this.outbox, this.publisher,
+				this.publisher.consumerOutbox(), new JacksonMessageSerializer(), this.wakeUp);
 	}
 
 	public JdbcTemplate jdbc() {

@@ -38,23 +38,17 @@ public final class DefaultConsumerOutbox implements ConsumerOutbox {
 			.bindInbound(inboundMessageId, consumerId);
 	}
 
-	/**
-	 * Writes what the current transaction published for the inbound message bound last, as its
-	 * scope, now, and forgets the binding; for an inbox that runs several handlers in one
-	 * transaction.
-	 * @throws IllegalStateException when no read-write transaction is active
-	 * @since 0.1
-	 */
+	@Override
+	public boolean writesInboundNow() {
+		return true;
+	}
+
+	@Override
 	public void writeInboundNow() {
 		OutboxTransaction.current("consumer outbox", this.writer, this.wakeUp).writeInboundNow();
 	}
 
-	/**
-	 * Drops what the current transaction published for the inbound message bound last, and the
-	 * binding: its handler failed, and the transaction rolls back.
-	 * @throws IllegalStateException when no read-write transaction is active
-	 * @since 0.1
-	 */
+	@Override
 	public void discardInbound() {
 		OutboxTransaction.current("consumer outbox", this.writer, this.wakeUp).discardInbound();
 	}

@@ -22,6 +22,8 @@ import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.internal.InboxSettings;
+import dev.waybill.inbox.internal.InboxResources;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.kernel.TimeOrderedUuids;
@@ -79,8 +81,9 @@ class RetentionFlowIntegrationTests {
 				Clock.systemUTC(), "test-host");
 		RetryPolicy policy = new RetryPolicy(RetryPolicy.Strategy.FIXED, Duration.ofMillis(1), 1, Duration.ofMillis(1),
 				2, 0);
-		processor = new InboxProcessor(transactionManager, new InboxStore(schema.dataSource(), schema.tables()), outbox,
-				publisher, publisher.consumerOutbox(), new JacksonMessageSerializer(), wakeUp, policy, 0);
+		processor = new InboxProcessor(new InboxResources(transactionManager,
+				new InboxStore(schema.dataSource(), schema.tables()), outbox, publisher, publisher.consumerOutbox(),
+				new JacksonMessageSerializer(), wakeUp), InboxSettings.of(policy, 0));
 	}
 
 	@AfterAll

@@ -26,6 +26,8 @@ import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.internal.InboxResources;
+import dev.waybill.inbox.internal.InboxSettings;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.MessageType;
@@ -206,9 +208,10 @@ class AcknowledgementLossIntegrationTests {
 		RelayWakeUp wakeUp = new RelayWakeUp();
 		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(outbox, new JacksonMessageSerializer(), wakeUp,
 				1 << 20, Clock.systemUTC(), "test-host");
-		InboxProcessor processor = new InboxProcessor(transactionManager, new InboxStore(database, this.schema.tables()),
-				outbox, publisher, publisher.consumerOutbox(), new JacksonMessageSerializer(), wakeUp,
-				RetryPolicy.defaults(), 3);
+		InboxProcessor processor = new InboxProcessor(new InboxResources(transactionManager,
+				new InboxStore(database, this.schema.tables()), outbox, publisher, publisher.consumerOutbox(),
+				new JacksonMessageSerializer(), wakeUp),
+				InboxSettings.of(RetryPolicy.defaults(), 3));
 		this.resources.add(transport);
 		JdbcTemplate handledTable = new JdbcTemplate(database);
 		String table = this.schema.name() + ".handled";

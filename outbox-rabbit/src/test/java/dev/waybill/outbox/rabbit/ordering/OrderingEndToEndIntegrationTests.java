@@ -30,6 +30,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.internal.InboxResources;
+import dev.waybill.inbox.internal.InboxSettings;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.MessageType;
@@ -208,9 +210,10 @@ class OrderingEndToEndIntegrationTests {
 		RelayWakeUp wakeUp = new RelayWakeUp();
 		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(outbox, new JacksonMessageSerializer(), wakeUp,
 				1 << 20, Clock.systemUTC(), "test-host");
-		InboxProcessor processor = new InboxProcessor(transactionManager,
+		InboxProcessor processor = new InboxProcessor(new InboxResources(transactionManager,
 				new InboxStore(this.billing.dataSource(), this.billing.tables()), outbox, publisher,
-				publisher.consumerOutbox(), new JacksonMessageSerializer(), wakeUp, RetryPolicy.defaults(), 3);
+				publisher.consumerOutbox(), new JacksonMessageSerializer(), wakeUp),
+				InboxSettings.of(RetryPolicy.defaults(), 3));
 		RabbitTransport transport = TestRabbit.get().transport().build();
 		this.resources.add(transport);
 		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(registration),

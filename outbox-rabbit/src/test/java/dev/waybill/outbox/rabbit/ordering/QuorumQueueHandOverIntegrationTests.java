@@ -22,6 +22,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.internal.InboxProcessor;
+import dev.waybill.inbox.internal.InboxResources;
+import dev.waybill.inbox.internal.InboxSettings;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.MessageType;
@@ -236,9 +238,10 @@ class QuorumQueueHandOverIntegrationTests {
 		RelayWakeUp wakeUp = new RelayWakeUp();
 		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(outbox, new JacksonMessageSerializer(), wakeUp,
 				1 << 20, Clock.systemUTC(), "test-host");
-		InboxProcessor processor = new InboxProcessor(transactionManager,
+		InboxProcessor processor = new InboxProcessor(new InboxResources(transactionManager,
 				new InboxStore(billing.dataSource(), billing.tables()), outbox, publisher, publisher.consumerOutbox(),
-				new JacksonMessageSerializer(), wakeUp, RetryPolicy.defaults(), 3);
+				new JacksonMessageSerializer(), wakeUp),
+				InboxSettings.of(RetryPolicy.defaults(), 3));
 		RabbitTransport transport = ((proxy != null) ? TestRabbit.get().transport(proxy) : TestRabbit.get().transport())
 			.build();
 		resources.add(transport);
