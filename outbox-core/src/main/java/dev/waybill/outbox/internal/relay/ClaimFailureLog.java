@@ -29,7 +29,7 @@ final class ClaimFailureLog {
 
 	private final Duration retryEvery;
 
-	private final SharedOutage outage = new SharedOutage(Relay.OUTAGE_WARNING_INTERVAL);
+	private final SharedOutage outage = new SharedOutage(BrokerOutageLog.OUTAGE_WARNING_INTERVAL);
 
 	private volatile String lastReason = "";
 
