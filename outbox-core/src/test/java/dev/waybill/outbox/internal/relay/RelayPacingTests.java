@@ -1,0 +1,78 @@
+package dev.waybill.outbox.internal.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.Test;
+
+import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.spi.OutboxStore;
+
+/**
+ * The pacing without a poll: its poll interval is longer than the test, so only signals, due times
+ * and stopping end a wait.
+ *
+ * @since 0.1
+ */
+class RelayPacingTests {
+
+	private final AtomicBoolean running = new AtomicBoolean(true);
+
+	private final RelayWakeUp wakeUp = new RelayWakeUp();
+
+	private final RelayPacing pacing = new RelayPacing(unusedStore(), this.wakeUp, Duration.ofDays(36500),
+			new OutboxBacklog(), this.running::get);
+
+	@Test
+	void thePrimaryWorkerClaimsOnceANotedScopeFallsDueWithoutASignal() throws InterruptedException {
+		this.pacing.dueIn(Duration.ofMillis(50));
+		long started = System.nanoTime();
+		assertThat(this.pacing.awaitWork(true)).isTrue();
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(50));
+	}
+
+	@Test
+	void aSignalWakesAnyWorker() throws InterruptedException {
+		this.wakeUp.signal();
+		assertThat(this.pacing.awaitWork(false)).isTrue();
+	}
+
+	@Test
+	void aStoppedRelayDoesNotWaitNorClaim() throws InterruptedException {
+		this.running.set(false);
+		long started = System.nanoTime();
+		this.pacing.pause(Duration.ofHours(1));
+		assertThat(this.pacing.awaitWork(true)).isFalse();
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void aPauseEndsSoonAfterTheRelayStops() throws InterruptedException {
+		Thread stopper = new Thread(() -> {
+			try {
+				Thread.sleep(200);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			this.running.set(false);
+		});
+		stopper.start();
+		long started = System.nanoTime();
+		this.pacing.pause(Duration.ofHours(1));
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+		stopper.join();
+	}
+
+	private static OutboxStore unusedStore() {
+		return (OutboxStore) Proxy.newProxyInstance(OutboxStore.class.getClassLoader(), new Class<?>[] { OutboxStore.class },
+				(proxy, method, args) -> {
+					throw new UnsupportedOperationException(method.getName());
+				});
+	}
+
+}
