@@ -298,8 +298,8 @@ public final class Relay implements SmartLifecycle {
 		Thread leasesThread = startThread("waybill-relay-leases", this.renewal::run);
 		Thread commitsThread = startThread("waybill-relay-commits", this.claimCommits::run);
 		RelayContext context = new RelayContext(this.id, this.store, this.transport, this.settings, this.wakeUp,
-				this.breaker, this.claimFailures, this.settler, this.leases, this.claimCommits, this.observation,
-				this.pacing, this.outages, this::running, this.claims);
+				this.breaker, this.claimFailures, () -> this.settler, this.leases, () -> this.claimCommits,
+				() -> this.observation, this.pacing, this.outages, this::running, this.claims);
 		List<Thread> workerThreads = new ArrayList<>();
 		for (int i = 0; i < this.settings.workers(); i++) {
 			workerThreads.add(startThread("waybill-relay-" + i, new RelayWorker(context, i)::run));
