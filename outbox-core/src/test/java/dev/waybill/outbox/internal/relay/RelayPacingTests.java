@@ -2,7 +2,6 @@ package dev.waybill.outbox.internal.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -11,7 +10,6 @@ import org.junit.jupiter.api.Test;
 
 import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.spi.OutboxStore;
 
 /**
  * The pacing without a poll: its poll interval is longer than the test, so only signals, due times
@@ -25,7 +23,7 @@ class RelayPacingTests {
 
 	private final RelayWakeUp wakeUp = new RelayWakeUp();
 
-	private final RelayPacing pacing = new RelayPacing(unusedStore(), this.wakeUp, Duration.ofDays(36500),
+	private final RelayPacing pacing = new RelayPacing(UnusedStore.create(), this.wakeUp, Duration.ofDays(36500),
 			new OutboxBacklog(), this.running::get);
 
 	@Test
@@ -66,13 +64,6 @@ class RelayPacingTests {
 		this.running.set(false);
 		Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !pausing.isAlive());
 		pausing.join();
-	}
-
-	private static OutboxStore unusedStore() {
-		return (OutboxStore) Proxy.newProxyInstance(OutboxStore.class.getClassLoader(), new Class<?>[] { OutboxStore.class },
-				(proxy, method, args) -> {
-					throw new UnsupportedOperationException(method.getName());
-				});
 	}
 
 }
