@@ -2,8 +2,8 @@ package dev.waybill.outbox.internal.relay;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -96,15 +96,6 @@ public final class Relay implements SmartLifecycle {
 
 	private final BrokerOutageLog outages;
 
-	/** The threads of the running start, by job; the workers include the direct one. */
-	private @Nullable Thread settlerThread;
-
-	private @Nullable Thread leasesThread;
-
-	private @Nullable Thread commitsThread;
-
-	private List<Thread> workerThreads = List.of();
-
 	private volatile WaybillThreads threadSource = WaybillThreads.platform();
 
 	private volatile RelayObservation observation = RelayObservation.NONE;
@@ -114,8 +105,8 @@ public final class Relay implements SmartLifecycle {
 	/** Guarded by this. */
 	private boolean startedBefore;
 
-	/** The threads of the last start, for health checks that must not wait for the lock. */
-	private volatile List<Thread> startedThreads = List.of();
+	/** The threads of the last start, by job; volatile for health checks that must not wait for the lock. */
+	private volatile RelayThreads threads = RelayThreads.NONE;
 
 	private final LeaseRenewal renewal;
 
@@ -144,7 +135,7 @@ public final class Relay implements SmartLifecycle {
 		this.leases = new Leases(store, settings.leaseDuration());
 		this.claimFailures = new ClaimFailureLog(this.id, settings.pollInterval());
 		this.renewal = new LeaseRenewal(this.id, this.leases, this.claimFailures, wakeUp, this.pacing,
-				() -> this.running, () -> this.startedThreads);
+				() -> this.running, () -> this.threads.all());
 		this.settler = newSettler();
 	}
 
@@ -224,11 +215,7 @@ public final class Relay implements SmartLifecycle {
 	 * @since 0.1
 	 */
 	public int liveThreads() {
-		int live = 0;
-		for (Thread thread : this.startedThreads) {
-			live += thread.isAlive() ? 1 : 0;
-		}
-		return live;
+		return this.threads.live();
 	}
 
 	/**
@@ -294,27 +281,19 @@ public final class Relay implements SmartLifecycle {
 		}
 		this.startedBefore = true;
 		this.renewal.started();
-		Thread settlerThread = startThread("waybill-relay-settler", this.settler::run);
-		Thread leasesThread = startThread("waybill-relay-leases", this.renewal::run);
-		Thread commitsThread = startThread("waybill-relay-commits", this.claimCommits::run);
 		RelayContext context = new RelayContext(this.id, this.store, this.transport, this.settings, this.wakeUp,
 				this.breaker, this.claimFailures, () -> this.settler, this.leases, () -> this.claimCommits,
 				() -> this.observation, this.pacing, this.outages, this::running, this.claims);
-		List<Thread> workerThreads = new ArrayList<>();
+		Map<String, Runnable> workers = new LinkedHashMap<>();
 		for (int i = 0; i < this.settings.workers(); i++) {
-			workerThreads.add(startThread("waybill-relay-" + i, new RelayWorker(context, i)::run));
+			workers.put("waybill-relay-" + i, new RelayWorker(context, i)::run);
 		}
 		DirectDispatch direct = this.direct;
 		if (direct != null) {
-			workerThreads.add(startThread("waybill-relay-direct", new RelayWorker(context, direct)::run));
+			workers.put("waybill-relay-direct", new RelayWorker(context, direct)::run);
 		}
-		this.settlerThread = settlerThread;
-		this.leasesThread = leasesThread;
-		this.commitsThread = commitsThread;
-		this.workerThreads = List.copyOf(workerThreads);
-		List<Thread> started = new ArrayList<>(List.of(settlerThread, leasesThread, commitsThread));
-		started.addAll(workerThreads);
-		this.startedThreads = List.copyOf(started);
+		this.threads = RelayThreads.start(this.id, this.threadSource, this.settler::run, this.renewal::run,
+				this.claimCommits::run, workers);
 		logger.info("Waybill relay " + this.id + " started with " + this.settings.workers() + " workers"
 				+ ((direct != null) ? " and direct dispatch (for scopes without an ordering key)" : ""));
 	}
@@ -332,14 +311,12 @@ public final class Relay implements SmartLifecycle {
 		this.running = false;
 		this.wakeUp.signal();
 		long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos() + TimeUnit.SECONDS.toNanos(5);
-		for (Thread worker : this.workerThreads) {
-			join(worker, deadline);
-		}
+		RelayThreads threads = this.threads;
+		threads.joinWorkers(deadline);
 		this.claimCommits.stop();
-		join(this.commitsThread, deadline);
+		threads.joinCommits(deadline);
 		this.settler.stop();
-		join(this.settlerThread, deadline);
-		join(this.leasesThread, deadline);
+		threads.joinSettlerAndLeases(deadline);
 		int released = this.renewal.giveBackOnStop();
 		DirectDispatch direct = this.direct;
 		if (direct != null) {
@@ -367,32 +344,6 @@ public final class Relay implements SmartLifecycle {
 	/** Whether the relay claims and publishes: started, not stopped, and none of its threads died. */
 	boolean running() {
 		return this.running && !this.renewal.halted();
-	}
-
-	private Thread startThread(String name, Runnable task) {
-		Thread thread = this.threadSource.newThread(name, () -> {
-			try {
-				task.run();
-			}
-			catch (RuntimeException | Error ex) {
-				logger.error("Waybill relay " + this.id + " lost its thread " + name + ": " + ex, ex);
-				throw ex;
-			}
-		});
-		thread.start();
-		return thread;
-	}
-
-	private static void join(@Nullable Thread thread, long deadlineNanos) {
-		if (thread == null) {
-			return;
-		}
-		try {
-			thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())));
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
 	}
 
 }
