@@ -1,38 +1,24 @@
 package dev.waybill.kernel;
 
 import java.time.Duration;
-import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.NestedExceptionUtils;
 
 import dev.waybill.kernel.DatabaseFailures.ConnectionState;
 
 /**
  * Tells a background worker's failing passes (the retention worker's runs, the replay worker's
- * batches) as one story, as the relay tells a database outage: a warning when they begin to fail,
- * with the stack trace only when the database is not simply unavailable; one a minute while they
- * fail; an info line when a pass succeeds again; the failures between at debug. For one thread.
+ * batches) as one story, as the relay tells a database outage ({@link OutageLogger}): a warning when
+ * they begin to fail, with the stack trace only when the database is not simply unavailable; one a
+ * minute while they fail; an info line when a pass succeeds again; the failures between at debug.
  *
  * @since 0.1
  */
 public final class OutageLog {
 
-	/** How often passes that keep failing are told again. */
-	private static final Duration REMINDER_INTERVAL = Duration.ofMinutes(1);
-
-	private final Log logger;
-
-	private final String failed;
-
-	private final String stillFails;
-
-	private final String again;
-
-	private long failingSince;
-
-	private long remindedAt;
+	private final OutageLogger<Pass> outage;
 
 	/**
 	 * Creates the log.
@@ -43,10 +29,7 @@ public final class OutageLog {
 	 * how long the passes failed)
 	 */
 	public OutageLog(Log logger, String failed, String stillFails, String again) {
-		this.logger = Objects.requireNonNull(logger, "logger must not be null");
-		this.failed = failed;
-		this.stillFails = stillFails;
-		this.again = again;
+		this.outage = new OutageLogger<>(logger, new PassWording(failed, stillFails, again));
 	}
 
 	/**
@@ -55,37 +38,61 @@ public final class OutageLog {
 	 * @param retryEvery how soon the worker tries again
 	 */
 	public void failed(RuntimeException failure, Duration retryEvery) {
-		long now = System.nanoTime();
-		String reason = NestedExceptionUtils.getMostSpecificCause(failure).toString();
-		if (this.failingSince == 0) {
-			this.failingSince = now;
-			this.remindedAt = now;
-			if (DatabaseFailures.unavailable(failure, ConnectionState.UNKNOWN)) {
-				this.logger.warn(this.failed + ": database unavailable (" + reason + "); retrying every " + retryEvery);
-			}
-			else {
-				this.logger.warn(this.failed + "; retrying every " + retryEvery, failure);
-			}
-		}
-		else if (now - this.remindedAt >= REMINDER_INTERVAL.toNanos()) {
-			this.remindedAt = now;
-			this.logger.warn(this.stillFails + " after " + failingFor(now) + " (" + reason + ")");
-		}
-		else if (this.logger.isDebugEnabled()) {
-			this.logger.debug(this.failed + " again", failure);
-		}
+		this.outage.failed(new Pass(failure, retryEvery));
 	}
 
 	/** A pass succeeded: ends the story, if one was told. */
 	public void succeeded() {
-		if (this.failingSince != 0) {
-			this.logger.info(this.again.formatted(failingFor(System.nanoTime())));
-			this.failingSince = 0;
-		}
+		this.outage.recovered(this.outage.now());
 	}
 
-	private Duration failingFor(long now) {
-		return Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(now - this.failingSince));
+	/** A failed pass, and how soon the worker tries again. */
+	private record Pass(RuntimeException failure, Duration retryEvery) {
+
+		boolean databaseUnavailable() {
+			return DatabaseFailures.unavailable(this.failure, ConnectionState.UNKNOWN);
+		}
+
+		String reason() {
+			return NestedExceptionUtils.getMostSpecificCause(this.failure).toString();
+		}
+
+	}
+
+	private record PassWording(String failed, String stillFails, String again) implements OutageLogger.Wording<Pass> {
+
+		@Override
+		public String began(Pass pass) {
+			return pass.databaseUnavailable()
+					? this.failed + ": database unavailable (" + pass.reason() + "); retrying every " + pass.retryEvery()
+					: this.failed + "; retrying every " + pass.retryEvery();
+		}
+
+		@Override
+		public @Nullable Throwable beganTrace(Pass pass) {
+			return pass.databaseUnavailable() ? null : pass.failure();
+		}
+
+		@Override
+		public String still(Pass pass, SharedOutage.Failure told) {
+			return this.stillFails + " after " + told.failingFor() + " (" + pass.reason() + ")";
+		}
+
+		@Override
+		public String again(Pass pass) {
+			return this.failed + " again";
+		}
+
+		@Override
+		public Throwable againTrace(Pass pass) {
+			return pass.failure();
+		}
+
+		@Override
+		public String ended(SharedOutage.Ended ended) {
+			return this.again.formatted(ended.lasted());
+		}
+
 	}
 
 }

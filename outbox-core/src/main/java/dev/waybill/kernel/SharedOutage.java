@@ -10,10 +10,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * An outage that several threads report at once (the relay's workers failing to claim, a queue's
  * consumers failing to record): which failure begins it, which are told again once a reminder
- * interval has passed, and which success ends it. Its logs say the words; this keeps the count
- * and the times, without locks. Reminders are reckoned from the outage's start alone, which the
- * thread that began it set in one step: a thread failing at the same moment cannot read a
- * half-begun outage as an interval old.
+ * interval has passed, and which success ends it. {@link OutageLogger} says the words; this keeps
+ * the count and the times, without locks. Reminders are reckoned from the outage's start alone,
+ * which the thread that began it set in one step: a thread failing at the same moment cannot read
+ * a half-begun outage as an interval old.
  */
 public final class SharedOutage {
 

@@ -11,17 +11,18 @@ import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.transaction.CannotCreateTransactionException;
 
+import dev.waybill.kernel.OutageLogger;
 import dev.waybill.kernel.SharedOutage;
 
 /**
  * Logs the failures of the relay's workers to claim (most often: the database is unavailable) as
- * one story, as the relay logs a broker outage: a warning when they begin, one a minute while they
- * last, an info line when a claim succeeds again, the failures between at debug. Shared by the
- * workers, so an outage is not a warning with a stack trace per worker and poll interval. The
- * first warning carries the stack trace only when the failure is not the database being
- * unreachable, which needs none.
+ * one story ({@link OutageLogger}): a warning when they begin, one a minute while they last, an
+ * info line when a claim succeeds again, the failures between at debug. Shared by the workers, so
+ * an outage is not a warning with a stack trace per worker and poll interval. The first warning
+ * carries the stack trace only when the failure is not the database being unreachable, which
+ * needs none.
  */
-final class ClaimFailureLog {
+final class ClaimFailureLog implements OutageLogger.Wording<RuntimeException> {
 
 	private static final Log logger = LogFactory.getLog(Relay.class);
 
@@ -29,7 +30,7 @@ final class ClaimFailureLog {
 
 	private final Duration retryEvery;
 
-	private final SharedOutage outage = new SharedOutage(Relay.OUTAGE_WARNING_INTERVAL);
+	private final OutageLogger<RuntimeException> outage = new OutageLogger<>(logger, this);
 
 	private volatile String lastReason = "";
 
@@ -39,30 +40,8 @@ final class ClaimFailureLog {
 	}
 
 	void failed(RuntimeException failure) {
-		SharedOutage.Failure told = this.outage.failed();
-		boolean unavailable = databaseUnavailable(failure);
 		this.lastReason = reason(failure);
-		switch (told.told()) {
-			case BEGAN -> {
-				String line = "Waybill relay " + this.relayId + ": "
-						+ (unavailable ? "database unavailable" : "cannot claim") + " (" + reason(failure)
-						+ "); claiming again every " + this.retryEvery + ", no delivery attempt is counted";
-				if (unavailable) {
-					logger.warn(line);
-				}
-				else {
-					logger.warn(line, failure);
-				}
-			}
-			case STILL -> logger.warn("Waybill relay " + this.relayId + ": "
-					+ (unavailable ? "database still unavailable" : "still cannot claim") + " after " + told.failingFor()
-					+ ", " + told.failures() + " failed tries (" + reason(failure) + ")");
-			case AGAIN -> {
-				if (logger.isDebugEnabled()) {
-					logger.debug("Waybill relay " + this.relayId + ": claim failed again", failure);
-				}
-			}
-		}
+		this.outage.failed(failure);
 	}
 
 	/**
@@ -71,11 +50,7 @@ final class ClaimFailureLog {
 	 * before the failures did ends no outage
 	 */
 	void succeeded(long startedAt) {
-		SharedOutage.Ended ended = this.outage.recovered(startedAt);
-		if (ended != null) {
-			logger.info("Waybill relay " + this.relayId + ": claiming again after " + ended.lasted() + " ("
-					+ ended.failures() + " failed tries)");
-		}
+		this.outage.recovered(startedAt);
 	}
 
 	/** How long claims have been failing, or {@literal null} while they succeed. */
@@ -86,6 +61,41 @@ final class ClaimFailureLog {
 	/** Why the last claim failed, or {@code ""} before any failure. */
 	String lastReason() {
 		return this.lastReason;
+	}
+
+	@Override
+	public String began(RuntimeException failure) {
+		return "Waybill relay " + this.relayId + ": "
+				+ (databaseUnavailable(failure) ? "database unavailable" : "cannot claim") + " (" + reason(failure)
+				+ "); claiming again every " + this.retryEvery + ", no delivery attempt is counted";
+	}
+
+	@Override
+	public @Nullable Throwable beganTrace(RuntimeException failure) {
+		return databaseUnavailable(failure) ? null : failure;
+	}
+
+	@Override
+	public String still(RuntimeException failure, SharedOutage.Failure told) {
+		return "Waybill relay " + this.relayId + ": "
+				+ (databaseUnavailable(failure) ? "database still unavailable" : "still cannot claim") + " after "
+				+ told.failingFor() + ", " + told.failures() + " failed tries (" + reason(failure) + ")";
+	}
+
+	@Override
+	public String again(RuntimeException failure) {
+		return "Waybill relay " + this.relayId + ": claim failed again";
+	}
+
+	@Override
+	public Throwable againTrace(RuntimeException failure) {
+		return failure;
+	}
+
+	@Override
+	public String ended(SharedOutage.Ended ended) {
+		return "Waybill relay " + this.relayId + ": claiming again after " + ended.lasted() + " (" + ended.failures()
+				+ " failed tries)";
 	}
 
 	/** Spring's translations of a database that cannot be reached, or a connection lost. */

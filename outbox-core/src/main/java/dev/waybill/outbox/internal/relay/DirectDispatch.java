@@ -9,16 +9,19 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.internal.DirectDispatcher;
 import dev.waybill.outbox.relay.CircuitState;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
+import dev.waybill.outbox.spi.OutboxStore;
 
 /**
  * The relay's side of direct dispatch: scopes written in this process leased to the relay
@@ -43,7 +46,18 @@ final class DirectDispatch implements DirectDispatcher {
 	/** The most messages of one scope sent this way; larger scopes are claimed. */
 	static final int MAX_SCOPE_MESSAGES = 100;
 
-	private final Relay relay;
+	private final OutboxStore store;
+
+	private final RelayWakeUp wakeUp;
+
+	private final CircuitBreaker breaker;
+
+	private final Leases leases;
+
+	private final Duration leaseDuration;
+
+	/** Whether the relay claims and publishes: started, not stopped, none of its threads died. */
+	private final BooleanSupplier active;
 
 	private final String owner;
 
@@ -54,21 +68,27 @@ final class DirectDispatch implements DirectDispatcher {
 	/** Committed too late after their write to be published on their lease: to be given back. */
 	private final BlockingQueue<ClaimedScope> late = new LinkedBlockingQueue<>();
 
-	DirectDispatch(Relay relay) {
-		this.relay = relay;
+	DirectDispatch(String relayId, OutboxStore store, RelayWakeUp wakeUp, CircuitBreaker breaker, Leases leases,
+			Duration leaseDuration, BooleanSupplier active) {
+		this.store = store;
+		this.wakeUp = wakeUp;
+		this.breaker = breaker;
+		this.leases = leases;
+		this.leaseDuration = leaseDuration;
+		this.active = active;
 		// One owner for every scope leased this way: each is leased so only once, at its write,
 		// and every later claim of it has an owner of its own, which fences this one out.
-		this.owner = relay.id() + "/direct";
+		this.owner = relayId + "/direct";
 	}
 
 	@Override
 	public @Nullable Lease reserve(OutboxScope scope) {
 		int messages = scope.messages().size();
-		if (!this.relay.running() || this.relay.breaker().state() != CircuitState.CLOSED
+		if (!this.active.getAsBoolean() || this.breaker.state() != CircuitState.CLOSED
 				|| messages > MAX_SCOPE_MESSAGES || !dueNow(scope) || !this.room.tryAcquire(messages)) {
 			return null;
 		}
-		return new Lease(scope, this.owner, this.relay.settings().leaseDuration(), Instant.now());
+		return new Lease(scope, this.owner, this.leaseDuration, Instant.now());
 	}
 
 	private static boolean dueNow(OutboxScope scope) {
@@ -103,9 +123,9 @@ final class DirectDispatch implements DirectDispatcher {
 			}
 			scopes.add(claimed);
 		}
-		this.relay.leases().hold(scopes);
+		this.leases.hold(scopes);
 		this.queue.addAll(scopes);
-		if (!this.relay.running()) {
+		if (!this.active.getAsBoolean()) {
 			// Stopped meanwhile: its worker may be gone, and its stop gave back what it held before.
 			giveBack(drain(Integer.MAX_VALUE));
 			giveBack(takeLate());
@@ -124,7 +144,7 @@ final class DirectDispatch implements DirectDispatcher {
 			this.late.add(new ClaimedScope(scope.id(), lease.writtenAt(), 1, lease.owner(),
 					lease.writtenAt().plus(lease.duration()), scope.messages()));
 		}
-		if (!this.relay.running()) {
+		if (!this.active.getAsBoolean()) {
 			giveBack(takeLate());
 		}
 	}
@@ -181,8 +201,8 @@ final class DirectDispatch implements DirectDispatcher {
 		}
 		List<UUID> ids = scopes.stream().map(ClaimedScope::id).toList();
 		try {
-			this.relay.store().release(this.owner, ids, Duration.ZERO);
-			this.relay.wakeUp().signal();
+			this.store.release(this.owner, ids, Duration.ZERO);
+			this.wakeUp.signal();
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Waybill relay could not give back " + ids.size() + " scope(s) it was to publish directly; "
@@ -190,7 +210,7 @@ final class DirectDispatch implements DirectDispatcher {
 		}
 		finally {
 			for (ClaimedScope scope : scopes) {
-				this.relay.leases().settled(scope);
+				this.leases.settled(scope);
 			}
 			finished(scopes);
 		}

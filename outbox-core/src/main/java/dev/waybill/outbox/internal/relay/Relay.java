@@ -2,11 +2,10 @@ package dev.waybill.outbox.internal.relay;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -17,7 +16,6 @@ import org.springframework.context.SmartLifecycle;
 
 import dev.waybill.kernel.HostNames;
 import dev.waybill.kernel.RelayWakeUp;
-import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.internal.DirectDispatcher;
@@ -73,8 +71,6 @@ public final class Relay implements SmartLifecycle {
 
 	private final RelayListener listener;
 
-	private final OutboxBacklog backlog;
-
 	private final CircuitBreaker breaker;
 
 	/** Replaced on every start: the one a stop ended does not run again. */
@@ -96,7 +92,9 @@ public final class Relay implements SmartLifecycle {
 
 	private final AtomicLong claims = new AtomicLong();
 
-	private final List<Thread> threads = new ArrayList<>();
+	private final RelayPacing pacing;
+
+	private final BrokerOutageLog outages;
 
 	private volatile WaybillThreads threadSource = WaybillThreads.platform();
 
@@ -107,27 +105,10 @@ public final class Relay implements SmartLifecycle {
 	/** Guarded by this. */
 	private boolean startedBefore;
 
-	private volatile long statsRefreshedAt;
+	/** The threads of the last start, by job; volatile for health checks that must not wait for the lock. */
+	private volatile RelayThreads threads = RelayThreads.NONE;
 
-	private volatile String lastBrokerFailure = "unknown reason";
-
-	/** How often a lasting broker outage is logged again at WARN. */
-	static final Duration OUTAGE_WARNING_INTERVAL = Duration.ofMinutes(1);
-
-	/** When the current broker outage began ({@link System#nanoTime()}), or 0; guarded by the breaker's callbacks. */
-	private volatile long outageSince;
-
-	private volatile long outageWarnedAt;
-
-	/** The threads of the last start, for health checks that must not wait for the lock. */
-	private volatile List<Thread> startedThreads = List.of();
-
-	/** One of the relay's threads died (an Error): it claims nothing more until it is restarted. */
-	private volatile boolean halted;
-
-	// System.nanoTime() values at which known pending scopes (retries, leases, not-before times)
-	// fall due; each is consumed once it has passed, so a later one is never lost to an earlier.
-	private final ConcurrentSkipListSet<Long> dueTimes = new ConcurrentSkipListSet<>();
+	private final LeaseRenewal renewal;
 
 	/**
 	 * Creates a relay; {@link #start()} starts it.
@@ -145,17 +126,22 @@ public final class Relay implements SmartLifecycle {
 		this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp must not be null");
 		this.settings = Objects.requireNonNull(settings, "settings must not be null");
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
-		this.backlog = Objects.requireNonNull(backlog, "backlog must not be null");
+		Objects.requireNonNull(backlog, "backlog must not be null");
 		this.id = HostNames.local() + ":" + ProcessHandle.current().pid() + ":" + UUID.randomUUID().toString().substring(0, 8);
-		this.breaker = new CircuitBreaker(settings.failureThreshold(), settings.coolDown(), Clock.systemUTC(), this::circuitChanged);
+		this.outages = new BrokerOutageLog(this.id, settings.coolDown(), listener);
+		this.breaker = new CircuitBreaker(settings.failureThreshold(), settings.coolDown(), Clock.systemUTC(),
+				this.outages::circuitChanged);
+		this.pacing = new RelayPacing(store, wakeUp, settings.pollInterval(), backlog, () -> this.running);
 		this.leases = new Leases(store, settings.leaseDuration());
 		this.claimFailures = new ClaimFailureLog(this.id, settings.pollInterval());
+		this.renewal = new LeaseRenewal(this.id, this.leases, this.claimFailures, wakeUp, this.pacing,
+				() -> this.running, () -> this.threads.all());
 		this.settler = newSettler();
 	}
 
 	private Settler newSettler() {
 		Settler settler = new Settler(this.store, this.leases, this.settings.retry(), this.listener, this.breaker,
-				this::dueIn, this.wakeUp::signal);
+				this.pacing::dueIn, this.wakeUp::signal);
 		settler.setDeadScopePolicy(this.deadScopePolicy);
 		return settler;
 	}
@@ -205,10 +191,6 @@ public final class Relay implements SmartLifecycle {
 		this.observation = Objects.requireNonNull(observation, "observation must not be null");
 	}
 
-	RelayObservation observation() {
-		return this.observation;
-	}
-
 	/**
 	 * Lets this process's writers lease the scopes they write to this relay, which then publishes
 	 * them right after their commit on a worker of its own, without a claim (see
@@ -219,7 +201,8 @@ public final class Relay implements SmartLifecycle {
 	public synchronized DirectDispatcher enableDirectDispatch() {
 		DirectDispatch direct = this.direct;
 		if (direct == null) {
-			direct = new DirectDispatch(this);
+			direct = new DirectDispatch(this.id, this.store, this.wakeUp, this.breaker, this.leases,
+					this.settings.leaseDuration(), this::running);
 			this.direct = direct;
 		}
 		return direct;
@@ -232,11 +215,7 @@ public final class Relay implements SmartLifecycle {
 	 * @since 0.1
 	 */
 	public int liveThreads() {
-		int live = 0;
-		for (Thread thread : this.startedThreads) {
-			live += thread.isAlive() ? 1 : 0;
-		}
-		return live;
+		return this.threads.live();
 	}
 
 	/**
@@ -256,7 +235,7 @@ public final class Relay implements SmartLifecycle {
 	 * @since 0.1
 	 */
 	public String lastBrokerFailure() {
-		return this.lastBrokerFailure;
+		return this.outages.lastFailure();
 	}
 
 	/**
@@ -294,27 +273,27 @@ public final class Relay implements SmartLifecycle {
 			return;
 		}
 		this.running = true;
-		this.statsRefreshedAt = System.nanoTime() - this.settings.pollInterval().toNanos();
-		this.threads.clear();
+		this.pacing.started();
 		if (this.startedBefore) {
 			// a stop ended the settler and the commits thread, and let them drain
 			this.settler = newSettler();
 			this.claimCommits = new ClaimCommits();
 		}
 		this.startedBefore = true;
-		this.halted = false;
-		this.threads.add(startThread("waybill-relay-settler", this.settler::run));
-		this.threads.add(startThread("waybill-relay-leases", this::renewLeases));
-		this.threads.add(startThread("waybill-relay-commits", this.claimCommits::run));
+		this.renewal.started();
+		RelayContext context = new RelayContext(this.id, this.store, this.transport, this.settings, this.wakeUp,
+				this.breaker, this.claimFailures, () -> this.settler, this.leases, () -> this.claimCommits,
+				() -> this.observation, this.pacing, this.outages, this::running, this.claims);
+		Map<String, Runnable> workers = new LinkedHashMap<>();
 		for (int i = 0; i < this.settings.workers(); i++) {
-			RelayWorker worker = new RelayWorker(this, i);
-			this.threads.add(startThread("waybill-relay-" + i, worker::run));
+			workers.put("waybill-relay-" + i, new RelayWorker(context, i)::run);
 		}
 		DirectDispatch direct = this.direct;
 		if (direct != null) {
-			this.threads.add(startThread("waybill-relay-direct", new RelayWorker(this, direct)::run));
+			workers.put("waybill-relay-direct", new RelayWorker(context, direct)::run);
 		}
-		this.startedThreads = List.copyOf(this.threads);
+		this.threads = RelayThreads.start(this.id, this.threadSource, this.settler::run, this.renewal::run,
+				this.claimCommits::run, workers);
 		logger.info("Waybill relay " + this.id + " started with " + this.settings.workers() + " workers"
 				+ ((direct != null) ? " and direct dispatch (for scopes without an ordering key)" : ""));
 	}
@@ -332,27 +311,13 @@ public final class Relay implements SmartLifecycle {
 		this.running = false;
 		this.wakeUp.signal();
 		long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos() + TimeUnit.SECONDS.toNanos(5);
-		List<Thread> workers = this.threads.subList(3, this.threads.size());
-		for (Thread worker : workers) {
-			join(worker, deadline);
-		}
+		RelayThreads threads = this.threads;
+		threads.joinWorkers(deadline);
 		this.claimCommits.stop();
-		join(this.threads.get(2), deadline);
+		threads.joinCommits(deadline);
 		this.settler.stop();
-		join(this.threads.get(0), deadline);
-		join(this.threads.get(1), deadline);
-		int released = 0;
-		Duration failing = this.claimFailures.failingFor();
-		if (failing == null) {
-			released = this.leases.releaseAll();
-		}
-		else if (this.leases.held() > 0) {
-			// Giving back would wait out the pool's connection timeout for a database that is away.
-			logger.warn("Waybill relay " + this.id + " gives back none of the " + this.leases.held()
-					+ " scope(s) it holds: its claims have failed for " + failing.toSeconds() + "s ("
-					+ this.claimFailures.lastReason() + "); they are delivered again once their leases expire");
-			this.leases.forgetAll();
-		}
+		threads.joinSettlerAndLeases(deadline);
+		int released = this.renewal.giveBackOnStop();
 		DirectDispatch direct = this.direct;
 		if (direct != null) {
 			// Given back with the rest of what the relay held: no later start publishes them.
@@ -378,242 +343,7 @@ public final class Relay implements SmartLifecycle {
 
 	/** Whether the relay claims and publishes: started, not stopped, and none of its threads died. */
 	boolean running() {
-		return this.running && !this.halted;
-	}
-
-	OutboxStore store() {
-		return this.store;
-	}
-
-	Transport transport() {
-		return this.transport;
-	}
-
-	RelaySettings settings() {
-		return this.settings;
-	}
-
-	RelayWakeUp wakeUp() {
-		return this.wakeUp;
-	}
-
-	CircuitBreaker breaker() {
-		return this.breaker;
-	}
-
-	ClaimFailureLog claimFailures() {
-		return this.claimFailures;
-	}
-
-	Settler settler() {
-		return this.settler;
-	}
-
-	Leases leases() {
-		return this.leases;
-	}
-
-	ClaimCommits claimCommits() {
-		return this.claimCommits;
-	}
-
-	private void renewLeases() {
-		try {
-			while (this.running) {
-				pause(this.leases.renewInterval());
-				Thread dead = deadThread();
-				if (dead != null && this.running) {
-					halt(dead);
-					return;
-				}
-				if (this.running) {
-					this.leases.renew();
-				}
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-	}
-
-	private @Nullable Thread deadThread() {
-		for (Thread thread : this.startedThreads) {
-			if (thread != Thread.currentThread() && !thread.isAlive()) {
-				return thread;
-			}
-		}
-		return null;
-	}
-
-	/**
-	 * Stops claiming and gives back what the relay holds once one of its threads died: renewing
-	 * leases for scopes that no thread will ever record (a dead settler) or publish (a dead worker)
-	 * kept them from every other relay for as long as the process lived.
-	 */
-	private void halt(Thread dead) {
-		this.halted = true;
-		this.wakeUp.signal();
-		int released = this.leases.releaseAll();
-		logger.error("Waybill relay " + this.id + " stops claiming: its thread " + dead.getName()
-				+ " died (logged when it did); it gave back " + released
-				+ " scope(s) it held to other relays. Restart the application to relay from this instance again.");
-	}
-
-	String nextLeaseOwner(int worker) {
-		// A distinct owner per claim fences a worker even against its own later claim of a scope
-		// whose lease it let expire.
-		return this.id + "/" + worker + "/" + this.claims.incrementAndGet();
-	}
-
-	/**
-	 * Reads the backlog when the last reading is older than the poll interval.
-	 * @return the backlog figures
-	 */
-	private static final int SWEEP_EVERY_POLLS = 10;
-
-	private volatile long sweptAt = System.nanoTime();
-
-	OutboxStats refreshStatsIfStale() {
-		long now = System.nanoTime();
-		if (now - this.statsRefreshedAt >= this.settings.pollInterval().toNanos()) {
-			this.statsRefreshedAt = now;
-			OutboxStats stats = this.store.stats();
-			this.backlog.update(stats);
-			sweepHeldHeadsIfDue(now);
-			if (stats.nextDueIn() != null) {
-				dueIn(stats.nextDueIn());
-			}
-		}
-		return this.backlog.current();
-	}
-
-	// Ordering's safety net (see OutboxSql.sweep), every ten poll intervals, from the primary worker.
-	private void sweepHeldHeadsIfDue(long now) {
-		if (now - this.sweptAt >= this.settings.pollInterval().toNanos() * SWEEP_EVERY_POLLS) {
-			this.sweptAt = now;
-			try {
-				if (this.store.promoteHeldHeads() > 0) {
-					this.wakeUp.signal();
-				}
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Waybill relay could not promote held ordering heads: " + ex);
-			}
-		}
-	}
-
-	/**
-	 * Notes that a pending scope falls due after {@code delay}, so the primary worker wakes then
-	 * rather than at its next poll.
-	 * @param delay from now
-	 */
-	void dueIn(Duration delay) {
-		this.dueTimes.add(System.nanoTime() + Math.max(0, delay.toNanos()));
-	}
-
-	/**
-	 * Waits for a wake-up signal. The primary worker also returns when a known scope falls due,
-	 * or when its poll, one statement every poll interval, finds due scopes.
-	 * @return whether to claim (false when stopping)
-	 */
-	boolean awaitWork(boolean primary) throws InterruptedException {
-		while (this.running) {
-			if (this.wakeUp.await(STOP_CHECK)) {
-				return this.running;
-			}
-			if (!primary) {
-				continue;
-			}
-			long now = System.nanoTime();
-			if (!this.dueTimes.isEmpty() && this.dueTimes.first() <= now) {
-				this.dueTimes.headSet(now, true).clear();
-				return true;
-			}
-			if (now - this.statsRefreshedAt >= this.settings.pollInterval().toNanos()
-					&& refreshStatsIfStale().dueScopes() > 0) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	/**
-	 * Sleeps while running, checking for stop regularly.
-	 * @param duration how long
-	 */
-	void pause(Duration duration) throws InterruptedException {
-		long deadline = System.nanoTime() + duration.toNanos();
-		long left;
-		while (this.running && (left = deadline - System.nanoTime()) > 0) {
-			TimeUnit.NANOSECONDS.sleep(Math.min(left, STOP_CHECK.toNanos()));
-		}
-	}
-
-	/**
-	 * Notes why the broker could not be used, for the log line of the circuit opening.
-	 * @param reason the transport's description
-	 */
-	void brokerFailed(String reason) {
-		this.lastBrokerFailure = reason;
-	}
-
-	// An outage logs one warning when it starts, one a minute while it lasts (each failed probe
-	// reopens the circuit, every cool-down) and an info line when it ends; the probes log at debug.
-	private void circuitChanged(CircuitState state) {
-		long now = System.nanoTime();
-		switch (state) {
-			case OPEN -> {
-				if (this.outageSince == 0) {
-					this.outageSince = now;
-					this.outageWarnedAt = now;
-					logger.warn("Waybill relay " + this.id + ": broker unavailable (" + this.lastBrokerFailure
-							+ "), circuit open; claims pause for " + this.settings.coolDown()
-							+ " between probes and no delivery attempt is counted");
-				}
-				else if (now - this.outageWarnedAt >= OUTAGE_WARNING_INTERVAL.toNanos()) {
-					this.outageWarnedAt = now;
-					logger.warn("Waybill relay " + this.id + ": broker still unavailable after " + outage(now) + " ("
-							+ this.lastBrokerFailure + ")");
-				}
-				else {
-					logger.debug("Waybill relay " + this.id + ": probe failed, circuit open again (" + this.lastBrokerFailure + ")");
-				}
-			}
-			case HALF_OPEN -> logger.debug("Waybill relay " + this.id + ": probing the broker");
-			case CLOSED -> {
-				logger.info("Waybill relay " + this.id + ": broker available again"
-						+ ((this.outageSince != 0) ? ", circuit closed after " + outage(now) + " open" : ", circuit closed"));
-				this.outageSince = 0;
-			}
-		}
-		this.listener.circuitChanged(state);
-	}
-
-	private String outage(long now) {
-		return Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(now - this.outageSince)).toString();
-	}
-
-	private Thread startThread(String name, Runnable task) {
-		Thread thread = this.threadSource.newThread(name, () -> {
-			try {
-				task.run();
-			}
-			catch (RuntimeException | Error ex) {
-				logger.error("Waybill relay " + this.id + " lost its thread " + name + ": " + ex, ex);
-				throw ex;
-			}
-		});
-		thread.start();
-		return thread;
-	}
-
-	private static void join(Thread thread, long deadlineNanos) {
-		try {
-			thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())));
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		return this.running && !this.renewal.halted();
 	}
 
 }

@@ -30,7 +30,7 @@ final class RelayWorker {
 
 	private static final Log logger = LogFactory.getLog(RelayWorker.class);
 
-	private final Relay relay;
+	private final RelayContext context;
 
 	private final boolean primary;
 
@@ -49,16 +49,16 @@ final class RelayWorker {
 	/** For the direct worker: where the scopes it publishes come from, instead of claims. */
 	private final @Nullable DirectDispatch direct;
 
-	RelayWorker(Relay relay, int index) {
-		this.relay = relay;
+	RelayWorker(RelayContext context, int index) {
+		this.context = context;
 		this.index = index;
 		this.primary = index == 0;
 		this.direct = null;
 	}
 
 	/** The direct worker: publishes the scopes {@code direct} queues after their commits. */
-	RelayWorker(Relay relay, DirectDispatch direct) {
-		this.relay = relay;
+	RelayWorker(RelayContext context, DirectDispatch direct) {
+		this.context = context;
 		this.index = -1;
 		this.primary = false;
 		this.direct = direct;
@@ -66,7 +66,7 @@ final class RelayWorker {
 
 	void run() {
 		try {
-			while (this.relay.running()) {
+			while (this.context.running()) {
 				try {
 					if (this.direct != null) {
 						stepDirect(this.direct);
@@ -80,7 +80,7 @@ final class RelayWorker {
 					break;
 				}
 				catch (RuntimeException ex) {
-					this.relay.claimFailures().failed(ex);
+					this.context.claimFailures().failed(ex);
 					pauseQuietly();
 				}
 			}
@@ -92,12 +92,12 @@ final class RelayWorker {
 
 	private void step() throws InterruptedException {
 		if (this.primary) {
-			this.relay.refreshStatsIfStale();
+			this.context.pacing().refreshStatsIfStale();
 		}
-		CircuitBreaker breaker = this.relay.breaker();
+		CircuitBreaker breaker = this.context.breaker();
 		switch (breaker.acquire()) {
 			case WAIT -> {
-				this.relay.pause(min(breaker.remainingCoolDown(), this.relay.settings().pollInterval()));
+				this.context.pacing().pause(min(breaker.remainingCoolDown(), this.context.settings().pollInterval()));
 				return;
 			}
 			case PROBE -> {
@@ -120,12 +120,12 @@ final class RelayWorker {
 			this.inFlight.release();
 			return;
 		}
-		String owner = this.relay.nextLeaseOwner(this.index);
+		String owner = this.context.nextLeaseOwner(this.index);
 		long claimStarted = System.nanoTime();
 		List<ClaimedScope> batch;
 		this.claimCommitted = null;
 		try {
-			batch = this.relay.store().claim(owner, this.relay.settings().leaseDuration(), this.relay.settings().batchSize(),
+			batch = this.context.store().claim(owner, this.context.settings().leaseDuration(), this.context.settings().batchSize(),
 					this::commitLater);
 		}
 		catch (RuntimeException ex) {
@@ -137,15 +137,15 @@ final class RelayWorker {
 				this.uncommitted.release();
 			}
 		}
-		this.relay.claimFailures().succeeded(claimStarted);
-		this.relay.leases().hold(batch);
+		this.context.claimFailures().succeeded(claimStarted);
+		this.context.leases().hold(batch);
 		if (batch.isEmpty()) {
 			this.inFlight.release();
-			this.relay.awaitWork(this.primary);
+			this.context.pacing().awaitWork(this.primary);
 			return;
 		}
-		if (batch.size() == this.relay.settings().batchSize()) {
-			this.relay.wakeUp().signal(); // more may be due: let another worker help
+		if (batch.size() == this.context.settings().batchSize()) {
+			this.context.wakeUp().signal(); // more may be due: let another worker help
 		}
 		CompletableFuture<Void> committed = this.claimCommitted;
 		publish(channel, batch, (committed != null) ? committed : CompletableFuture.completedFuture(null), () -> {
@@ -154,17 +154,17 @@ final class RelayWorker {
 
 	private void stepDirect(DirectDispatch direct) throws InterruptedException {
 		direct.giveBack(direct.takeLate());
-		CircuitBreaker breaker = this.relay.breaker();
+		CircuitBreaker breaker = this.context.breaker();
 		if (breaker.state() != CircuitState.CLOSED) {
 			// The claiming workers probe the broker; what was committed meanwhile is claimed later.
 			direct.giveBack(direct.drain(Integer.MAX_VALUE));
-			this.relay.pause(Relay.STOP_CHECK);
+			this.context.pacing().pause(Relay.STOP_CHECK);
 			return;
 		}
 		if (!this.inFlight.tryAcquire(Relay.STOP_CHECK.toMillis(), TimeUnit.MILLISECONDS)) {
 			return;
 		}
-		List<ClaimedScope> batch = direct.take(this.relay.settings().batchSize(), Relay.STOP_CHECK);
+		List<ClaimedScope> batch = direct.take(this.context.settings().batchSize(), Relay.STOP_CHECK);
 		if (batch.isEmpty()) {
 			this.inFlight.release();
 			return;
@@ -181,7 +181,7 @@ final class RelayWorker {
 	private void commitLater(Runnable commit) {
 		CompletableFuture<Void> committed = new CompletableFuture<>();
 		this.claimCommitted = committed;
-		this.relay.claimCommits().execute(() -> {
+		this.context.claimCommits().execute(() -> {
 			try {
 				commit.run();
 			}
@@ -201,7 +201,7 @@ final class RelayWorker {
 			Runnable handedOver) {
 		List<CompletableFuture<?>> settled = new ArrayList<>(batch.size());
 		Instant now = Instant.now();
-		RelayObservation observation = this.relay.observation();
+		RelayObservation observation = this.context.observation();
 		for (ClaimedScope scope : batch) {
 			List<CompletableFuture<Void>> confirms = new ArrayList<>(scope.messages().size());
 			for (OutboxMessage message : scope.messages()) {
@@ -214,7 +214,7 @@ final class RelayWorker {
 				}
 			}
 			if (confirms.isEmpty() && !scope.messages().isEmpty()) {
-				settled.add(committed.thenRun(() -> this.relay.settler().submitExpired(scope)));
+				settled.add(committed.thenRun(() -> this.context.settler().submitExpired(scope)));
 				continue;
 			}
 			// One future per scope on top of its confirms (a scope of one message needs no allOf),
@@ -223,7 +223,7 @@ final class RelayWorker {
 					: CompletableFuture.allOf(confirms.toArray(CompletableFuture[]::new));
 			settled.add(confirmed.handle((ok, failure) -> Instant.now())
 				.thenCombine(committed, (confirmedAt, ok) -> confirmedAt)
-				.thenAccept((confirmedAt) -> this.relay.settler().submit(scope, failures(confirms), confirmedAt)));
+				.thenAccept((confirmedAt) -> this.context.settler().submit(scope, failures(confirms), confirmedAt)));
 		}
 		CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new)).whenComplete((ok, failure) -> {
 			this.inFlight.release();
@@ -266,14 +266,14 @@ final class RelayWorker {
 			this.channel = null;
 		}
 		try {
-			this.channel = this.relay.transport().openChannel();
+			this.channel = this.context.transport().openChannel();
 			return this.channel;
 		}
 		catch (TransportException ex) {
 			logger.debug("Waybill relay could not open a broker channel: " + ex.getMessage());
-			this.relay.brokerFailed(ex.getMessage());
+			this.context.outages().brokerFailed(ex.getMessage());
 			breaker.recordFailure();
-			this.relay.pause(min(this.relay.settings().pollInterval(), this.relay.settings().coolDown()));
+			this.context.pacing().pause(min(this.context.settings().pollInterval(), this.context.settings().coolDown()));
 			return null;
 		}
 	}
@@ -284,12 +284,12 @@ final class RelayWorker {
 			this.channel = null;
 		}
 		try {
-			this.relay.transport().probe();
+			this.context.transport().probe();
 			breaker.recordSuccess();
 		}
 		catch (TransportException | RuntimeException ex) {
 			logger.debug("Waybill relay probe failed: " + ex.getMessage());
-			this.relay.brokerFailed(ex.getMessage());
+			this.context.outages().brokerFailed(ex.getMessage());
 			breaker.recordFailure();
 		}
 	}
@@ -298,7 +298,7 @@ final class RelayWorker {
 		try {
 			// Let outstanding confirms arrive; closing the channel fails the rest as the broker's
 			// failure, so the settler gives them back without counting an attempt.
-			this.inFlight.tryAcquire(Relay.MAX_IN_FLIGHT_BATCHES, this.relay.settings().shutdownTimeout().toMillis(),
+			this.inFlight.tryAcquire(Relay.MAX_IN_FLIGHT_BATCHES, this.context.settings().shutdownTimeout().toMillis(),
 					TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {
@@ -313,7 +313,7 @@ final class RelayWorker {
 
 	private void pauseQuietly() {
 		try {
-			this.relay.pause(this.relay.settings().pollInterval());
+			this.context.pacing().pause(this.context.settings().pollInterval());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
