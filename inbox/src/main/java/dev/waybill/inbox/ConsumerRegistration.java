@@ -33,16 +33,6 @@ import dev.waybill.inbox.spi.ConsumerRegistry;
  */
 public final class ConsumerRegistration<T> {
 
-	/** Messages of one queue handled at once unless set otherwise. */
-	public static final int DEFAULT_CONCURRENCY = 4;
-
-	/**
-	 * Unacknowledged messages sent ahead to each handling thread unless set otherwise: twice the
-	 * default batch ({@code waybill.inbox.batch.max-size} 16), so that the next batch is on its way
-	 * while one is handled.
-	 */
-	public static final int DEFAULT_PREFETCH = 32;
-
 	/** The longest queue name, so that its error queue ({@code <queue>_error}) fits AMQP's 255. */
 	public static final int MAX_QUEUE_LENGTH = 249;
 
@@ -52,22 +42,39 @@ public final class ConsumerRegistration<T> {
 
 	private final MessageHandler<T> handler;
 
-	private final ConsumerSettings settings;
+	private final EndpointSettings settings;
 
-	private ConsumerRegistration(String queue, ConsumedType type, MessageHandler<T> handler, ConsumerSettings settings) {
+	private ConsumerRegistration(String queue, ConsumedType type, MessageHandler<T> handler, EndpointSettings settings) {
 		this.queue = queue;
 		this.type = type;
 		this.handler = handler;
 		this.settings = settings;
 	}
 
-	private ConsumerRegistration<T> with(ConsumerSettings settings) {
+	private ConsumerRegistration<T> with(EndpointSettings settings) {
 		return new ConsumerRegistration<>(this.queue, this.type, this.handler, settings);
+	}
+
+	/** A handler registered on the endpoint of {@code queue} and {@code settings}. */
+	static <T> ConsumerRegistration<T> on(String queue, ConsumedType type, MessageHandler<T> handler,
+			EndpointSettings settings) {
+		Objects.requireNonNull(handler, "handler must not be null");
+		return new ConsumerRegistration<>(queue, type, handler, settings);
+	}
+
+	/** This handler registered on an endpoint of the same queue with other settings. */
+	ConsumerRegistration<T> on(EndpointSettings settings) {
+		return with(settings);
+	}
+
+	/** The settings of the endpoint this handler is registered on. */
+	EndpointSettings settings() {
+		return this.settings;
 	}
 
 	/**
 	 * Registers a handler for the messages of type {@code payloadClass} on {@code queue}, with
-	 * concurrency {@value #DEFAULT_CONCURRENCY}, prefetch {@value #DEFAULT_PREFETCH} and no queue
+	 * concurrency {@value ReceiveEndpoint#DEFAULT_CONCURRENCY}, prefetch {@value ReceiveEndpoint#DEFAULT_PREFETCH} and no queue
 	 * arguments.
 	 * @param <T> the message type
 	 * @param queue the queue, also the consumer id; see {@link #queueNameProblem(String)}
@@ -82,7 +89,7 @@ public final class ConsumerRegistration<T> {
 		QueueNames.requireValid(queue);
 		ConsumedType type = ConsumedType.of(payloadClass);
 		Objects.requireNonNull(handler, "handler must not be null");
-		return new ConsumerRegistration<>(queue, type, handler, ConsumerSettings.DEFAULTS);
+		return new ConsumerRegistration<>(queue, type, handler, EndpointSettings.DEFAULTS);
 	}
 
 	/**
@@ -104,7 +111,7 @@ public final class ConsumerRegistration<T> {
 		QueueNames.requireValid(queue);
 		Objects.requireNonNull(messageClass, "messageClass must not be null");
 		Objects.requireNonNull(handler, "handler must not be null");
-		return new ConsumerRegistration<>(queue, ConsumedType.ofFault(messageClass), handler, ConsumerSettings.DEFAULTS);
+		return new ConsumerRegistration<>(queue, ConsumedType.ofFault(messageClass), handler, EndpointSettings.DEFAULTS);
 	}
 
 	/**

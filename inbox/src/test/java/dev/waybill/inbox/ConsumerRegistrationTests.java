@@ -29,8 +29,8 @@ class ConsumerRegistrationTests {
 		assertThat(registration.messageType()).isEqualTo("test.shipped");
 		assertThat(registration.payloadClass()).isEqualTo(Shipped.class);
 		assertThat(registration.handler()).isSameAs(HANDLER);
-		assertThat(registration.concurrency()).isEqualTo(ConsumerRegistration.DEFAULT_CONCURRENCY).isEqualTo(4);
-		assertThat(registration.prefetch()).isEqualTo(ConsumerRegistration.DEFAULT_PREFETCH).isEqualTo(32);
+		assertThat(registration.concurrency()).isEqualTo(ReceiveEndpoint.DEFAULT_CONCURRENCY).isEqualTo(4);
+		assertThat(registration.prefetch()).isEqualTo(ReceiveEndpoint.DEFAULT_PREFETCH).isEqualTo(32);
 		assertThat(registration.queueArguments()).isEmpty();
 	}
 
@@ -97,7 +97,7 @@ class ConsumerRegistrationTests {
 			.withMessageStartingWith("Two consumers of queue 'ship' take message type 'test.shipped'");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> ConsumerRegistry.of(List.of(ship, returned.withConcurrency(1))))
-			.withMessageContaining("differ in the endpoint's concurrency (4 and 1)");
+			.withMessageContaining("were registered on receive endpoints of different settings");
 	}
 
 	@Test

@@ -40,6 +40,7 @@ import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.internal.metrics.InboxMetrics;
@@ -324,8 +325,8 @@ class WaybillInboxAutoConfigurationTests {
 	void theDefaultsAreTheDocumentedOnes() {
 		runner.run((context) -> {
 			WaybillInboxProperties properties = context.getBean(WaybillInboxProperties.class);
-			assertThat(properties.getConcurrency()).isEqualTo(ConsumerRegistration.DEFAULT_CONCURRENCY);
-			assertThat(properties.getPrefetch()).isEqualTo(ConsumerRegistration.DEFAULT_PREFETCH);
+			assertThat(properties.getConcurrency()).isEqualTo(ReceiveEndpoint.DEFAULT_CONCURRENCY);
+			assertThat(properties.getPrefetch()).isEqualTo(ReceiveEndpoint.DEFAULT_PREFETCH);
 			assertThat(properties.queueArgumentValues()).isEmpty();
 			assertThat(properties.getDuplicateDetectionWindow()).isEqualTo(Duration.ofMinutes(30));
 			assertThat(properties.getRetry().getImmediate()).isZero();
