@@ -20,9 +20,9 @@ import dev.waybill.kernel.MessageTypes;
  * The consumers of an application grouped into {@linkplain ReceiveEndpoint receive endpoints}, one
  * per queue, in registration order. A queue may have several handlers, one per message type,
  * registered on its endpoint, which holds the queue's settings. A transport endpoint consumes each
- * queue and hands every delivery to the {@link InboxProcessor} with the registration {@link #dispatch dispatch} picks. The inbox
- * auto-configuration provides one holding every {@link MessageHandler} bean;
- * {@link #ofEndpoints(Collection)} makes one by hand.
+ * queue and hands every delivery to the {@link InboxProcessor} with the registration
+ * {@link #dispatch dispatch} picks. The inbox auto-configuration provides one holding every
+ * {@link MessageHandler} bean; {@link #ofEndpoints(Collection)} makes one by hand.
  *
  * @since 0.1
  */

@@ -178,7 +178,8 @@ class ConsumerDiscoveryTests {
 	void handlersOfOneQueueSettingOneAttributeDifferentlyFailStartupNamingBoth() {
 		runner.withUserConfiguration(BillingCardHandler.class, FastBillingRefundHandler.class)
 			.run((context) -> assertFailure(context, "@Consumer(concurrency) differs between the handlers of queue "
-					+ "'billing'", BillingCardHandler.class.getName(), FastBillingRefundHandler.class.getName()));
+					+ "'billing': 1 on bean '", BillingCardHandler.class.getName(), ", 8 on bean '",
+					FastBillingRefundHandler.class.getName()));
 	}
 
 	@Test
