@@ -22,6 +22,7 @@ import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxOutcome;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.autoconfigure.WaybillInboxProperties;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.InboxSettings;
@@ -76,16 +77,16 @@ final class InboxThroughput implements Benchmark {
 		BrokerQueue queue = context.queue(BenchOrder.TYPE);
 		Connection connection = context.register(context.rabbit().connect());
 		AtomicLong handledCount = new AtomicLong();
-		ConsumerRegistration<BenchOrder> consumer = ConsumerRegistration
-			.of(queue.name(), BenchOrder.class, (order, messageContext) -> {
-				jdbc.update("INSERT INTO " + handled + " (seq) VALUES (?)", order.seq());
-				handledCount.incrementAndGet();
-			})
+		ReceiveEndpoint consumer = ReceiveEndpoint.on(queue.name())
 			.withConcurrency(DEFAULTS.getConcurrency())
 			.withPrefetch(DEFAULTS.getPrefetch())
 			// A channel per thread, to compare with the partitioned endpoint below.
-			.withPartitionByOrderingKey(false);
-		ConsumerRegistration<BenchOrder> partitioned = consumer.withPartitionByOrderingKey(true);
+			.withPartitionByOrderingKey(false)
+			.handle(BenchOrder.class, (order, messageContext) -> {
+				jdbc.update("INSERT INTO " + handled + " (seq) VALUES (?)", order.seq());
+				handledCount.incrementAndGet();
+			});
+		ReceiveEndpoint partitioned = consumer.withPartitionByOrderingKey(true);
 		queue.alsoDelete(consumer.errorQueue());
 		CommitLatencies latencies = new CommitLatencies();
 		InboxProcessor processor = new InboxProcessor(new InboxResources(wiring.transactionManager(),
@@ -160,7 +161,7 @@ final class InboxThroughput implements Benchmark {
 	 * Offers messages at {@code rate} to a running inbox and returns each one's time from publish to
 	 * its handler's commit, sorted, in nanoseconds (the warm-up's left out).
 	 */
-	private static long[] latency(BenchContext context, InboxProcessor processor, ConsumerRegistration<BenchOrder> consumer,
+	private static long[] latency(BenchContext context, InboxProcessor processor, ReceiveEndpoint consumer,
 			Connection connection, BrokerQueue queue, CommitLatencies latencies, AtomicLong handledCount, int rate,
 			int batch) throws Exception {
 		queue.purge();
@@ -239,7 +240,7 @@ final class InboxThroughput implements Benchmark {
 
 	}
 
-	private static double consume(BenchContext context, InboxProcessor processor, ConsumerRegistration<BenchOrder> consumer,
+	private static double consume(BenchContext context, InboxProcessor processor, ReceiveEndpoint consumer,
 			AtomicLong handledCount, int messages, int batch) throws InterruptedException {
 		handledCount.set(0);
 		try (RabbitTransport transport = OutboxWiring.transport(context.rabbit())) {

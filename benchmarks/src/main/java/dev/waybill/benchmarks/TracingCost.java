@@ -12,7 +12,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Connection;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.InboxResources;
 import dev.waybill.inbox.internal.InboxSettings;
@@ -55,13 +55,13 @@ final class TracingCost implements Benchmark {
 		BrokerQueue inboxQueue = context.queue(BenchOrder.TYPE);
 		Connection connection = context.register(context.rabbit().connect());
 		AtomicLong handledCount = new AtomicLong();
-		ConsumerRegistration<BenchOrder> consumer = ConsumerRegistration
-			.of(inboxQueue.name(), BenchOrder.class, (order, messageContext) -> {
+		ReceiveEndpoint consumer = ReceiveEndpoint.on(inboxQueue.name())
+			.withConcurrency(DEFAULTS.getConcurrency())
+			.withPrefetch(DEFAULTS.getPrefetch())
+			.handle(BenchOrder.class, (order, messageContext) -> {
 				jdbc.update("INSERT INTO " + handled + " (seq) VALUES (?)", order.seq());
 				handledCount.incrementAndGet();
-			})
-			.withConcurrency(DEFAULTS.getConcurrency())
-			.withPrefetch(DEFAULTS.getPrefetch());
+			});
 		inboxQueue.alsoDelete(consumer.errorQueue());
 		InboxResources resources = new InboxResources(wiring.transactionManager(),
 				new InboxStore(wiring.schema().dataSource(), wiring.schema().tables()), wiring.store(),
@@ -124,7 +124,7 @@ final class TracingCost implements Benchmark {
 		}
 	}
 
-	private static double consume(BenchContext context, InboxProcessor processor, ConsumerRegistration<BenchOrder> consumer,
+	private static double consume(BenchContext context, InboxProcessor processor, ReceiveEndpoint consumer,
 			AtomicLong handledCount, int messages) throws InterruptedException {
 		try (RabbitTransport transport = OutboxWiring.transport(context.rabbit())) {
 			RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumer));

@@ -2,7 +2,6 @@ package dev.waybill.inbox;
 
 import java.lang.reflect.Type;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -11,37 +10,21 @@ import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.spi.ConsumerRegistry;
 
 /**
- * A {@link MessageHandler} bound to its queue: what a transport endpoint needs to consume the queue
- * and what the {@link InboxProcessor} needs to handle its deliveries. The queue name is also the
- * consumer id in the inbox. Several registrations, one per message type, may share a queue: they
- * form one {@link ReceiveEndpoint}, and must then agree on its settings (concurrency, prefetch, queue
- * arguments, retry, exception filters, extra bindings; see {@link ReceiveEndpoint#of}), which
- * transports read from the endpoint.
- * Immutable; the {@code with*} methods return changed copies.
+ * A {@link MessageHandler} registered on a {@link ReceiveEndpoint}: the message type it takes, read
+ * into its payload type, on the endpoint's queue, and what the {@link InboxProcessor} needs to handle
+ * its deliveries. The queue name is also the consumer id in the inbox. The queue's settings live on
+ * the endpoint ({@link ReceiveEndpoint#concurrency()} and the others); the registration refers to
+ * them, and reads the failure handling the inbox applies to this handler's deliveries
+ * ({@link #retry()}, {@link #neverRetry()}, {@link #ignore()}) from them.
  * <p>
- * The inbox auto-configuration registers every {@code MessageHandler} bean in the
- * {@link ConsumerRegistry}; without Spring, make one by hand:
- * <pre class="code">
- * ConsumerRegistration&lt;OrderPlaced&gt; charge = ConsumerRegistration
- *     .of("charge-card", OrderPlaced.class, new ChargeCardHandler())
- *     .withConcurrency(4)
- *     .withQueueArguments(Map.of("x-queue-type", "quorum"));
- * </pre>
+ * The inbox auto-configuration registers every {@code MessageHandler} bean on the endpoint of its
+ * queue; without Spring, register handlers with {@link ReceiveEndpoint#handle}, or make a
+ * registration on an endpoint of the defaults with {@link #of}.
  *
  * @param <T> the message type
  * @since 0.1
  */
 public final class ConsumerRegistration<T> {
-
-	/** Messages of one queue handled at once unless set otherwise. */
-	public static final int DEFAULT_CONCURRENCY = 4;
-
-	/**
-	 * Unacknowledged messages sent ahead to each handling thread unless set otherwise: twice the
-	 * default batch ({@code waybill.inbox.batch.max-size} 16), so that the next batch is on its way
-	 * while one is handled.
-	 */
-	public static final int DEFAULT_PREFETCH = 32;
 
 	/** The longest queue name, so that its error queue ({@code <queue>_error}) fits AMQP's 255. */
 	public static final int MAX_QUEUE_LENGTH = 249;
@@ -52,23 +35,35 @@ public final class ConsumerRegistration<T> {
 
 	private final MessageHandler<T> handler;
 
-	private final ConsumerSettings settings;
+	private final EndpointSettings settings;
 
-	private ConsumerRegistration(String queue, ConsumedType type, MessageHandler<T> handler, ConsumerSettings settings) {
+	private ConsumerRegistration(String queue, ConsumedType type, MessageHandler<T> handler, EndpointSettings settings) {
 		this.queue = queue;
 		this.type = type;
 		this.handler = handler;
 		this.settings = settings;
 	}
 
-	private ConsumerRegistration<T> with(ConsumerSettings settings) {
+	/** A handler registered on the endpoint of {@code queue} and {@code settings}. */
+	static <T> ConsumerRegistration<T> on(String queue, ConsumedType type, MessageHandler<T> handler,
+			EndpointSettings settings) {
+		Objects.requireNonNull(handler, "handler must not be null");
+		return new ConsumerRegistration<>(queue, type, handler, settings);
+	}
+
+	/** This handler registered on an endpoint of the same queue with other settings. */
+	ConsumerRegistration<T> on(EndpointSettings settings) {
 		return new ConsumerRegistration<>(this.queue, this.type, this.handler, settings);
 	}
 
+	/** The settings of the endpoint this handler is registered on. */
+	EndpointSettings settings() {
+		return this.settings;
+	}
+
 	/**
-	 * Registers a handler for the messages of type {@code payloadClass} on {@code queue}, with
-	 * concurrency {@value #DEFAULT_CONCURRENCY}, prefetch {@value #DEFAULT_PREFETCH} and no queue
-	 * arguments.
+	 * Registers a handler for the messages of type {@code payloadClass} on an endpoint of
+	 * {@code queue} with the defaults of {@link ReceiveEndpoint#on}.
 	 * @param <T> the message type
 	 * @param queue the queue, also the consumer id; see {@link #queueNameProblem(String)}
 	 * @param payloadClass the class the bodies are read into; its message type name (see
@@ -82,12 +77,13 @@ public final class ConsumerRegistration<T> {
 		QueueNames.requireValid(queue);
 		ConsumedType type = ConsumedType.of(payloadClass);
 		Objects.requireNonNull(handler, "handler must not be null");
-		return new ConsumerRegistration<>(queue, type, handler, ConsumerSettings.DEFAULTS);
+		return new ConsumerRegistration<>(queue, type, handler, EndpointSettings.DEFAULTS);
 	}
 
 	/**
 	 * Registers a handler for the {@link Fault fault events} of the messages of type
-	 * {@code messageClass}: its queue is bound to the fault exchange
+	 * {@code messageClass} on an endpoint of {@code queue} with the defaults of
+	 * {@link ReceiveEndpoint#on}: its queue is bound to the fault exchange
 	 * {@code fault:<message type>} (see {@link Fault#typeName(String)}), and the bodies are read
 	 * into {@code Fault<M>} with the failed message as an {@code M}.
 	 * @param <M> the type of the messages whose faults are handled
@@ -104,7 +100,7 @@ public final class ConsumerRegistration<T> {
 		QueueNames.requireValid(queue);
 		Objects.requireNonNull(messageClass, "messageClass must not be null");
 		Objects.requireNonNull(handler, "handler must not be null");
-		return new ConsumerRegistration<>(queue, ConsumedType.ofFault(messageClass), handler, ConsumerSettings.DEFAULTS);
+		return new ConsumerRegistration<>(queue, ConsumedType.ofFault(messageClass), handler, EndpointSettings.DEFAULTS);
 	}
 
 	/**
@@ -114,79 +110,6 @@ public final class ConsumerRegistration<T> {
 	 */
 	public static @Nullable String queueNameProblem(@Nullable String queue) {
 		return QueueNames.problem(queue);
-	}
-
-	/**
-	 * Returns a copy that handles this many messages at once.
-	 * @param concurrency at least 1
-	 * @return the changed registration
-	 */
-	public ConsumerRegistration<T> withConcurrency(int concurrency) {
-		return with(this.settings.withConcurrency(concurrency));
-	}
-
-	/**
-	 * Returns a copy with this prefetch per handling thread.
-	 * @param prefetch at least 1
-	 * @return the changed registration
-	 */
-	public ConsumerRegistration<T> withPrefetch(int prefetch) {
-		return with(this.settings.withPrefetch(prefetch));
-	}
-
-	/**
-	 * Returns a copy that declares its queue with these arguments, e.g. {@code x-queue-type: quorum}.
-	 * @param queueArguments the arguments; values are strings, numbers or booleans
-	 * @return the changed registration
-	 */
-	public ConsumerRegistration<T> withQueueArguments(Map<String, ?> queueArguments) {
-		return with(this.settings.withQueueArguments(queueArguments));
-	}
-
-	/**
-	 * Returns a copy with a retry policy of its own instead of the inbox processor's
-	 * ({@code waybill.inbox.retry.*}).
-	 * @param retry the redelivery backoff, maximum attempts and in-process retries, or
-	 * {@literal null} for the processor's
-	 * @return the changed registration
-	 * @since 0.1
-	 */
-	public ConsumerRegistration<T> withRetry(@Nullable EndpointRetry retry) {
-		return with(this.settings.withRetry(retry));
-	}
-
-	/**
-	 * Returns a copy that never retries a handler failure that is an instance of one of these
-	 * exceptions (or has one in its cause chain): the message goes to the error queue at once.
-	 * @param exceptions the exception classes
-	 * @return the changed registration
-	 * @since 0.1
-	 */
-	public ConsumerRegistration<T> withNeverRetry(List<Class<? extends Throwable>> exceptions) {
-		return with(this.settings.withNeverRetry(exceptions));
-	}
-
-	/**
-	 * Returns a copy that ignores a handler failure that is an instance of one of these exceptions
-	 * (or has one in its cause chain): the handler's work rolls back, the message is acknowledged
-	 * and its inbox row is marked processed with the exception as a note, so it is not handled again.
-	 * Checked before {@link #withNeverRetry never-retry}.
-	 * @param exceptions the exception classes
-	 * @return the changed registration
-	 * @since 0.1
-	 */
-	public ConsumerRegistration<T> withIgnore(List<Class<? extends Throwable>> exceptions) {
-		return with(this.settings.withIgnore(exceptions));
-	}
-
-	/**
-	 * Returns a copy whose queue is also bound to these exchanges, besides its message type's.
-	 * @param bindings the extra bindings
-	 * @return the changed registration
-	 * @since 0.1
-	 */
-	public ConsumerRegistration<T> withBindings(List<EndpointBinding> bindings) {
-		return with(this.settings.withBindings(bindings));
 	}
 
 	/**
@@ -201,33 +124,7 @@ public final class ConsumerRegistration<T> {
 	}
 
 	/**
-	 * Returns a copy that does or does not partition deliveries by their ordering key (the
-	 * {@value dev.waybill.outbox.PublishOptions#ORDERING_KEY_HEADER} header); on by default. When on
-	 * and the concurrency is above 1, the endpoint consumes the queue on one channel (prefetch
-	 * times concurrency) and hands each delivery to one of {@code concurrency} workers by its key's
-	 * hash: the deliveries of one key are handled one at a time, in the order the queue delivers
-	 * them, different keys in parallel; deliveries without a key go to the workers in turn. When
-	 * off, each unit of concurrency consumes on a channel of its own and a key's deliveries may be
-	 * handled concurrently and out of order. See the README's "Ordering".
-	 * @param partitionByOrderingKey whether to partition
-	 * @return the changed registration
-	 * @since 0.1
-	 */
-	public ConsumerRegistration<T> withPartitionByOrderingKey(boolean partitionByOrderingKey) {
-		return with(this.settings.withPartitionByOrderingKey(partitionByOrderingKey));
-	}
-
-	/**
-	 * Returns whether deliveries are partitioned by ordering key onto the handling threads.
-	 * @return whether they are; true by default
-	 * @since 0.1
-	 */
-	public boolean partitionByOrderingKey() {
-		return this.settings.partitionByOrderingKey();
-	}
-
-	/**
-	 * Returns the endpoint's own retry policy.
+	 * Returns the retry policy of the endpoint this handler is registered on.
 	 * @return the policy, or {@literal null} for the inbox processor's
 	 * @since 0.1
 	 */
@@ -236,7 +133,7 @@ public final class ConsumerRegistration<T> {
 	}
 
 	/**
-	 * Returns the exceptions never retried.
+	 * Returns the exceptions the endpoint this handler is registered on never retries.
 	 * @return an unmodifiable list, empty by default
 	 * @since 0.1
 	 */
@@ -245,21 +142,12 @@ public final class ConsumerRegistration<T> {
 	}
 
 	/**
-	 * Returns the exceptions ignored.
+	 * Returns the exceptions the endpoint this handler is registered on ignores.
 	 * @return an unmodifiable list, empty by default
 	 * @since 0.1
 	 */
 	public List<Class<? extends Throwable>> ignore() {
 		return this.settings.ignore();
-	}
-
-	/**
-	 * Returns the extra bindings of the queue.
-	 * @return an unmodifiable list, empty by default
-	 * @since 0.1
-	 */
-	public List<EndpointBinding> bindings() {
-		return this.settings.bindings();
 	}
 
 	/**
@@ -321,30 +209,6 @@ public final class ConsumerRegistration<T> {
 	 */
 	public MessageHandler<T> handler() {
 		return this.handler;
-	}
-
-	/**
-	 * Returns how many messages of the queue are handled at once.
-	 * @return the concurrency, at least 1
-	 */
-	public int concurrency() {
-		return this.settings.concurrency();
-	}
-
-	/**
-	 * Returns how many unacknowledged messages the broker sends ahead to each handling thread.
-	 * @return the prefetch, at least 1
-	 */
-	public int prefetch() {
-		return this.settings.prefetch();
-	}
-
-	/**
-	 * Returns the arguments the queue is declared with.
-	 * @return an unmodifiable map, empty for a classic queue with the broker's defaults
-	 */
-	public Map<String, Object> queueArguments() {
-		return this.settings.queueArguments();
 	}
 
 	@Override

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,27 +28,13 @@ class ConsumerRegistrationTests {
 		assertThat(registration.messageType()).isEqualTo("test.shipped");
 		assertThat(registration.payloadClass()).isEqualTo(Shipped.class);
 		assertThat(registration.handler()).isSameAs(HANDLER);
-		assertThat(registration.concurrency()).isEqualTo(ConsumerRegistration.DEFAULT_CONCURRENCY).isEqualTo(4);
-		assertThat(registration.prefetch()).isEqualTo(ConsumerRegistration.DEFAULT_PREFETCH).isEqualTo(32);
-		assertThat(registration.queueArguments()).isEmpty();
-	}
-
-	@Test
-	void withersReturnChangedCopies() {
-		ConsumerRegistration<Shipped> original = ConsumerRegistration.of("ship-parcel", Shipped.class, HANDLER);
-		ConsumerRegistration<Shipped> changed = original.withConcurrency(2)
-			.withPrefetch(50)
-			.withQueueArguments(Map.of("x-queue-type", "quorum"));
-
-		assertThat(changed.concurrency()).isEqualTo(2);
-		assertThat(changed.prefetch()).isEqualTo(50);
-		assertThat(changed.queueArguments()).containsExactly(Map.entry("x-queue-type", "quorum"));
-		assertThat(original.concurrency()).isEqualTo(4);
-		assertThat(original.queueArguments()).isEmpty();
-		assertThatIllegalArgumentException().isThrownBy(() -> original.withConcurrency(0))
-			.withMessage("concurrency must be at least 1, was 0");
-		assertThatIllegalArgumentException().isThrownBy(() -> original.withPrefetch(-1))
-			.withMessage("prefetch must be at least 1, was -1");
+		assertThat(registration.retry()).isNull();
+		assertThat(registration.neverRetry()).isEmpty();
+		assertThat(registration.ignore()).isEmpty();
+		ReceiveEndpoint endpoint = ReceiveEndpoint.of(List.of(registration));
+		assertThat(endpoint.concurrency()).isEqualTo(ReceiveEndpoint.DEFAULT_CONCURRENCY).isEqualTo(4);
+		assertThat(endpoint.prefetch()).isEqualTo(ReceiveEndpoint.DEFAULT_PREFETCH).isEqualTo(32);
+		assertThat(endpoint.queueArguments()).isEmpty();
 	}
 
 	@ParameterizedTest
@@ -96,8 +81,12 @@ class ConsumerRegistrationTests {
 					HANDLER))))
 			.withMessageStartingWith("Two consumers of queue 'ship' take message type 'test.shipped'");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> ConsumerRegistry.of(List.of(ship, returned.withConcurrency(1))))
-			.withMessageContaining("differ in the endpoint's concurrency (4 and 1)");
+			.isThrownBy(() -> ConsumerRegistry.of(List.of(ship, ReceiveEndpoint.on("ship").withConcurrency(1)
+				.handle(Returned.class, (message, context) -> {
+				})
+				.consumers()
+				.get(0))))
+			.withMessageContaining("were registered on receive endpoints of different settings");
 	}
 
 	@Test

@@ -19,7 +19,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
@@ -187,16 +187,16 @@ final class ConsoleTestApp implements AutoCloseable {
 
 		@Bean
 		ConsumerRegistry consumerRegistry(org.springframework.core.env.Environment environment) {
-			ConsumerRegistration<Order> consumer = ConsumerRegistration.of(environment.getRequiredProperty("console.test.queue"),
-					Order.class, (order, context) -> {
-						handled.add(context.messageId().toString());
-						if (failing.get()) {
-							throw new IllegalStateException("card declined for order " + order.id());
-						}
-					})
+			ReceiveEndpoint consumer = ReceiveEndpoint.on(environment.getRequiredProperty("console.test.queue"))
 				.withConcurrency(1)
-				.withPrefetch(1);
-			return ConsumerRegistry.of(List.of(consumer));
+				.withPrefetch(1)
+				.handle(Order.class, (order, context) -> {
+					handled.add(context.messageId().toString());
+					if (failing.get()) {
+						throw new IllegalStateException("card declined for order " + order.id());
+					}
+				});
+			return ConsumerRegistry.ofEndpoints(List.of(consumer));
 		}
 
 	}

@@ -22,6 +22,7 @@ import org.springframework.context.SmartLifecycle;
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.EndpointBinding;
 import dev.waybill.inbox.InboundMessage;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.spi.DeliveryProcessor;
 import dev.waybill.inbox.spi.UnrecordableDeliveryException;
 import dev.waybill.outbox.WaybillPhases;
@@ -67,7 +68,7 @@ public final class InMemoryTransport implements Transport, SmartLifecycle {
 	/** The pause before a delivery the inbox could not record (database unavailable) is retried. */
 	private static final long REQUEUE_PAUSE_MILLIS = 200;
 
-	private final Supplier<List<ConsumerRegistration<?>>> consumers;
+	private final Supplier<List<ReceiveEndpoint>> endpoints;
 
 	private final Supplier<DeliveryProcessor> processor;
 
@@ -85,11 +86,11 @@ public final class InMemoryTransport implements Transport, SmartLifecycle {
 
 	/**
 	 * Creates a transport.
-	 * @param consumers the application's consumers, asked when the transport starts and routes
+	 * @param endpoints the application's receive endpoints, asked when the transport starts and routes
 	 * @param processor the inbox, asked when the first delivery is handled
 	 */
-	public InMemoryTransport(Supplier<List<ConsumerRegistration<?>>> consumers, Supplier<DeliveryProcessor> processor) {
-		this.consumers = Objects.requireNonNull(consumers, "consumers must not be null");
+	public InMemoryTransport(Supplier<List<ReceiveEndpoint>> endpoints, Supplier<DeliveryProcessor> processor) {
+		this.endpoints = Objects.requireNonNull(endpoints, "endpoints must not be null");
 		this.processor = Objects.requireNonNull(processor, "processor must not be null");
 	}
 
@@ -145,13 +146,16 @@ public final class InMemoryTransport implements Transport, SmartLifecycle {
 			return;
 		}
 		this.running = true;
-		for (ConsumerRegistration<?> consumer : this.consumers.get()) {
-			BlockingQueue<InboundMessage> queue = queue(consumer.queue());
-			for (int i = 0; i < consumer.concurrency(); i++) {
-				Thread worker = new Thread(() -> consume(consumer, queue), "waybill-in-memory-" + consumer.queue() + "-" + i);
-				worker.setDaemon(true);
-				worker.start();
-				this.workers.add(worker);
+		for (ReceiveEndpoint endpoint : this.endpoints.get()) {
+			BlockingQueue<InboundMessage> queue = queue(endpoint.queue());
+			for (ConsumerRegistration<?> consumer : endpoint.consumers()) {
+				for (int i = 0; i < endpoint.concurrency(); i++) {
+					Thread worker = new Thread(() -> consume(consumer, queue),
+							"waybill-in-memory-" + consumer.queue() + "-" + i);
+					worker.setDaemon(true);
+					worker.start();
+					this.workers.add(worker);
+				}
 			}
 		}
 	}
@@ -196,16 +200,16 @@ public final class InMemoryTransport implements Transport, SmartLifecycle {
 			return CompletableFuture.failedFuture(new TransportException(TransportException.Kind.UNAVAILABLE,
 					"the in-memory transport is closed", null));
 		}
-		List<ConsumerRegistration<?>> consumers = this.consumers.get();
+		List<ReceiveEndpoint> endpoints = this.endpoints.get();
 		InboundMessage inbound = inbound(message);
 		if (message.destination().isEmpty()) {
-			for (ConsumerRegistration<?> consumer : consumers) {
-				if (consumer.queue().equals(message.routingKey())) {
-					queue(consumer.queue()).add(inbound);
+			for (ReceiveEndpoint endpoint : endpoints) {
+				if (endpoint.queue().equals(message.routingKey())) {
+					queue(endpoint.queue()).add(inbound);
 					return CompletableFuture.completedFuture(null);
 				}
-				if (consumer.errorQueue().equals(message.routingKey())) {
-					this.errorQueues.computeIfAbsent(consumer.errorQueue(), (q) -> new CopyOnWriteArrayList<>()).add(inbound);
+				if (endpoint.errorQueue().equals(message.routingKey())) {
+					this.errorQueues.computeIfAbsent(endpoint.errorQueue(), (q) -> new CopyOnWriteArrayList<>()).add(inbound);
 					return CompletableFuture.completedFuture(null);
 				}
 			}
@@ -214,9 +218,11 @@ public final class InMemoryTransport implements Transport, SmartLifecycle {
 					"unroutable: no queue '" + message.routingKey() + "' (in-memory transport)", null));
 		}
 		Set<String> bound = new LinkedHashSet<>();
-		for (ConsumerRegistration<?> consumer : consumers) {
-			if (consumer.messageType().equals(message.destination()) || boundByExtraBinding(consumer, message)) {
-				bound.add(consumer.queue());
+		for (ReceiveEndpoint endpoint : endpoints) {
+			boolean byType = endpoint.consumers().stream()
+				.anyMatch((consumer) -> consumer.messageType().equals(message.destination()));
+			if (byType || boundByExtraBinding(endpoint, message)) {
+				bound.add(endpoint.queue());
 			}
 		}
 		bound.forEach((queue) -> queue(queue).add(inbound));
@@ -226,8 +232,8 @@ public final class InMemoryTransport implements Transport, SmartLifecycle {
 		return CompletableFuture.completedFuture(null);
 	}
 
-	private static boolean boundByExtraBinding(ConsumerRegistration<?> consumer, OutboxMessage message) {
-		for (EndpointBinding binding : consumer.bindings()) {
+	private static boolean boundByExtraBinding(ReceiveEndpoint endpoint, OutboxMessage message) {
+		for (EndpointBinding binding : endpoint.bindings()) {
 			if (binding.exchange().equals(message.destination()) && (binding.routingKey().isEmpty()
 					|| binding.routingKey().equals("#") || binding.routingKey().equals(message.routingKey()))) {
 				return true;

@@ -88,7 +88,10 @@ public final class WaybillTestAutoConfiguration {
 		@Primary // over a transport the application defines itself
 		InMemoryTransport waybillInMemoryTransport(ObjectProvider<ConsumerRegistry> consumers,
 				ObjectProvider<DeliveryProcessor> processor) {
-			return new InMemoryTransport(consumers(consumers), processor::getObject);
+			return new InMemoryTransport(() -> {
+				ConsumerRegistry registry = consumers.getIfAvailable();
+				return (registry != null) ? registry.receiveEndpoints() : List.of();
+			}, processor::getObject);
 		}
 
 	}

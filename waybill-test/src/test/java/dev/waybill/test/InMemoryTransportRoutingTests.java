@@ -8,8 +8,8 @@ import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
 
-import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.EndpointBinding;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.TransportChannel;
 
@@ -26,17 +26,17 @@ class InMemoryTransportRoutingTests {
 	record Shipped(UUID orderId) {
 	}
 
-	private final ConsumerRegistration<ChargeCard> charges = ConsumerRegistration
-		.of("billing.charge", ChargeCard.class, (message, context) -> {
-		})
-		.withBindings(List.of(new EndpointBinding("billing-commands", ""), new EndpointBinding("billing-commands", "eu")));
+	private final ReceiveEndpoint charges = ReceiveEndpoint.on("billing.charge")
+		.withBindings(List.of(new EndpointBinding("billing-commands", ""), new EndpointBinding("billing-commands", "eu")))
+		.handle(ChargeCard.class, (message, context) -> {
+		});
 
-	private final ConsumerRegistration<ChargeCard> euCharges = ConsumerRegistration
-		.of("billing.charge-eu", ChargeCard.class, (message, context) -> {
-		})
-		.withBindings(List.of(new EndpointBinding("regional-commands", "eu")));
+	private final ReceiveEndpoint euCharges = ReceiveEndpoint.on("billing.charge-eu")
+		.withBindings(List.of(new EndpointBinding("regional-commands", "eu")))
+		.handle(ChargeCard.class, (message, context) -> {
+		});
 
-	private final ConsumerRegistration<Shipped> shipping = ConsumerRegistration.of("shipping", Shipped.class,
+	private final ReceiveEndpoint shipping = ReceiveEndpoint.on("shipping").handle(Shipped.class,
 			(message, context) -> {
 			});
 

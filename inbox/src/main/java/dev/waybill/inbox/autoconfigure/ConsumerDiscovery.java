@@ -17,13 +17,14 @@ import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.Fault;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.spi.ConsumerRegistry;
 
 /**
  * Registers every {@link MessageHandler} bean: its message type from the generic of its class (the
  * target class behind an AOP proxy), its queue from {@link Consumer @Consumer} or its class name.
- * Handlers naming one queue form one receive endpoint, whose settings {@link EndpointDefinition}
- * resolves. Every problem fails start-up naming the bean or the property.
+ * Handlers naming one queue are registered on one receive endpoint, which {@link EndpointDefinition}
+ * makes. Every problem fails start-up naming the bean or the property.
  */
 final class ConsumerDiscovery {
 
@@ -54,18 +55,16 @@ final class ConsumerDiscovery {
 						+ ".*, or remove it.");
 			}
 		}
-		List<ConsumerRegistration<?>> registrations = new ArrayList<>();
-		byQueue.forEach((queue, endpoint) -> {
-			EndpointDefinition definition = EndpointDefinition.resolve(queue, endpoint, properties);
-			for (Found found : endpoint) {
-				ConsumerRegistration<?> registration = (found.failedClass() != null)
-						? faultRegistration(queue, found.failedClass(), found.handler())
-						: registration(queue, found.messageClass(), found.handler());
-				registrations.add(definition.apply(found, registration)
-					.withPartitionByOrderingKey(properties.isPartitionByOrderingKey()));
+		List<ReceiveEndpoint> endpoints = new ArrayList<>();
+		byQueue.forEach((queue, handlers) -> {
+			ReceiveEndpoint endpoint = EndpointDefinition.resolve(queue, handlers, properties);
+			for (Found found : handlers) {
+				endpoint = (found.failedClass() != null) ? handleFault(endpoint, found.failedClass(), found.handler())
+						: handle(endpoint, found.messageClass(), found.handler());
 			}
+			endpoints.add(endpoint);
 		});
-		return ConsumerRegistry.of(registrations);
+		return ConsumerRegistry.ofEndpoints(endpoints);
 	}
 
 	private static Found find(String name, MessageHandler<?> handler) {
@@ -124,15 +123,15 @@ final class ConsumerDiscovery {
 	}
 
 	@SuppressWarnings("unchecked") // T of the handler's class was resolved as messageClass
-	private static <T> ConsumerRegistration<T> registration(String queue, Class<T> messageClass,
+	private static <T> ReceiveEndpoint handle(ReceiveEndpoint endpoint, Class<T> messageClass,
 			MessageHandler<?> handler) {
-		return ConsumerRegistration.of(queue, messageClass, (MessageHandler<T>) handler);
+		return endpoint.handle(messageClass, (MessageHandler<T>) handler);
 	}
 
 	@SuppressWarnings("unchecked") // T of the handler's class was resolved as Fault<failedClass>
-	private static <M> ConsumerRegistration<Fault<M>> faultRegistration(String queue, Class<M> failedClass,
+	private static <M> ReceiveEndpoint handleFault(ReceiveEndpoint endpoint, Class<M> failedClass,
 			MessageHandler<?> handler) {
-		return ConsumerRegistration.ofFault(queue, failedClass, (MessageHandler<Fault<M>>) handler);
+		return endpoint.handleFault(failedClass, (MessageHandler<Fault<M>>) handler);
 	}
 
 	/** A MessageHandler bean and what its class says. */

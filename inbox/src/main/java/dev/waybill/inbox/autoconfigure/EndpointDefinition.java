@@ -11,46 +11,27 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.convert.DurationStyle;
 
 import dev.waybill.inbox.Consumer;
-import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.EndpointBinding;
 import dev.waybill.inbox.EndpointRetry;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.outbox.autoconfigure.RetrySettings;
 
 /**
- * The settings of one receive endpoint, resolved once for all its handlers: an attribute of a
- * handler's {@link Consumer @Consumer} wins, else {@code waybill.inbox.endpoints.<queue>.*}, else
- * {@code waybill.inbox.*}. Two handlers of the queue setting one attribute differently fail
- * start-up naming both; a bad value fails it naming the attribute or the property.
+ * Makes the {@link ReceiveEndpoint} of one queue, its settings resolved once for all its handlers:
+ * an attribute of a handler's {@link Consumer @Consumer} wins, else
+ * {@code waybill.inbox.endpoints.<queue>.*}, else {@code waybill.inbox.*}. Two handlers of the queue
+ * setting one attribute differently fail start-up naming both; a bad value fails it naming the
+ * attribute or the property.
  */
 final class EndpointDefinition {
 
-	private final int concurrency;
-
-	private final int prefetch;
-
-	private final @Nullable EndpointRetry retry;
-
-	private final List<Class<? extends Throwable>> neverRetry;
-
-	private final List<Class<? extends Throwable>> ignore;
-
-	private final List<EndpointBinding> bindings;
-
-	private final WaybillInboxProperties properties;
-
-	private EndpointDefinition(int concurrency, int prefetch, @Nullable EndpointRetry retry,
-			List<Class<? extends Throwable>> neverRetry, List<Class<? extends Throwable>> ignore,
-			List<EndpointBinding> bindings, WaybillInboxProperties properties) {
-		this.concurrency = concurrency;
-		this.prefetch = prefetch;
-		this.retry = retry;
-		this.neverRetry = neverRetry;
-		this.ignore = ignore;
-		this.bindings = bindings;
-		this.properties = properties;
+	private EndpointDefinition() {
 	}
 
-	static EndpointDefinition resolve(String queue, List<ConsumerDiscovery.Found> handlers,
+	/**
+	 * Returns the endpoint of {@code queue}, without handlers: the caller registers them on it.
+	 */
+	static ReceiveEndpoint resolve(String queue, List<ConsumerDiscovery.Found> handlers,
 			WaybillInboxProperties properties) {
 		String prefix = WaybillInboxProperties.PREFIX + ".endpoints." + queue;
 		EndpointProperties own = properties.getEndpoints().get(queue);
@@ -67,25 +48,15 @@ final class EndpointDefinition {
 		List<Class<? extends Throwable>> ignore = exceptions(prefix + ".ignore",
 				annotated(handlers, "ignore", (consumer) -> List.of(consumer.ignore()), (list) -> !list.isEmpty()),
 				(own != null) ? own.getIgnore() : List.of());
-		List<EndpointBinding> bindings = bindings(prefix, handlers, own);
-		return new EndpointDefinition(resolvedConcurrency, resolvedPrefetch, retry, neverRetry, ignore, bindings,
-				properties);
-	}
-
-	<T> ConsumerRegistration<T> apply(ConsumerDiscovery.Found handler, ConsumerRegistration<T> registration) {
-		try {
-			return registration.withConcurrency(this.concurrency)
-				.withPrefetch(this.prefetch)
-				.withQueueArguments(this.properties.queueArgumentValues())
-				.withRetry(this.retry)
-				.withNeverRetry(this.neverRetry)
-				.withIgnore(this.ignore)
-				.withBindings(this.bindings);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException("MessageHandler " + handler.describe() + " cannot be registered: "
-					+ ex.getMessage(), ex);
-		}
+		return ReceiveEndpoint.on(queue)
+			.withConcurrency(resolvedConcurrency)
+			.withPrefetch(resolvedPrefetch)
+			.withQueueArguments(properties.queueArgumentValues())
+			.withRetry(retry)
+			.withNeverRetry(neverRetry)
+			.withIgnore(ignore)
+			.withBindings(bindings(prefix, handlers, own))
+			.withPartitionByOrderingKey(properties.isPartitionByOrderingKey());
 	}
 
 	/**
@@ -243,12 +214,6 @@ final class EndpointDefinition {
 			bindings.add(new EndpointBinding(exchange, Objects.requireNonNullElse(binding.getRoutingKey(), "")));
 		}
 		return List.copyOf(bindings);
-	}
-
-	@Override
-	public String toString() {
-		return "EndpointDefinition[concurrency=" + this.concurrency + ", prefetch=" + this.prefetch + ", retry="
-				+ this.retry + "]";
 	}
 
 }

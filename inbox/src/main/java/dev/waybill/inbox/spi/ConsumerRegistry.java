@@ -18,11 +18,11 @@ import dev.waybill.kernel.MessageTypes;
 
 /**
  * The consumers of an application grouped into {@linkplain ReceiveEndpoint receive endpoints}, one
- * per queue, in registration order. A queue may have several handlers, one per message type; they
- * share the endpoint's settings. A transport endpoint consumes each queue and hands every delivery to the
- * {@link InboxProcessor} with the registration {@link #dispatch dispatch} picks. The inbox
- * auto-configuration provides one holding every {@link MessageHandler} bean; {@link #of(Collection)}
- * makes one by hand.
+ * per queue, in registration order. A queue may have several handlers, one per message type,
+ * registered on its endpoint, which holds the queue's settings. A transport endpoint consumes each
+ * queue and hands every delivery to the {@link InboxProcessor} with the registration
+ * {@link #dispatch dispatch} picks. The inbox auto-configuration provides one holding every
+ * {@link MessageHandler} bean; {@link #ofEndpoints(Collection)} makes one by hand.
  *
  * @since 0.1
  */
@@ -59,12 +59,36 @@ public final class ConsumerRegistry {
 	}
 
 	/**
-	 * Returns a registry of the given consumers.
+	 * Returns a registry of the given receive endpoints.
+	 * @param endpoints the endpoints, each of a queue of its own and with at least one handler
+	 * @return the registry
+	 * @throws IllegalArgumentException when two endpoints consume one queue, or one has no handler
+	 * @since 0.1
+	 */
+	public static ConsumerRegistry ofEndpoints(Collection<ReceiveEndpoint> endpoints) {
+		Map<String, ReceiveEndpoint> byQueue = new LinkedHashMap<>();
+		for (ReceiveEndpoint endpoint : endpoints) {
+			if (endpoint.consumers().isEmpty()) {
+				throw new IllegalArgumentException("The receive endpoint of queue '" + endpoint.queue()
+						+ "' has no handler; register one with handle(...).");
+			}
+			ReceiveEndpoint other = byQueue.putIfAbsent(endpoint.queue(), endpoint);
+			if (other != null) {
+				throw new IllegalArgumentException("Two receive endpoints consume queue '" + endpoint.queue()
+						+ "'. Register a queue's handlers on one ReceiveEndpoint.");
+			}
+		}
+		return new ConsumerRegistry(byQueue);
+	}
+
+	/**
+	 * Returns a registry of the given consumers, grouped into receive endpoints by queue: each
+	 * queue's registrations as {@link ReceiveEndpoint#of} takes them.
 	 * @param registrations the consumers; consumers sharing a queue form one receive endpoint and
-	 * must take different message types and have the same endpoint settings
+	 * must take different message types and come from endpoints of the same settings
 	 * @return the registry
 	 * @throws IllegalArgumentException when two consumers of a queue take the same message type or
-	 * differ in the endpoint's settings
+	 * come from endpoints of different settings
 	 */
 	public static ConsumerRegistry of(Collection<? extends ConsumerRegistration<?>> registrations) {
 		Map<String, List<ConsumerRegistration<?>>> byQueue = new LinkedHashMap<>();

@@ -18,6 +18,7 @@ import dev.waybill.inbox.EndpointBinding;
 import dev.waybill.inbox.Fault;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.inbox.test.InboxContext;
 import dev.waybill.outbox.MessageType;
@@ -98,8 +99,10 @@ class ConsumerDiscoveryTests {
 			assertThat(registry.endpoints()).containsOnlyKeys("billing");
 			assertThat(registry.endpoints().get("billing")).extracting(ConsumerRegistration::messageType)
 				.containsExactlyInAnyOrder("test.charge-card", "test.refund");
-			assertThat(registry.endpoints().get("billing")).allSatisfy((registration) -> {
-				assertThat(registration.concurrency()).isEqualTo(1);
+			ReceiveEndpoint billing = registry.receiveEndpoint("billing").orElseThrow();
+			assertThat(billing.concurrency()).isEqualTo(1);
+			assertThat(billing.neverRetry()).containsExactly(IllegalArgumentException.class);
+			assertThat(billing.consumers()).allSatisfy((registration) -> {
 				assertThat(registration.consumerId()).isEqualTo("billing");
 				assertThat(registration.neverRetry()).containsExactly(IllegalArgumentException.class);
 			});
@@ -121,7 +124,7 @@ class ConsumerDiscoveryTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				ConsumerRegistry registry = context.getBean(ConsumerRegistry.class);
-				ConsumerRegistration<?> billing = registry.find("billing").orElseThrow();
+				ReceiveEndpoint billing = registry.receiveEndpoint("billing").orElseThrow();
 				assertThat(billing.concurrency()).as("@Consumer wins").isEqualTo(1);
 				assertThat(billing.prefetch()).as("the endpoint's property").isEqualTo(3);
 				assertThat(billing.neverRetry()).as("@Consumer wins").containsExactly(IllegalArgumentException.class);
@@ -129,7 +132,7 @@ class ConsumerDiscoveryTests {
 				assertThat(billing.retry().policy().maxAttempts()).isEqualTo(9);
 				assertThat(billing.retry().policy().interval()).as("unset: the global value").hasSeconds(3);
 				assertThat(billing.bindings()).containsExactly(new EndpointBinding("regions", "eu.*"));
-				ConsumerRegistration<?> other = registry.find("charge-card-handler").orElseThrow();
+				ReceiveEndpoint other = registry.receiveEndpoint("charge-card-handler").orElseThrow();
 				assertThat(other.concurrency()).isEqualTo(4);
 				assertThat(other.retry().immediate()).isEqualTo(2);
 				assertThat(other.retry().policy().maxAttempts()).isEqualTo(5);
@@ -175,7 +178,8 @@ class ConsumerDiscoveryTests {
 	void handlersOfOneQueueSettingOneAttributeDifferentlyFailStartupNamingBoth() {
 		runner.withUserConfiguration(BillingCardHandler.class, FastBillingRefundHandler.class)
 			.run((context) -> assertFailure(context, "@Consumer(concurrency) differs between the handlers of queue "
-					+ "'billing'", BillingCardHandler.class.getName(), FastBillingRefundHandler.class.getName()));
+					+ "'billing': 1 on bean '", BillingCardHandler.class.getName(), ", 8 on bean '",
+					FastBillingRefundHandler.class.getName()));
 	}
 
 	@Test

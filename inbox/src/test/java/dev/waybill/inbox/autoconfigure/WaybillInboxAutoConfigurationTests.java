@@ -40,6 +40,7 @@ import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.internal.metrics.InboxMetrics;
@@ -109,15 +110,17 @@ class WaybillInboxAutoConfigurationTests {
 				assertThat(charge.messageType()).isEqualTo("test.charge-card");
 				assertThat(charge.payloadClass()).isEqualTo(ChargeCard.class);
 				assertThat(charge.handler()).isSameAs(context.getBean(ChargeCardHandler.class));
-				assertThat(charge.concurrency()).isEqualTo(2);
-				assertThat(charge.prefetch()).isEqualTo(32);
-				assertThat(charge.queueArguments()).containsExactly(Map.entry("x-queue-type", "quorum"),
+				ReceiveEndpoint charges = registry.receiveEndpoint("charge-card-handler").orElseThrow();
+				assertThat(charges.concurrency()).isEqualTo(2);
+				assertThat(charges.prefetch()).isEqualTo(32);
+				assertThat(charges.queueArguments()).containsExactly(Map.entry("x-queue-type", "quorum"),
 						Map.entry("x-max-length", 1000L), Map.entry("x-single-active-consumer", true));
 
 				ConsumerRegistration<?> refund = registry.find("refunds").orElseThrow();
 				assertThat(refund.messageType()).isEqualTo("test.refund");
-				assertThat(refund.concurrency()).isEqualTo(3);
-				assertThat(refund.prefetch()).isEqualTo(5);
+				ReceiveEndpoint refunds = registry.receiveEndpoint("refunds").orElseThrow();
+				assertThat(refunds.concurrency()).isEqualTo(3);
+				assertThat(refunds.prefetch()).isEqualTo(5);
 			});
 	}
 
@@ -324,8 +327,8 @@ class WaybillInboxAutoConfigurationTests {
 	void theDefaultsAreTheDocumentedOnes() {
 		runner.run((context) -> {
 			WaybillInboxProperties properties = context.getBean(WaybillInboxProperties.class);
-			assertThat(properties.getConcurrency()).isEqualTo(ConsumerRegistration.DEFAULT_CONCURRENCY);
-			assertThat(properties.getPrefetch()).isEqualTo(ConsumerRegistration.DEFAULT_PREFETCH);
+			assertThat(properties.getConcurrency()).isEqualTo(ReceiveEndpoint.DEFAULT_CONCURRENCY);
+			assertThat(properties.getPrefetch()).isEqualTo(ReceiveEndpoint.DEFAULT_PREFETCH);
 			assertThat(properties.queueArgumentValues()).isEmpty();
 			assertThat(properties.getDuplicateDetectionWindow()).isEqualTo(Duration.ofMinutes(30));
 			assertThat(properties.getRetry().getImmediate()).isZero();

@@ -44,7 +44,7 @@ public final class WaybillRabbitInboxAutoConfiguration {
 		ReceiveEndpointSettings settings = new ReceiveEndpointSettings(transport.declaredTopology(),
 				rabbit.getTopologyCheckInterval(), threads.getIfAvailable(WaybillThreads::platform),
 				properties.getShutdownTimeout(), properties.getBatch().getMaxSize(), properties.getBatch().getLinger());
-		return new RabbitReceiveEndpoint(transport, processor, consumers.registrations(), settings);
+		return new RabbitReceiveEndpoint(transport, processor, consumers.receiveEndpoints(), settings);
 	}
 
 	@Bean

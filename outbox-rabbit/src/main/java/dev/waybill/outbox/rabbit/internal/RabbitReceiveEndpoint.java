@@ -14,7 +14,6 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
-import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.spi.ConsumerRegistry;
@@ -80,26 +79,26 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 	 * Creates an endpoint with the {@linkplain ReceiveEndpointSettings#DEFAULTS default settings}.
 	 * @param transport the transport whose connection settings and exchange type to use
 	 * @param processor handles each delivery
-	 * @param consumers the consumers to run
+	 * @param endpoints the receive endpoints to consume, each of a queue of its own
 	 */
 	public RabbitReceiveEndpoint(RabbitTransport transport, DeliveryProcessor processor,
-			List<? extends ConsumerRegistration<?>> consumers) {
-		this(transport, processor, consumers, ReceiveEndpointSettings.DEFAULTS);
+			List<ReceiveEndpoint> endpoints) {
+		this(transport, processor, endpoints, ReceiveEndpointSettings.DEFAULTS);
 	}
 
 	/**
 	 * Creates an endpoint.
 	 * @param transport the transport whose connection settings and exchange type to use
 	 * @param processor handles each delivery
-	 * @param consumers the consumers to run
+	 * @param endpoints the receive endpoints to consume, each of a queue of its own
 	 * @param settings how it runs
 	 */
 	public RabbitReceiveEndpoint(RabbitTransport transport, DeliveryProcessor processor,
-			List<? extends ConsumerRegistration<?>> consumers, ReceiveEndpointSettings settings) {
+			List<ReceiveEndpoint> endpoints, ReceiveEndpointSettings settings) {
 		this.transport = Objects.requireNonNull(transport, "transport must not be null");
 		Objects.requireNonNull(processor, "processor must not be null");
 		this.settings = Objects.requireNonNull(settings, "settings must not be null");
-		ConsumerRegistry registry = ConsumerRegistry.of(consumers);
+		ConsumerRegistry registry = ConsumerRegistry.ofEndpoints(endpoints);
 		processor.describeQueues(registry);
 		this.connectionFactory = ConsumingConnectionFactory.of(transport.connectionFactory(), transport.maxBodySize());
 		this.status = new EndpointStatus(registry.receiveEndpoints());

@@ -22,9 +22,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
-import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.InboxResources;
 import dev.waybill.inbox.internal.InboxSettings;
@@ -220,7 +220,7 @@ class AcknowledgementLossIntegrationTests {
 			context.publish(new Pong(ping.n()));
 		};
 		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor,
-				List.of(ConsumerRegistration.of(this.queue, Ping.class, handler).withPartitionByOrderingKey(partitioned)),
+				List.of(ReceiveEndpoint.on(this.queue).withPartitionByOrderingKey(partitioned).handle(Ping.class, handler)),
 				ReceiveEndpointSettings.DEFAULTS.withShutdownTimeout(Duration.ofSeconds(5)));
 		this.resources.add(endpoint::stop);
 		return endpoint;

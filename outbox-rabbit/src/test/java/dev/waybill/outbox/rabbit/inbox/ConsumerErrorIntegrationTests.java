@@ -20,9 +20,9 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
-import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.test.ConsumerService;
@@ -93,11 +93,12 @@ class ConsumerErrorIntegrationTests {
 	}
 
 	private ApplicationContextRunner service() {
-		ConsumerRegistration<Ping> registration = ConsumerRegistration.of(this.queue, Ping.class, this.pings)
+		ReceiveEndpoint endpoint = ReceiveEndpoint.on(this.queue)
 			.withConcurrency(1)
 			.withPrefetch(4)
-			.withPartitionByOrderingKey(false);
-		return ConsumerService.runner(this.schema, registration)
+			.withPartitionByOrderingKey(false)
+			.handle(Ping.class, this.pings);
+		return ConsumerService.runner(this.schema, endpoint)
 			.withPropertyValues("waybill.inbox.batch.max-size=1", "waybill.inbox.partition-by-ordering-key=false",
 					"waybill.inbox.shutdown-timeout=5s");
 	}

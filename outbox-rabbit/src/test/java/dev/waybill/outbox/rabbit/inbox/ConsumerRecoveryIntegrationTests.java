@@ -32,10 +32,10 @@ import org.springframework.test.util.ReflectionTestUtils;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
-import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.EndpointBinding;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.internal.health.ConsumersHealthIndicator;
@@ -164,9 +164,9 @@ class ConsumerRecoveryIntegrationTests {
 	void declaresOnlyTheQueueWhoseConsumerTheBrokerCancelledAgainLeavingTheOtherQueuesDeliveriesAlone()
 			throws Exception {
 		Pings others = new Pings();
-		List<ConsumerRegistration<?>> registrations = List.of(registration(),
-				ConsumerRegistration.of(this.otherQueue, Ping.class, others).withConcurrency(2).withPrefetch(4));
-		ConsumerService.runner(this.schema, registrations, this.proxy)
+		List<ReceiveEndpoint> endpoints = List.of(endpoint(),
+				ReceiveEndpoint.on(this.otherQueue).withConcurrency(2).withPrefetch(4).handle(Ping.class, others));
+		ConsumerService.runner(this.schema, endpoints, this.proxy)
 			.withPropertyValues("waybill.rabbit.recovery-interval=500ms")
 			.run((context) -> {
 				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
@@ -236,7 +236,7 @@ class ConsumerRecoveryIntegrationTests {
 
 	@Test
 	void anExchangeAnOperatorDeletedComesBackWithTheConsumersBindingsOnTheLiveConnection() throws Exception {
-		ConsumerService.runner(this.schema, registration(), this.proxy)
+		ConsumerService.runner(this.schema, endpoint(), this.proxy)
 			.withPropertyValues("waybill.rabbit.recovery-interval=500ms", "waybill.rabbit.topology-check-interval=200ms")
 			.run((context) -> {
 				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
@@ -288,11 +288,11 @@ class ConsumerRecoveryIntegrationTests {
 		this.topology.deleteLater(extra);
 		this.topology.channel().exchangeDeclare(extra, "fanout", false);
 		Pings others = new Pings();
-		List<ConsumerRegistration<?>> registrations = List.of(
-				registration().withBindings(List.of(new EndpointBinding(extra, ""))),
-				ConsumerRegistration.of(this.otherQueue, Ping.class, others));
+		List<ReceiveEndpoint> endpoints = List.of(
+				endpoint().withBindings(List.of(new EndpointBinding(extra, ""))),
+				ReceiveEndpoint.on(this.otherQueue).handle(Ping.class, others));
 		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, "dev.waybill.outbox.rabbit")) {
-			ConsumerService.runner(this.schema, registrations, this.proxy)
+			ConsumerService.runner(this.schema, endpoints, this.proxy)
 				.withPropertyValues("waybill.rabbit.recovery-interval=500ms")
 				.run((context) -> {
 					RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
@@ -365,12 +365,12 @@ class ConsumerRecoveryIntegrationTests {
 	}
 
 	private ApplicationContextRunner service() {
-		return ConsumerService.runner(this.schema, registration(), this.proxy)
+		return ConsumerService.runner(this.schema, endpoint(), this.proxy)
 			.withPropertyValues("waybill.rabbit.recovery-interval=500ms");
 	}
 
-	private ConsumerRegistration<Ping> registration() {
-		return ConsumerRegistration.of(this.queue, Ping.class, this.pings).withConcurrency(2).withPrefetch(4);
+	private ReceiveEndpoint endpoint() {
+		return ReceiveEndpoint.on(this.queue).withConcurrency(2).withPrefetch(4).handle(Ping.class, this.pings);
 	}
 
 	/** The receive count of a message's inbox row for a consumer. */

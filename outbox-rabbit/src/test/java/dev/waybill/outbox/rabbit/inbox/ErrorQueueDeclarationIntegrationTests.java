@@ -20,7 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;
@@ -113,11 +113,11 @@ class ErrorQueueDeclarationIntegrationTests {
 	}
 
 	private ApplicationContextRunner service(Map<String, Object> queueArguments) {
-		ConsumerRegistration<Ping> registration = ConsumerRegistration
-			.of(this.queue, Ping.class, (ping, context) -> {
-			})
-			.withQueueArguments(queueArguments);
-		return ConsumerService.runner(this.schema, registration);
+		ReceiveEndpoint endpoint = ReceiveEndpoint.on(this.queue)
+			.withQueueArguments(queueArguments)
+			.handle(Ping.class, (ping, context) -> {
+			});
+		return ConsumerService.runner(this.schema, endpoint);
 	}
 
 	/** A message whose body is not JSON: poison, faulted to the error queue at once. */

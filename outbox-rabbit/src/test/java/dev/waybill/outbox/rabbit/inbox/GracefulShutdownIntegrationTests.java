@@ -30,9 +30,9 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
@@ -172,10 +172,11 @@ class GracefulShutdownIntegrationTests {
 	}
 
 	private ApplicationContextRunner service(int concurrency, int prefetch) {
-		ConsumerRegistration<Job> registration = ConsumerRegistration.of(this.queue, Job.class, this.jobs)
+		ReceiveEndpoint endpoint = ReceiveEndpoint.on(this.queue)
 			.withConcurrency(concurrency)
-			.withPrefetch(prefetch);
-		return ConsumerService.runner(this.schema, registration);
+			.withPrefetch(prefetch)
+			.handle(Job.class, this.jobs);
+		return ConsumerService.runner(this.schema, endpoint);
 	}
 
 	private int queueMessages() throws IOException {

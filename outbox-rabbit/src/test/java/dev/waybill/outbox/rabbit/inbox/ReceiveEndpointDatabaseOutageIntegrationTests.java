@@ -28,9 +28,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
-import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.InboxResources;
 import dev.waybill.inbox.internal.InboxSettings;
@@ -166,7 +166,7 @@ class ReceiveEndpointDatabaseOutageIntegrationTests {
 		MessageHandler<Ping> handler = (Ping ping, MessageContext context) -> handledTable
 			.update("INSERT INTO " + table + " (n) VALUES (?)", ping.n());
 		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor,
-				List.of(ConsumerRegistration.of(this.queue, Ping.class, handler).withConcurrency(4)),
+				List.of(ReceiveEndpoint.on(this.queue).withConcurrency(4).handle(Ping.class, handler)),
 				ReceiveEndpointSettings.DEFAULTS.withShutdownTimeout(Duration.ofSeconds(20)));
 		this.resources.add(endpoint::stop);
 		return endpoint;

@@ -26,9 +26,10 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.InboxHeaders;
+import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.outbox.MessageType;
@@ -393,7 +394,7 @@ class UntrustedMessagesRabbitIntegrationTests {
 
 	private ApplicationContextRunner service() {
 		TestRabbit rabbit = TestRabbit.get();
-		ConsumerRegistration<Order> consumer = ConsumerRegistration.of(this.queue, Order.class, (order, context) -> {
+		MessageHandler<Order> handler = (order, context) -> {
 			handled.add(context.messageId().toString());
 			seenHeaders.add(context.headers());
 			if ("fail".equals(order.mode())) {
@@ -402,11 +403,13 @@ class UntrustedMessagesRabbitIntegrationTests {
 			if ("huge".equals(order.mode())) {
 				throw new IllegalStateException("declined: " + "x".repeat(200_000));
 			}
-		}).withConcurrency(1).withPrefetch(1);
+		};
+		ReceiveEndpoint consumer = ReceiveEndpoint.on(this.queue).withConcurrency(1).withPrefetch(1)
+			.handle(Order.class, handler);
 		return WaybillContext.runner(this.schema.name())
 			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
 					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
-			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.of(List.of(consumer)))
+			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.ofEndpoints(List.of(consumer)))
 			.withPropertyValues("spring.rabbitmq.host=" + rabbit.host(), "spring.rabbitmq.port=" + rabbit.port(),
 					"spring.rabbitmq.username=" + rabbit.username(), "spring.rabbitmq.password=" + rabbit.password(),
 					"waybill.outbox.relay.poll-interval=200ms", "waybill.inbox.retry.interval=200ms",

@@ -28,7 +28,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.InboxResources;
 import dev.waybill.inbox.internal.InboxSettings;
@@ -107,8 +107,8 @@ class OrderingEndToEndIntegrationTests {
 	@Test
 	void everyKeysEventsAreHandledInCommitOrderOnceDespiteFailuresAKilledRelayAndAConsumerHandOver() throws Exception {
 		KeyedRecorder.Shared recorded = new KeyedRecorder.Shared();
-		RabbitReceiveEndpoint first = endpoint(registration(recorder("first", recorded)));
-		RabbitReceiveEndpoint second = endpoint(registration(recorder("second", recorded)));
+		RabbitReceiveEndpoint first = endpoint(receiveEndpoint(recorder("first", recorded)));
+		RabbitReceiveEndpoint second = endpoint(receiveEndpoint(recorder("second", recorded)));
 		first.start();
 		second.start();
 
@@ -192,10 +192,11 @@ class OrderingEndToEndIntegrationTests {
 		return new KeyedRecorder<>(this.billing, name, Step::key, Step::seq, recorded);
 	}
 
-	private ConsumerRegistration<Step> registration(KeyedRecorder<Step> recorder) {
-		return ConsumerRegistration.of(this.queue, Step.class, recorder)
+	private ReceiveEndpoint receiveEndpoint(KeyedRecorder<Step> recorder) {
+		return ReceiveEndpoint.on(this.queue)
 			.withConcurrency(4)
-			.withQueueArguments(Map.of("x-single-active-consumer", true));
+			.withQueueArguments(Map.of("x-single-active-consumer", true))
+			.handle(Step.class, recorder);
 	}
 
 	private int handled() {
@@ -204,7 +205,7 @@ class OrderingEndToEndIntegrationTests {
 		return (count != null) ? count : 0;
 	}
 
-	private RabbitReceiveEndpoint endpoint(ConsumerRegistration<Step> registration) {
+	private RabbitReceiveEndpoint endpoint(ReceiveEndpoint consumers) {
 		DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(this.billing.dataSource());
 		JdbcOutboxStore outbox = new JdbcOutboxStore(this.billing.dataSource(), this.billing.tables());
 		RelayWakeUp wakeUp = new RelayWakeUp();
@@ -216,7 +217,7 @@ class OrderingEndToEndIntegrationTests {
 				InboxSettings.of(RetryPolicy.defaults(), 3));
 		RabbitTransport transport = TestRabbit.get().transport().build();
 		this.resources.add(transport);
-		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(registration),
+		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumers),
 				ReceiveEndpointSettings.DEFAULTS.withShutdownTimeout(Duration.ofSeconds(20)));
 		this.resources.add(endpoint::stop);
 		return endpoint;

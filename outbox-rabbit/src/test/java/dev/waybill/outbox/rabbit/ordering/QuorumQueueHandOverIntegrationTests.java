@@ -20,7 +20,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.InboxResources;
 import dev.waybill.inbox.internal.InboxSettings;
@@ -96,7 +96,7 @@ class QuorumQueueHandOverIntegrationTests {
 
 			// Declares the queue and its binding, then leaves: the backlog waits in the queue.
 			RabbitReceiveEndpoint declarer = endpoint(resources, billing, null,
-					registration(queue, arguments, concurrency, recorder(billing, "declarer", recorded)));
+					receiveEndpoint(queue, arguments, concurrency, recorder(billing, "declarer", recorded)));
 			declarer.start();
 			Awaitility.await().atMost(Duration.ofSeconds(30)).until(declarer::isConsuming);
 			declarer.stop();
@@ -106,9 +106,9 @@ class QuorumQueueHandOverIntegrationTests {
 			TcpProxy proxy = TcpProxy.start(TestRabbit.get().host(), TestRabbit.get().port());
 			resources.add(proxy);
 			RabbitReceiveEndpoint a = endpoint(resources, billing, proxy,
-					registration(queue, arguments, concurrency, recorder(billing, "A", recorded)));
+					receiveEndpoint(queue, arguments, concurrency, recorder(billing, "A", recorded)));
 			RabbitReceiveEndpoint b = endpoint(resources, billing, null,
-					registration(queue, arguments, concurrency, recorder(billing, "B", recorded)));
+					receiveEndpoint(queue, arguments, concurrency, recorder(billing, "B", recorded)));
 			a.start(); // the first to consume a single-active-consumer queue is its active consumer
 			Awaitility.await().atMost(Duration.ofSeconds(30)).until(a::isConsuming);
 			b.start();
@@ -220,9 +220,10 @@ class QuorumQueueHandOverIntegrationTests {
 		return new KeyedRecorder<>(billing, name, Step::key, Step::seq, recorded);
 	}
 
-	private static ConsumerRegistration<Step> registration(String queue, Map<String, Object> arguments,
+	private static ReceiveEndpoint receiveEndpoint(String queue, Map<String, Object> arguments,
 			int concurrency, KeyedRecorder<Step> recorder) {
-		return ConsumerRegistration.of(queue, Step.class, recorder).withConcurrency(concurrency).withQueueArguments(arguments);
+		return ReceiveEndpoint.on(queue).withConcurrency(concurrency).withQueueArguments(arguments)
+			.handle(Step.class, recorder);
 	}
 
 	private static int handled(TestSchema billing) {
@@ -232,7 +233,7 @@ class QuorumQueueHandOverIntegrationTests {
 	}
 
 	private static RabbitReceiveEndpoint endpoint(List<AutoCloseable> resources, TestSchema billing, TcpProxy proxy,
-			ConsumerRegistration<Step> registration) {
+			ReceiveEndpoint consumers) {
 		DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(billing.dataSource());
 		JdbcOutboxStore outbox = new JdbcOutboxStore(billing.dataSource(), billing.tables());
 		RelayWakeUp wakeUp = new RelayWakeUp();
@@ -245,7 +246,7 @@ class QuorumQueueHandOverIntegrationTests {
 		RabbitTransport transport = ((proxy != null) ? TestRabbit.get().transport(proxy) : TestRabbit.get().transport())
 			.build();
 		resources.add(transport);
-		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(registration),
+		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumers),
 				ReceiveEndpointSettings.DEFAULTS.withShutdownTimeout(Duration.ofSeconds(20)));
 		resources.add(endpoint::stop);
 		return endpoint;

@@ -10,7 +10,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import dev.waybill.inbox.ConsumerRegistration;
+import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
@@ -28,54 +28,54 @@ public final class ConsumerService {
 	}
 
 	/**
-	 * A service whose consumer is {@code registration}, connected to the test broker directly.
+	 * A service whose receive endpoint is {@code endpoint}, connected to the test broker directly.
 	 * @param schema the service's schema
-	 * @param registration its consumer
+	 * @param endpoint its receive endpoint
 	 * @return the runner, to configure further
 	 */
-	public static ApplicationContextRunner runner(TestSchema schema, ConsumerRegistration<?> registration) {
+	public static ApplicationContextRunner runner(TestSchema schema, ReceiveEndpoint endpoint) {
 		TestRabbit rabbit = TestRabbit.get();
-		return runner(schema, registration, rabbit.host(), rabbit.port());
+		return runner(schema, endpoint, rabbit.host(), rabbit.port());
 	}
 
 	/**
-	 * A service whose consumer is {@code registration}, connected to the test broker through
+	 * A service whose receive endpoint is {@code endpoint}, connected to the test broker through
 	 * {@code proxy}, so a test can cut it.
 	 * @param schema the service's schema
-	 * @param registration its consumer
+	 * @param endpoint its receive endpoint
 	 * @param proxy the proxy to the test broker
 	 * @return the runner, to configure further
 	 */
-	public static ApplicationContextRunner runner(TestSchema schema, ConsumerRegistration<?> registration,
+	public static ApplicationContextRunner runner(TestSchema schema, ReceiveEndpoint endpoint,
 			TcpProxy proxy) {
-		return runner(schema, List.of(registration), proxy);
+		return runner(schema, List.of(endpoint), proxy);
 	}
 
 	/**
-	 * A service whose consumers are {@code registrations}, connected to the test broker through
+	 * A service whose receive endpoints are {@code endpoints}, connected to the test broker through
 	 * {@code proxy}, so a test can cut it.
 	 * @param schema the service's schema
-	 * @param registrations its consumers
+	 * @param endpoints its receive endpoints
 	 * @param proxy the proxy to the test broker
 	 * @return the runner, to configure further
 	 */
-	public static ApplicationContextRunner runner(TestSchema schema, List<ConsumerRegistration<?>> registrations,
+	public static ApplicationContextRunner runner(TestSchema schema, List<ReceiveEndpoint> endpoints,
 			TcpProxy proxy) {
-		return runner(schema, registrations, proxy.host(), proxy.port());
+		return runner(schema, endpoints, proxy.host(), proxy.port());
 	}
 
-	private static ApplicationContextRunner runner(TestSchema schema, ConsumerRegistration<?> registration, String host,
+	private static ApplicationContextRunner runner(TestSchema schema, ReceiveEndpoint endpoint, String host,
 			int port) {
-		return runner(schema, List.of(registration), host, port);
+		return runner(schema, List.of(endpoint), host, port);
 	}
 
-	private static ApplicationContextRunner runner(TestSchema schema, List<ConsumerRegistration<?>> registrations,
+	private static ApplicationContextRunner runner(TestSchema schema, List<ReceiveEndpoint> endpoints,
 			String host, int port) {
 		TestRabbit rabbit = TestRabbit.get();
 		return WaybillContext.runner(schema.name())
 			.withConfiguration(AutoConfigurations.of(WaybillRabbitAutoConfiguration.class,
 					WaybillInboxAutoConfiguration.class, WaybillRabbitInboxAutoConfiguration.class))
-			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.of(registrations))
+			.withBean(ConsumerRegistry.class, () -> ConsumerRegistry.ofEndpoints(endpoints))
 			.withPropertyValues("spring.rabbitmq.host=" + host, "spring.rabbitmq.port=" + port,
 					"spring.rabbitmq.virtual-host=" + rabbit.virtualHost(), "spring.rabbitmq.username=" + rabbit.username(),
 					"spring.rabbitmq.password=" + rabbit.password(), "waybill.outbox.relay.poll-interval=200ms");

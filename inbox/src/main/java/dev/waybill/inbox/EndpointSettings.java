@@ -8,8 +8,9 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How a {@link ConsumerRegistration} consumes its queue, apart from what it handles: the settings
- * its {@code with*} methods change, each checked here.
+ * How a {@link ReceiveEndpoint} consumes its queue, apart from what its handlers take: the settings
+ * its {@code with*} methods change, each checked here. Held once by the endpoint; each handler's
+ * {@link ConsumerRegistration} refers to the same instance.
  *
  * @param concurrency messages of the queue handled at once, at least 1
  * @param prefetch unacknowledged messages sent ahead to each handling thread, at least 1
@@ -20,53 +21,53 @@ import org.jspecify.annotations.Nullable;
  * @param ignore exceptions ignored, unmodifiable
  * @param bindings extra bindings of the queue, unmodifiable
  */
-record ConsumerSettings(int concurrency, int prefetch, Map<String, Object> queueArguments,
+record EndpointSettings(int concurrency, int prefetch, Map<String, Object> queueArguments,
 		boolean partitionByOrderingKey, @Nullable EndpointRetry retry, List<Class<? extends Throwable>> neverRetry,
 		List<Class<? extends Throwable>> ignore, List<EndpointBinding> bindings) {
 
-	static final ConsumerSettings DEFAULTS = new ConsumerSettings(ConsumerRegistration.DEFAULT_CONCURRENCY,
-			ConsumerRegistration.DEFAULT_PREFETCH, Map.of(), true, null, List.of(), List.of(), List.of());
+	static final EndpointSettings DEFAULTS = new EndpointSettings(ReceiveEndpoint.DEFAULT_CONCURRENCY,
+			ReceiveEndpoint.DEFAULT_PREFETCH, Map.of(), true, null, List.of(), List.of(), List.of());
 
-	ConsumerSettings withConcurrency(int concurrency) {
+	EndpointSettings withConcurrency(int concurrency) {
 		requireAtLeastOne("concurrency", concurrency);
-		return new ConsumerSettings(concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
+		return new EndpointSettings(concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
 				this.retry, this.neverRetry, this.ignore, this.bindings);
 	}
 
-	ConsumerSettings withPrefetch(int prefetch) {
+	EndpointSettings withPrefetch(int prefetch) {
 		requireAtLeastOne("prefetch", prefetch);
-		return new ConsumerSettings(this.concurrency, prefetch, this.queueArguments, this.partitionByOrderingKey,
+		return new EndpointSettings(this.concurrency, prefetch, this.queueArguments, this.partitionByOrderingKey,
 				this.retry, this.neverRetry, this.ignore, this.bindings);
 	}
 
-	ConsumerSettings withQueueArguments(Map<String, ?> queueArguments) {
-		return new ConsumerSettings(this.concurrency, this.prefetch,
+	EndpointSettings withQueueArguments(Map<String, ?> queueArguments) {
+		return new EndpointSettings(this.concurrency, this.prefetch,
 				Collections.unmodifiableMap(new LinkedHashMap<>(queueArguments)), this.partitionByOrderingKey, this.retry,
 				this.neverRetry, this.ignore, this.bindings);
 	}
 
-	ConsumerSettings withPartitionByOrderingKey(boolean partitionByOrderingKey) {
-		return new ConsumerSettings(this.concurrency, this.prefetch, this.queueArguments, partitionByOrderingKey,
+	EndpointSettings withPartitionByOrderingKey(boolean partitionByOrderingKey) {
+		return new EndpointSettings(this.concurrency, this.prefetch, this.queueArguments, partitionByOrderingKey,
 				this.retry, this.neverRetry, this.ignore, this.bindings);
 	}
 
-	ConsumerSettings withRetry(@Nullable EndpointRetry retry) {
-		return new ConsumerSettings(this.concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
+	EndpointSettings withRetry(@Nullable EndpointRetry retry) {
+		return new EndpointSettings(this.concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
 				retry, this.neverRetry, this.ignore, this.bindings);
 	}
 
-	ConsumerSettings withNeverRetry(List<Class<? extends Throwable>> neverRetry) {
-		return new ConsumerSettings(this.concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
+	EndpointSettings withNeverRetry(List<Class<? extends Throwable>> neverRetry) {
+		return new EndpointSettings(this.concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
 				this.retry, List.copyOf(neverRetry), this.ignore, this.bindings);
 	}
 
-	ConsumerSettings withIgnore(List<Class<? extends Throwable>> ignore) {
-		return new ConsumerSettings(this.concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
+	EndpointSettings withIgnore(List<Class<? extends Throwable>> ignore) {
+		return new EndpointSettings(this.concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
 				this.retry, this.neverRetry, List.copyOf(ignore), this.bindings);
 	}
 
-	ConsumerSettings withBindings(List<EndpointBinding> bindings) {
-		return new ConsumerSettings(this.concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
+	EndpointSettings withBindings(List<EndpointBinding> bindings) {
+		return new EndpointSettings(this.concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
 				this.retry, this.neverRetry, this.ignore, List.copyOf(bindings));
 	}
 

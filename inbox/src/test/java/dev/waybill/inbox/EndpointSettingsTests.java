@@ -10,22 +10,22 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-class ConsumerSettingsTests {
+class EndpointSettingsTests {
 
 	@Test
 	void eachWitherChangesOnlyItsSetting() {
-		ConsumerSettings changed = ConsumerSettings.DEFAULTS.withConcurrency(2).withPartitionByOrderingKey(false);
+		EndpointSettings changed = EndpointSettings.DEFAULTS.withConcurrency(2).withPartitionByOrderingKey(false);
 
-		assertThat(changed).isEqualTo(new ConsumerSettings(2, ConsumerRegistration.DEFAULT_PREFETCH, Map.of(), false, null,
+		assertThat(changed).isEqualTo(new EndpointSettings(2, ReceiveEndpoint.DEFAULT_PREFETCH, Map.of(), false, null,
 				List.of(), List.of(), List.of()));
-		assertThat(ConsumerSettings.DEFAULTS.partitionByOrderingKey()).isTrue();
+		assertThat(EndpointSettings.DEFAULTS.partitionByOrderingKey()).isTrue();
 	}
 
 	@Test
 	void collectionsAreCopiedSoLaterChangesToTheCallersDoNotShowThrough() {
 		Map<String, Object> arguments = new HashMap<>(Map.of("x-queue-type", "quorum"));
 		List<Class<? extends Throwable>> ignore = new ArrayList<>(List.of(IllegalStateException.class));
-		ConsumerSettings settings = ConsumerSettings.DEFAULTS.withQueueArguments(arguments).withIgnore(ignore);
+		EndpointSettings settings = EndpointSettings.DEFAULTS.withQueueArguments(arguments).withIgnore(ignore);
 		arguments.clear();
 		ignore.clear();
 
@@ -37,9 +37,9 @@ class ConsumerSettingsTests {
 
 	@Test
 	void theDescriptionLeavesOutTheUnsetOptionalSettings() {
-		assertThat(ConsumerSettings.DEFAULTS.describe())
+		assertThat(EndpointSettings.DEFAULTS.describe())
 			.isEqualTo(", concurrency=4, prefetch=32, queueArguments={}, partitionByOrderingKey=true");
-		assertThat(ConsumerSettings.DEFAULTS.withNeverRetry(List.of(IllegalStateException.class)).describe())
+		assertThat(EndpointSettings.DEFAULTS.withNeverRetry(List.of(IllegalStateException.class)).describe())
 			.contains(", neverRetry=[class java.lang.IllegalStateException], partitionByOrderingKey=true");
 	}
 
