@@ -102,6 +102,9 @@ public final class TestPostgres {
 		config.setUsername(this.user);
 		config.setPassword(this.password);
 		config.setMaximumPoolSize(maximumSize);
+		// Connections open as a test needs them: test classes run side by side in several JVMs,
+		// and pools kept full would exhaust the server's max_connections.
+		config.setMinimumIdle(1);
 		config.setPoolName(name);
 		return config;
 	}

