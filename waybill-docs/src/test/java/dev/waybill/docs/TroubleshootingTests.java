@@ -42,7 +42,8 @@ class TroubleshootingTests {
 	void everyMessageOfTheMainCodeHasAnEntry() throws IOException {
 		List<Pattern> entries = entries();
 		List<Message> messages = MainMessages.read();
-		assertThat(messages).hasSizeGreaterThan(80);
+		// a floor, so that a scanner that stops finding messages fails rather than passes
+		assertThat(messages).hasSizeGreaterThan(60);
 		List<String> missing = new ArrayList<>();
 		for (Message message : messages) {
 			if (message.constantLength() >= MINIMUM_QUOTE
