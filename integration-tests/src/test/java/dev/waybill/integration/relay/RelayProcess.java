@@ -1,0 +1,49 @@
+package dev.waybill.integration.relay;
+
+import java.time.Duration;
+
+import com.rabbitmq.client.ConnectionFactory;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+
+import dev.waybill.kernel.OutboxTables;
+import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.outbox.RetryPolicy;
+import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.internal.relay.Relay;
+import dev.waybill.outbox.internal.relay.RelaySettings;
+import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.relay.RelayListener;
+
+/**
+ * A relay in a process of its own, for the crash test to kill. Arguments: JDBC URL, user,
+ * password, schema, AMQP host, port, lease in milliseconds, batch size.
+ */
+public final class RelayProcess {
+
+	private RelayProcess() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(args[0]);
+		config.setUsername(args[1]);
+		config.setPassword(args[2]);
+		config.setMaximumPoolSize(4);
+		HikariDataSource dataSource = new HikariDataSource(config);
+		ConnectionFactory broker = new ConnectionFactory();
+		broker.setHost(args[4]);
+		broker.setPort(Integer.parseInt(args[5]));
+		RabbitTransport transport = RabbitTransport.builder().connectionFactory(broker).build();
+		RelaySettings settings = new RelaySettings(1, Integer.parseInt(args[7]), Duration.ofMillis(Long.parseLong(args[6])),
+				Duration.ofMillis(200), Duration.ofSeconds(5), RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
+		Relay relay = new Relay(new JdbcOutboxStore(dataSource, OutboxTables.inSchema(args[3])), transport,
+				new RelayWakeUp(), settings, RelayListener.NONE, new OutboxBacklog());
+		relay.start();
+		System.out.println("RELAY STARTED " + relay.id());
+		System.out.flush();
+		Thread.currentThread().join(); // until killed
+	}
+
+}
