@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 
 import com.rabbitmq.client.Connection;
 
@@ -66,14 +67,25 @@ public final class BenchContext implements AutoCloseable {
 	}
 
 	/**
-	 * Wires Waybill on a new schema of its own, dropped at clean-up.
+	 * Starts Waybill with RabbitMQ on a new schema of its own (see {@link OutboxWiring}); both are
+	 * removed at clean-up.
 	 * @param role what it is for
 	 * @return the wiring
 	 */
 	OutboxWiring wiring(String role) {
-		OutboxWiring wiring = new OutboxWiring(schema(role));
-		register(wiring.notifier());
-		return wiring;
+		return wiring(schema(role), (app) -> app.rabbit(this.rabbit));
+	}
+
+	/**
+	 * Starts Waybill on a schema, as {@code app} describes it on top of {@link WaybillApp#on}: the
+	 * auto-configured defaults, without RabbitMQ unless it adds it. Closed at clean-up, before the
+	 * schema when it was created first.
+	 * @param schema the schema, e.g. from {@link #schema(String)}
+	 * @param app adds to the application: RabbitMQ, properties, beans
+	 * @return the wiring
+	 */
+	OutboxWiring wiring(TestSchema schema, UnaryOperator<WaybillApp.Builder> app) {
+		return register(new OutboxWiring(schema, app.apply(WaybillApp.on(schema))));
 	}
 
 	/**

@@ -23,7 +23,7 @@ final class BrokerCeiling implements Benchmark {
 	@Override
 	public List<Measurement> run(BenchContext context, Progress progress) throws Exception {
 		int messages = context.sizes().brokerMessages();
-		int channels = OutboxWiring.relaySettings().workers();
+		int channels = OutboxWiring.defaultRelaySettings().getWorkers();
 		int window = OutboxWiring.confirmWindow();
 		BrokerQueue queue = context.queue(context.uniqueName(NAME));
 		Connection connection = context.register(context.rabbit().connect());

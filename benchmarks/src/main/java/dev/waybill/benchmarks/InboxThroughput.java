@@ -24,14 +24,9 @@ import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.autoconfigure.WaybillInboxProperties;
-import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.inbox.internal.InboxSettings;
-import dev.waybill.inbox.internal.InboxResources;
-import dev.waybill.inbox.internal.jdbc.InboxStore;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
-import dev.waybill.outbox.rabbit.internal.ReceiveEndpointSettings;
+import dev.waybill.inbox.spi.ConsumerRegistry;
+import dev.waybill.outbox.autoconfigure.WaybillRelayAutoConfiguration;
+import dev.waybill.outbox.test.TestSchema;
 
 /**
  * (5) Inbox throughput: a queue filled with N messages (outside the timed window) is consumed
@@ -69,10 +64,10 @@ final class InboxThroughput implements Benchmark {
 	@Override
 	public List<Measurement> run(BenchContext context, Progress progress) throws Exception {
 		int messages = context.sizes().inboxMessages();
-		OutboxWiring wiring = context.wiring(NAME);
-		Rows rows = new Rows(wiring.schema());
-		JdbcTemplate jdbc = wiring.jdbc();
-		String handled = wiring.schema().name() + ".handled";
+		TestSchema schema = context.schema(NAME);
+		Rows rows = new Rows(schema);
+		JdbcTemplate jdbc = new JdbcTemplate(schema.dataSource());
+		String handled = schema.name() + ".handled";
 		jdbc.execute("CREATE TABLE " + handled + " (seq bigint NOT NULL, handled_at timestamptz NOT NULL DEFAULT now())");
 		BrokerQueue queue = context.queue(BenchOrder.TYPE);
 		Connection connection = context.register(context.rabbit().connect());
@@ -89,10 +84,11 @@ final class InboxThroughput implements Benchmark {
 		ReceiveEndpoint partitioned = consumer.withPartitionByOrderingKey(true);
 		queue.alsoDelete(consumer.errorQueue());
 		CommitLatencies latencies = new CommitLatencies();
-		InboxProcessor processor = new InboxProcessor(new InboxResources(wiring.transactionManager(),
-				new InboxStore(wiring.schema().dataSource(), wiring.schema().tables()), wiring.store(),
-				wiring.publisher(), wiring.publisher().consumerOutbox(), new JacksonMessageSerializer(), wiring.wakeUp()),
-				InboxSettings.of(DEFAULTS.toRetryPolicy(), DEFAULTS.getRetry().getImmediate()).withListener(latencies));
+		int maxSize = DEFAULTS.getBatch().getMaxSize();
+		// One application per way of consuming, each with its receive endpoint paused until a run.
+		Map<Integer, OutboxWiring> byBatch = Map.of(maxSize, inbox(context, schema, consumer, latencies, maxSize), 1,
+				inbox(context, schema, consumer, latencies, 1));
+		OutboxWiring keyedInbox = inbox(context, schema, partitioned, latencies, maxSize);
 		List<Double> bare = new ArrayList<>();
 		List<Double> inbox = new ArrayList<>();
 		List<Double> unbatched = new ArrayList<>();
@@ -104,15 +100,15 @@ final class InboxThroughput implements Benchmark {
 			rows.truncate();
 			jdbc.execute("TRUNCATE " + handled);
 			fill(connection, queue, messages, 0);
-			inbox.add(consume(context, processor, consumer, handledCount, messages, DEFAULTS.getBatch().getMaxSize()));
+			inbox.add(consume(byBatch.get(maxSize), handledCount, messages));
 			rows.truncate();
 			jdbc.execute("TRUNCATE " + handled);
 			fill(connection, queue, messages, 0);
-			unbatched.add(consume(context, processor, consumer, handledCount, messages, 1));
+			unbatched.add(consume(byBatch.get(1), handledCount, messages));
 			rows.truncate();
 			jdbc.execute("TRUNCATE " + handled);
 			fill(connection, queue, messages, KEYS);
-			keyed.add(consume(context, processor, partitioned, handledCount, messages, DEFAULTS.getBatch().getMaxSize()));
+			keyed.add(consume(keyedInbox, handledCount, messages));
 			progress.report("run " + run + ": bare " + ResultTable.number(bare.get(run - 1)) + " msg/s, inbox "
 					+ ResultTable.number(inbox.get(run - 1)) + " msg/s, max-size 1 "
 					+ ResultTable.number(unbatched.get(run - 1)) + " msg/s, partitioned "
@@ -121,9 +117,8 @@ final class InboxThroughput implements Benchmark {
 			rows.truncate();
 			jdbc.execute("TRUNCATE " + handled);
 			for (int rate : LATENCY_RATES) {
-				for (int batch : List.of(DEFAULTS.getBatch().getMaxSize(), 1)) {
-					long[] sorted = latency(context, processor, consumer, connection, queue, latencies, handledCount,
-							rate, batch);
+				for (int batch : List.of(maxSize, 1)) {
+					long[] sorted = latency(context, byBatch.get(batch), connection, queue, latencies, handledCount, rate);
 					latency.computeIfAbsent(latencyFigure("p50", rate, batch), (k) -> new ArrayList<>())
 						.add(Stats.percentile(sorted, 50) / 1e6);
 					latency.computeIfAbsent(latencyFigure("p99", rate, batch), (k) -> new ArrayList<>())
@@ -158,21 +153,30 @@ final class InboxThroughput implements Benchmark {
 	}
 
 	/**
+	 * Waybill consuming the benchmark's queue as an application with the given consumer and
+	 * {@code waybill.inbox.batch.max-size}; no relay, since the handler publishes nothing.
+	 */
+	private static OutboxWiring inbox(BenchContext context, TestSchema schema, ReceiveEndpoint consumer,
+			InboxListener listener, int batch) {
+		return context.wiring(schema, (app) -> app.rabbit(context.rabbit())
+			.property(WaybillRelayAutoConfiguration.ENABLED_PROPERTY, false)
+			.property("waybill.inbox.batch.max-size", batch)
+			.bean(ConsumerRegistry.class, () -> ConsumerRegistry.ofEndpoints(List.of(consumer)))
+			.bean(InboxListener.class, () -> listener));
+	}
+
+	/**
 	 * Offers messages at {@code rate} to a running inbox and returns each one's time from publish to
 	 * its handler's commit, sorted, in nanoseconds (the warm-up's left out).
 	 */
-	private static long[] latency(BenchContext context, InboxProcessor processor, ReceiveEndpoint consumer,
-			Connection connection, BrokerQueue queue, CommitLatencies latencies, AtomicLong handledCount, int rate,
-			int batch) throws Exception {
+	private static long[] latency(BenchContext context, OutboxWiring inbox, Connection connection, BrokerQueue queue,
+			CommitLatencies latencies, AtomicLong handledCount, int rate) throws Exception {
 		queue.purge();
 		int warmUp = rate * context.sizes().warmUpSeconds();
 		int count = warmUp + rate * context.sizes().latencySeconds();
 		latencies.start(count);
 		handledCount.set(0);
-		try (RabbitTransport transport = OutboxWiring.transport(context.rabbit())) {
-			RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumer),
-					ReceiveEndpointSettings.DEFAULTS.withBatch(batch, DEFAULTS.getBatch().getLinger()));
-			endpoint.start();
+		try (OutboxWiring.Consuming consuming = inbox.startConsuming()) {
 			Channel channel = connection.createChannel();
 			try {
 				new OpenLoopGenerator(1).run(rate, count, (seq) -> {
@@ -188,7 +192,6 @@ final class InboxThroughput implements Benchmark {
 			}
 			finally {
 				channel.abort();
-				endpoint.stop();
 			}
 		}
 		return latencies.sorted(warmUp);
@@ -240,21 +243,17 @@ final class InboxThroughput implements Benchmark {
 
 	}
 
-	private static double consume(BenchContext context, InboxProcessor processor, ReceiveEndpoint consumer,
-			AtomicLong handledCount, int messages, int batch) throws InterruptedException {
+	/**
+	 * Resumes an application's receive endpoint on a filled queue and returns messages/s until
+	 * the handler counted {@code messages}; pauses the endpoint again.
+	 */
+	static double consume(OutboxWiring inbox, AtomicLong handledCount, int messages)
+			throws InterruptedException {
 		handledCount.set(0);
-		try (RabbitTransport transport = OutboxWiring.transport(context.rabbit())) {
-			RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumer),
-					ReceiveEndpointSettings.DEFAULTS.withBatch(batch, DEFAULTS.getBatch().getLinger()));
-			Timer timer = Timer.start();
-			endpoint.start();
-			try {
-				await(handledCount, messages);
-				return timer.rate(messages);
-			}
-			finally {
-				endpoint.stop();
-			}
+		Timer timer = Timer.start();
+		try (OutboxWiring.Consuming consuming = inbox.startConsuming()) {
+			await(handledCount, messages);
+			return timer.rate(messages);
 		}
 	}
 

@@ -10,14 +10,16 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongFunction;
 
 import com.rabbitmq.client.Connection;
 
 import org.springframework.transaction.support.TransactionTemplate;
 
-import dev.waybill.outbox.internal.observation.RelayObservation;
 import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.OutboxStore;
+import dev.waybill.outbox.spi.Transport;
 
 /**
  * (4) Latency from commit to broker confirm at steady offered loads, with an open-loop generator
@@ -53,7 +55,13 @@ final class Latency implements Benchmark {
 	@Override
 	public List<Measurement> run(BenchContext context, Progress progress) throws Exception {
 		Sizes sizes = context.sizes();
-		OutboxWiring wiring = context.wiring(NAME);
+		// Timing views of the relay's store and transport, which the application's beans get.
+		AtomicReference<TimedStore> timedStore = new AtomicReference<>();
+		AtomicReference<TimedTransport> timedTransport = new AtomicReference<>();
+		OutboxWiring wiring = context.wiring(context.schema(NAME),
+				(app) -> app.rabbit(context.rabbit())
+					.view(OutboxStore.class, (store) -> timed(timedStore, new TimedStore(store)))
+					.view(Transport.class, (transport) -> timed(timedTransport, new TimedTransport(transport))));
 		BrokerQueue queue = context.queue(context.uniqueName(NAME));
 		WriteLoad business = new WriteLoad(wiring, queue.exchange());
 		Map<UUID, Instant> confirmed = new ConcurrentHashMap<>();
@@ -61,13 +69,16 @@ final class Latency implements Benchmark {
 		AtomicLong duplicates = new AtomicLong();
 		// When the relay claimed each message: its lease started lease-duration before it ends.
 		Map<UUID, Instant> claimed = new ConcurrentHashMap<>();
-		Duration lease = OutboxWiring.relaySettings().leaseDuration();
+		Duration lease = wiring.relaySettings().getLeaseDuration();
 		// When each claim returned to the relay: splits claim to confirm at the end of the claim.
-		TimedStore store = new TimedStore(wiring.store());
+		TimedStore store = timedStore.get();
 		Map<UUID, Instant> claimReturned = store.claimReturned();
 		// When the relay called the channel's publish for each message, and when that call returned.
-		TimedTransport[] timed = new TimedTransport[1];
-		OutboxWiring.RunningRelay relay = context.register(wiring.startRelayOfScopes(context.rabbit(), (scope, at) -> {
+		Map<UUID, Instant> publishCalled = timedTransport.get().publishCalled();
+		Map<UUID, Instant> publishReturned = timedTransport.get().publishReturned();
+		// The commit notifications sent, as other instances' relays hear them.
+		NotificationCounter notifier = context.register(new NotificationCounter(context.postgres(), wiring.schema()));
+		OutboxWiring.RunningRelay relay = context.register(wiring.startRelayOfScopes((scope, at) -> {
 			for (OutboxMessage message : scope.messages()) {
 				claimed.put(message.messageId(), scope.leaseUntil().minus(lease));
 				Instant before = confirmed.put(message.messageId(), at);
@@ -76,9 +87,7 @@ final class Latency implements Benchmark {
 							+ scope.leaseOwner() + " first " + before + " again " + at);
 				}
 			}
-		}, RelayObservation.NONE, store, (transport) -> timed[0] = new TimedTransport(transport)));
-		Map<UUID, Instant> publishCalled = timed[0].publishCalled();
-		Map<UUID, Instant> publishReturned = timed[0].publishReturned();
+		}));
 		// -Dwaybill.bench.latency.canary=<msg/s> also runs a bare publisher at that rate during each
 		// Waybill run: the broker's publish-to-confirm for any publisher under that run's load.
 		int canaryRate = Integer.getInteger("waybill.bench.latency.canary", 0);
@@ -140,7 +149,7 @@ final class Latency implements Benchmark {
 					Map<UUID, Instant> committed = new ConcurrentHashMap<>();
 					long published = relay.published();
 					store.takeClaimCounts();
-					long notificationsBefore = wiring.notifier().sent();
+					long notificationsBefore = notifier.received();
 					cpu.start();
 					AtomicLong sent = new AtomicLong();
 					ConfirmCanary canary = (canaryRate > 0) ? new ConfirmCanary(canaryConnection, queue.exchange(), canaryRate) : null;
@@ -161,7 +170,7 @@ final class Latency implements Benchmark {
 					// What the relay did per message: claims (and empty ones), commit notifications sent.
 					String cpuUsed = cpu.report(sent.get());
 					long[] claimCounts = store.takeClaimCounts();
-					long notifications = wiring.notifier().sent() - notificationsBefore;
+					long notifications = notifier.received() - notificationsBefore;
 					if (committed.isEmpty()) {
 						throw new IllegalStateException("No transaction committed after the warm-up at " + rate + " msg/s");
 					}
@@ -249,6 +258,12 @@ final class Latency implements Benchmark {
 									: "1-row business tx + 1 outbox message: commit to confirm"))));
 		}
 		return results;
+	}
+
+	/** Keeps the view the application made, for the benchmark to read. */
+	private static <T> T timed(AtomicReference<T> holder, T view) {
+		holder.set(view);
+		return view;
 	}
 
 	// -Dwaybill.bench.latency.rates=1000 runs only the named rates: for quick A/B comparisons.

@@ -47,7 +47,7 @@ final class OrderedRelayThroughput implements Benchmark {
 				}
 				rows.vacuumAnalyze();
 				queue.purge();
-				double rate = RelayThroughput.drain(wiring, context, messages);
+				double rate = RelayThroughput.drain(wiring, messages);
 				rates.get(entry.getKey()).add(rate);
 				report.append(" ").append(entry.getKey().replace("backlog drained, ", "")).append(" ")
 					.append(ResultTable.number(rate)).append(" msg/s;");
@@ -56,7 +56,7 @@ final class OrderedRelayThroughput implements Benchmark {
 			progress.report(report.toString());
 		}
 		String note = messages + " msgs backlog in scopes of 1, default relay ("
-				+ OutboxWiring.relaySettings().workers() + " workers, batch " + OutboxWiring.relaySettings().batchSize()
+				+ wiring.relaySettings().getWorkers() + " workers, batch " + wiring.relaySettings().getBatchSize()
 				+ ")";
 		List<Measurement> results = new ArrayList<>();
 		rates.forEach((figure, values) -> results.add(new Measurement(NAME, figure, "msg/s", values, note)));

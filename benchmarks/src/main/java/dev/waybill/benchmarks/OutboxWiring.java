@@ -1,103 +1,72 @@
 package dev.waybill.benchmarks;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
-import java.util.function.UnaryOperator;
 
+import org.springframework.context.Lifecycle;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import dev.waybill.kernel.HostNames;
-import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.autoconfigure.RelayProperties;
 import dev.waybill.outbox.autoconfigure.WaybillProperties;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.autoconfigure.RelaySettingsMapper;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.observation.RelayObservation;
-import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
-import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitProperties;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
-import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxStore;
-import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
- * Waybill wired by hand on one schema, the way its Spring Boot auto-configuration wires it, with
- * the default {@code waybill.*} and {@code waybill.rabbit.*} values (read from the properties
- * classes, so the benchmarks follow the defaults when they change): the JDBC store, the publisher
- * (what {@code @Outbox} methods call), a transaction manager, and on demand a relay with its
- * RabbitMQ transport and PostgreSQL {@code LISTEN} wake-up. Built by hand rather than in an
- * application context so each timed window starts and ends exactly where the benchmark says.
+ * Waybill on one schema as its Spring Boot auto-configuration builds it (a {@link WaybillApp}),
+ * with the default {@code waybill.*} and {@code waybill.rabbit.*} values unless the benchmark sets
+ * one: the publisher (what {@code @Outbox} methods call) and its transactions, and, with RabbitMQ,
+ * the relay with its transport and PostgreSQL {@code LISTEN} wake-up, and the inbox's receive
+ * endpoint when the application registers consumers. Both are paused as soon as the application has
+ * started: a benchmark starts them where its timed window begins ({@link #startRelay},
+ * {@link #startConsuming}) and stops them where it ends.
  */
-final class OutboxWiring {
-
-	private static final WaybillProperties DEFAULTS = new WaybillProperties();
+final class OutboxWiring implements AutoCloseable {
 
 	private final TestSchema schema;
 
-	private final JdbcOutboxStore store;
+	private final RelayEvents events;
 
-	private final PostgresCommitNotifier notifier;
+	private final WaybillApp app;
 
-	private final RelayWakeUp wakeUp;
-
-	private final OutboxBacklog backlog = new OutboxBacklog();
-
-	private final DefaultOutboxPublisher publisher;
-
-	private final DataSourceTransactionManager transactionManager;
-
-	OutboxWiring(TestSchema schema) {
+	/**
+	 * Starts the application a builder describes on {@code schema}, with a listener for the relay.
+	 * @param schema the schema the application works on
+	 * @param app the application, {@link WaybillApp#on} that schema
+	 */
+	OutboxWiring(TestSchema schema, WaybillApp.Builder app) {
 		this.schema = schema;
-		this.store = new JdbcOutboxStore(schema.dataSource(), schema.tables());
-		// As the auto-configuration wires it: each commit also notifies other instances' relays.
-		this.notifier = new PostgresCommitNotifier(schema.dataSource(), schema.tables().notifyChannel());
-		this.wakeUp = new RelayWakeUp(this.notifier);
-		this.publisher = new DefaultOutboxPublisher(this.store, new JacksonMessageSerializer(), this.wakeUp,
-				DEFAULTS.getOutbox().maxMessageBytesChecked(), Clock.systemUTC(), HostNames.local(), this.backlog,
-				DEFAULTS.getOutbox().maxPendingChecked());
-		this.transactionManager = new DataSourceTransactionManager(schema.dataSource());
-	}
-
-	PostgresCommitNotifier notifier() {
-		return this.notifier;
+		this.events = new RelayEvents();
+		this.app = app.bean(RelayListener.class, () -> this.events).start();
+		if (this.app.hasRelay()) {
+			this.app.relay().stop();
+		}
+		if (this.app.hasReceiveEndpoint()) {
+			this.app.receiveEndpoint().stop();
+		}
 	}
 
 	TestSchema schema() {
 		return this.schema;
 	}
 
-	JdbcOutboxStore store() {
-		return this.store;
+	WaybillApp app() {
+		return this.app;
 	}
 
-	DefaultOutboxPublisher publisher() {
-		return this.publisher;
-	}
-
-	RelayWakeUp wakeUp() {
-		return this.wakeUp;
-	}
-
-	DataSourceTransactionManager transactionManager() {
-		return this.transactionManager;
+	OutboxPublisher publisher() {
+		return this.app.publisher();
 	}
 
 	TransactionTemplate transactions() {
-		return new TransactionTemplate(this.transactionManager);
+		return this.app.transactions();
 	}
 
 	JdbcTemplate jdbc() {
@@ -105,25 +74,27 @@ final class OutboxWiring {
 	}
 
 	/**
-	 * Returns the relay settings of a default configuration.
-	 * @return the settings
+	 * Returns the relay settings the application runs with.
+	 * @return {@code waybill.outbox.relay.*}
 	 */
-	static RelaySettings relaySettings() {
-		return RelaySettingsMapper.toRelaySettings(DEFAULTS.getOutbox());
+	RelayProperties relaySettings() {
+		return this.app.bean(WaybillProperties.class).getOutbox().getRelay();
 	}
 
 	/**
-	 * Builds a RabbitMQ transport with the default {@code waybill.rabbit.*} values.
-	 * @param rabbit the broker
-	 * @return the transport; the caller closes it
+	 * Returns the relay settings of a default configuration.
+	 * @return {@code waybill.outbox.relay.*}'s defaults
 	 */
-	static RabbitTransport transport(TestRabbit rabbit) {
-		WaybillRabbitProperties defaults = new WaybillRabbitProperties();
-		return rabbit.transport()
-			.maxOutstandingConfirms(defaults.getMaxOutstandingConfirms())
-			.confirmTimeout(defaults.getConfirmTimeout())
-			.exchangeType(defaults.getExchangeType())
-			.build();
+	static RelayProperties defaultRelaySettings() {
+		return new WaybillProperties().getOutbox().getRelay();
+	}
+
+	/**
+	 * Returns the store the relay works with, to time its statements outside the relay.
+	 * @return the application's {@link OutboxStore}
+	 */
+	OutboxStore store() {
+		return this.app.bean(OutboxStore.class);
 	}
 
 	/**
@@ -135,13 +106,12 @@ final class OutboxWiring {
 	}
 
 	/**
-	 * Starts a relay on this schema; {@link RunningRelay#close()} stops it and its transport.
-	 * @param rabbit the broker
+	 * Resumes the relay; {@link RunningRelay#close()} pauses it again.
 	 * @param onConfirmed told of every confirmed message with its confirm time, on the settling thread
 	 * @return the running relay
 	 */
-	RunningRelay startRelay(TestRabbit rabbit, BiConsumer<OutboxMessage, Instant> onConfirmed) {
-		return startRelayOfScopes(rabbit, (scope, confirmedAt) -> {
+	RunningRelay startRelay(BiConsumer<OutboxMessage, Instant> onConfirmed) {
+		return startRelayOfScopes((scope, confirmedAt) -> {
 			for (OutboxMessage message : scope.messages()) {
 				onConfirmed.accept(message, confirmedAt);
 			}
@@ -149,92 +119,81 @@ final class OutboxWiring {
 	}
 
 	/**
-	 * Starts a relay like {@link #startRelay(TestRabbit, BiConsumer)}, telling of each confirmed scope.
-	 * @param rabbit the broker
+	 * Resumes the relay like {@link #startRelay(BiConsumer)}, telling of each confirmed scope.
 	 * @param onConfirmed told of every confirmed scope with its confirm time, on the settling thread
 	 * @return the running relay
 	 */
-	RunningRelay startRelayOfScopes(TestRabbit rabbit, BiConsumer<ClaimedScope, Instant> onConfirmed) {
-		return startRelayOfScopes(rabbit, onConfirmed, RelayObservation.NONE);
-	}
-
-	/**
-	 * Starts a relay like {@link #startRelayOfScopes(TestRabbit, BiConsumer)} that observes its publishes.
-	 * @param rabbit the broker
-	 * @param onConfirmed told of every confirmed scope with its confirm time, on the settling thread
-	 * @param observation how the relay observes each publish
-	 * @return the running relay
-	 */
-	RunningRelay startRelayOfScopes(TestRabbit rabbit, BiConsumer<ClaimedScope, Instant> onConfirmed,
-			RelayObservation observation) {
-		return startRelayOfScopes(rabbit, onConfirmed, observation, this.store);
-	}
-
-	/**
-	 * Starts a relay like {@link #startRelayOfScopes(TestRabbit, BiConsumer, RelayObservation)} on
-	 * the given view of this schema's store.
-	 * @param store the store the relay uses, e.g. one that times its calls
-	 */
-	RunningRelay startRelayOfScopes(TestRabbit rabbit, BiConsumer<ClaimedScope, Instant> onConfirmed,
-			RelayObservation observation, OutboxStore store) {
-		return startRelayOfScopes(rabbit, onConfirmed, observation, store, UnaryOperator.identity());
-	}
-
-	/**
-	 * Starts a relay like {@link #startRelayOfScopes(TestRabbit, BiConsumer, RelayObservation, OutboxStore)}
-	 * on a view of its RabbitMQ transport.
-	 * @param transportView wraps the transport the relay uses, e.g. to time its calls; the relay
-	 * closes what it returns
-	 */
-	RunningRelay startRelayOfScopes(TestRabbit rabbit, BiConsumer<ClaimedScope, Instant> onConfirmed,
-			RelayObservation observation, OutboxStore store, UnaryOperator<Transport> transportView) {
-		Transport transport = transportView.apply(transport(rabbit));
+	RunningRelay startRelayOfScopes(BiConsumer<ClaimedScope, Instant> onConfirmed) {
 		AtomicLong published = new AtomicLong();
-		RelayListener listener = new RelayListener() {
-			@Override
-			public void published(ClaimedScope scope, Instant confirmedAt) {
-				onConfirmed.accept(scope, confirmedAt);
-				published.addAndGet(scope.messages().size());
-			}
-		};
-		PostgresNotificationListener notifications = new PostgresNotificationListener(this.schema.dataSource(),
-				this.schema.tables().notifyChannel(), this.wakeUp, this.notifier.senderId());
-		Relay relay = new Relay(store, transport, this.wakeUp, relaySettings(), listener, this.backlog);
-		relay.setObservation(observation);
-		// As the auto-configuration does (waybill.outbox.relay.direct-dispatch, on by default):
-		// scopes written through this wiring's store go to this relay right after their commit.
-		boolean direct = !"false".equals(System.getProperty("waybill.bench.direct-dispatch"));
-		if (direct) {
-			this.store.setDirectDispatcher(relay.enableDirectDispatch());
-		}
-		notifications.start();
-		relay.start();
-		return new RunningRelay(relay, notifications, transport, published, direct ? this.store : null);
+		this.events.tell((scope, confirmedAt) -> {
+			onConfirmed.accept(scope, confirmedAt);
+			published.addAndGet(scope.messages().size());
+		});
+		this.app.relay().start();
+		return new RunningRelay(this, published);
 	}
 
 	/**
-	 * A started relay and what it needs.
+	 * Resumes the receive endpoint, which consumes the registered queues until the returned
+	 * handle is closed.
+	 * @return pauses the endpoint again when closed
+	 */
+	Consuming startConsuming() {
+		Lifecycle endpoint = this.app.receiveEndpoint();
+		endpoint.start();
+		return endpoint::stop;
+	}
+
+	@Override
+	public void close() {
+		this.app.close();
+	}
+
+	/**
+	 * The receive endpoint, resumed: closing it pauses the endpoint.
+	 */
+	@FunctionalInterface
+	interface Consuming extends AutoCloseable {
+
+		@Override
+		void close();
+
+	}
+
+	/**
+	 * The relay's listener bean: tells the running relay's callback what it published.
+	 */
+	private static final class RelayEvents implements RelayListener {
+
+		private static final BiConsumer<ClaimedScope, Instant> NONE = (scope, confirmedAt) -> {
+		};
+
+		private volatile BiConsumer<ClaimedScope, Instant> callback = NONE;
+
+		void tell(BiConsumer<ClaimedScope, Instant> callback) {
+			this.callback = callback;
+		}
+
+		@Override
+		public void published(ClaimedScope scope, Instant confirmedAt) {
+			this.callback.accept(scope, confirmedAt);
+		}
+
+	}
+
+	/**
+	 * The relay, resumed, and what it published since.
 	 */
 	static final class RunningRelay implements AutoCloseable {
 
 		private static final long POLL_MILLIS = 2;
 
-		private final Relay relay;
-
-		private final PostgresNotificationListener notifications;
-
-		private final Transport transport;
+		private final OutboxWiring wiring;
 
 		private final AtomicLong published;
 
-		private final JdbcOutboxStore directWriter;
-
-		RunningRelay(Relay relay, PostgresNotificationListener notifications, Transport transport,
-				AtomicLong published, JdbcOutboxStore directWriter) {
-			this.directWriter = directWriter;
-			this.relay = relay;
-			this.notifications = notifications;
-			this.transport = transport;
+		RunningRelay(OutboxWiring wiring, AtomicLong published) {
+			this.wiring = wiring;
 			this.published = published;
 		}
 
@@ -263,18 +222,11 @@ final class OutboxWiring {
 			}
 		}
 
+		/** Pauses the relay; the application stays up for the next run. */
 		@Override
 		public void close() {
-			try {
-				if (this.directWriter != null) {
-					this.directWriter.setDirectDispatcher(null);
-				}
-				this.relay.stop();
-				this.notifications.stop();
-			}
-			finally {
-				this.transport.close();
-			}
+			this.wiring.app.relay().stop();
+			this.wiring.events.tell(RelayEvents.NONE);
 		}
 
 	}

@@ -6,8 +6,9 @@ import java.util.List;
 
 /**
  * (2) Relay throughput: a backlog of committed messages (1 KiB, in scopes of 1 and of 10) is
- * written with SQL outside the timed window; then a relay with the default settings starts and
- * the clock runs until every message is confirmed by the broker and marked published.
+ * written with SQL outside the timed window, while the relay is paused; then the relay with the
+ * default settings resumes and the clock runs until every message is confirmed by the broker and
+ * marked published.
  */
 final class RelayThroughput implements Benchmark {
 
@@ -33,24 +34,24 @@ final class RelayThroughput implements Benchmark {
 				rows.pending(messages, scopeSize, queue.exchange());
 				rows.vacuumAnalyze();
 				queue.purge();
-				rates.add(drain(wiring, context, messages));
+				rates.add(drain(wiring, messages));
 				progress.report("scopes of " + scopeSize + ", run " + run + ": "
 						+ ResultTable.number(rates.get(rates.size() - 1)) + " msg/s");
 				queue.purge();
 			}
 			results.add(new Measurement(NAME, figure(scopeSize), "msg/s", rates,
-					messages + " msgs backlog, default relay (" + OutboxWiring.relaySettings().workers() + " workers, batch "
-							+ OutboxWiring.relaySettings().batchSize() + ")"));
+					messages + " msgs backlog, default relay (" + wiring.relaySettings().getWorkers() + " workers, batch "
+							+ wiring.relaySettings().getBatchSize() + ")"));
 		}
 		return results;
 	}
 
 	/**
-	 * Starts a relay, waits until it published {@code messages}, and returns messages/s.
+	 * Resumes the relay, waits until it published {@code messages}, and returns messages/s.
 	 */
-	static double drain(OutboxWiring wiring, BenchContext context, long messages) throws InterruptedException {
+	static double drain(OutboxWiring wiring, long messages) throws InterruptedException {
 		Timer timer = Timer.start();
-		try (OutboxWiring.RunningRelay relay = wiring.startRelay(context.rabbit(), (message, at) -> {
+		try (OutboxWiring.RunningRelay relay = wiring.startRelay((message, at) -> {
 		})) {
 			relay.awaitPublished(messages, Duration.ofSeconds(120 + messages / 100));
 			return timer.rate(messages);

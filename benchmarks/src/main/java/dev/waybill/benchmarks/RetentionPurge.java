@@ -6,19 +6,21 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.retention.RetentionListener;
 import dev.waybill.retention.RetentionResult;
-import dev.waybill.retention.internal.RetentionPacing;
-import dev.waybill.retention.internal.RetentionSettings;
-import dev.waybill.retention.internal.RetentionWorker;
+import dev.waybill.retention.RetentionRunner;
+import dev.waybill.retention.autoconfigure.WaybillRetentionProperties;
 
 /**
- * (6) Retention: a write load runs continuously while {@link RetentionWorker#runOnce()} with the
+ * (6) Retention: a write load runs continuously while {@link RetentionRunner#runOnce()} with the
  * default settings (paced) purges a backlog of eligible rows (published scopes older than the
  * default 30 days, one message each, written with SQL before the load starts). Measured, in
  * alternating windows without and with the paced purge: the write rate without and with it, and
  * the purge rate; then, in the first run only (a one-off figure, and long), the time a backlog
  * takes, paced and with pacing off (flat out, the old behaviour), the writers running throughout.
+ * The two purgers are the auto-configured worker of two applications on the schema, one with the
+ * defaults, one with {@code waybill.retention.pacing.enabled=false}; neither runs on its schedule.
  */
 final class RetentionPurge implements Benchmark {
 
@@ -49,12 +51,13 @@ final class RetentionPurge implements Benchmark {
 	/** Windows without and with the paced purge, alternating. */
 	static final int WINDOW_PAIRS = 5;
 
+	/** The {@code waybill.retention.*} defaults both purgers run with, pacing aside. */
+	private static final WaybillRetentionProperties DEFAULTS = new WaybillRetentionProperties();
+
 	@Override
 	public List<Measurement> run(BenchContext context, Progress progress) throws Exception {
 		Sizes sizes = context.sizes();
-		WriteLoad load = WriteLoad.on(context, NAME);
-		OutboxWiring wiring = load.wiring();
-		Rows rows = new Rows(wiring.schema());
+		TestSchema schema = context.schema(NAME);
 		AtomicLong purged = new AtomicLong();
 		List<Double> batchMillis = java.util.Collections.synchronizedList(new ArrayList<>());
 		RetentionListener counter = new RetentionListener() {
@@ -68,16 +71,19 @@ final class RetentionPurge implements Benchmark {
 			}
 
 		};
-		RetentionWorker paced = new RetentionWorker(wiring.schema().dataSource(), wiring.schema().tables(),
-				RetentionSettings.defaults(), counter);
-		RetentionWorker flat = new RetentionWorker(wiring.schema().dataSource(), wiring.schema().tables(),
-				RetentionSettings.defaults(), counter);
-		flat.setPacing(RetentionPacing.OFF);
+		OutboxWiring wiring = context.wiring(schema, (app) -> onDemand(app, counter));
+		RetentionRunner paced = wiring.app().bean(RetentionRunner.class);
+		RetentionRunner flat = context
+			.wiring(schema, (app) -> onDemand(app, counter).property("waybill.retention.pacing.enabled", false))
+			.app()
+			.bean(RetentionRunner.class);
+		WriteLoad load = new WriteLoad(wiring, context.uniqueName(NAME));
+		Rows rows = new Rows(schema);
 		Figures figures = new Figures();
 		int windows = WINDOW_PAIRS;
 		double window = Math.max(1, sizes.writeSeconds() / 2.0);
 		int alternatingBacklog = (int) Math.max(sizes.retentionRows(),
-				windows * window * RetentionPacing.DEFAULT_MAX_RATE * 1.5);
+				windows * window * DEFAULTS.getPacing().getMaxRate() * 1.5);
 		for (int run = 1; run <= context.runs(); run++) {
 			fill(rows, load, alternatingBacklog);
 			batchMillis.clear();
@@ -117,10 +123,9 @@ final class RetentionPurge implements Benchmark {
 		}
 		String writes = WRITERS + " threads, 1 row + 1 msg per tx, continuous";
 		String windowsNote = windows + " x " + window + " s windows each, alternating, " + alternatingBacklog + " eligible";
-		String backlog = sizes.retentionRows() + " eligible, batch " + RetentionSettings.defaults().batchSize()
-				+ ", writers running";
-		RetentionPacing pacing = RetentionPacing.defaults();
-		String pacingNote = "max-rate " + pacing.maxRate() + ", min-rate " + pacing.minRate() + " rows/s";
+		String backlog = sizes.retentionRows() + " eligible, batch " + DEFAULTS.getBatchSize() + ", writers running";
+		String pacingNote = "max-rate " + DEFAULTS.getPacing().getMaxRate() + ", min-rate "
+				+ DEFAULTS.getPacing().getMinRate() + " rows/s";
 		return List.of(new Measurement(NAME, WITHOUT, "tx/s", figures.without, writes + ", " + windowsNote),
 				new Measurement(NAME, DURING, "tx/s", figures.during, writes + ", default pacing, " + windowsNote),
 				new Measurement(NAME, RATIO, "ratio", figures.ratio, "default pacing, per run"),
@@ -131,6 +136,16 @@ final class RetentionPurge implements Benchmark {
 				new Measurement(NAME, DURING_FLAT, "tx/s", figures.duringFlat, writes + ", whole flat-out purge, first run only"),
 				new Measurement(NAME, RATIO_FLAT, "ratio", figures.ratioFlat, "against the first run's alternating windows without"),
 				new Measurement(NAME, FLAT_BACKLOG, "s", figures.flatBacklog, backlog + ", first run only"));
+	}
+
+	/**
+	 * The retention worker with the default settings, purging only when the benchmark runs it: a
+	 * scheduled run would purge the backlog outside the timed windows.
+	 */
+	private static WaybillApp.Builder onDemand(WaybillApp.Builder app, RetentionListener counter) {
+		return app.property(WaybillRetentionProperties.ENABLED_PROPERTY, true)
+			.property("waybill.retention.interval", "365d")
+			.bean(RetentionListener.class, () -> counter);
 	}
 
 	private static String spread(List<Double> values) {
@@ -157,7 +172,7 @@ final class RetentionPurge implements Benchmark {
 	 * machine's drift falls on both alike): each window with the purge starts a run and ends it by
 	 * interrupting it (a run ends at its next pause when interrupted).
 	 */
-	private static Alternation alternate(RetentionWorker worker, WriteLoad.Running writers, AtomicLong purged,
+	private static Alternation alternate(RetentionRunner worker, WriteLoad.Running writers, AtomicLong purged,
 			int windows, double seconds) throws Exception {
 		long writesWithout = 0;
 		long writesDuring = 0;
@@ -197,7 +212,7 @@ final class RetentionPurge implements Benchmark {
 	}
 
 	/** Purges the whole backlog while the writers run. */
-	private static Window purgeWhileWriting(RetentionWorker worker, WriteLoad.Running writers, Sizes sizes) {
+	private static Window purgeWhileWriting(RetentionRunner worker, WriteLoad.Running writers, Sizes sizes) {
 		long writesBefore = writers.committed();
 		Timer timer = Timer.start();
 		RetentionResult result = worker.runOnce();

@@ -41,7 +41,7 @@ final class TableScale implements Benchmark {
 		OutboxWiring wiring = context.wiring(NAME);
 		Rows rows = new Rows(wiring.schema());
 		BrokerQueue queue = context.queue(context.uniqueName(NAME));
-		int batch = OutboxWiring.relaySettings().batchSize();
+		int batch = wiring.relaySettings().getBatchSize();
 		List<Measurement> results = new ArrayList<>();
 		long kept = 0;
 		for (int target : sizes.scaleRows()) {
@@ -57,7 +57,7 @@ final class TableScale implements Benchmark {
 				rows.vacuumAnalyze();
 				claims.add(claimMillis(wiring, sizes.claimSamples(), batch));
 				queue.purge();
-				rates.add(RelayThroughput.drain(wiring, context, sizes.scaleBacklog()));
+				rates.add(RelayThroughput.drain(wiring, sizes.scaleBacklog()));
 				progress.report(label(target) + " kept, run " + run + ": claim " + ResultTable.number(claims.get(run - 1))
 						+ " ms, relay " + ResultTable.number(rates.get(run - 1)) + " msg/s");
 				rows.deleteRecentlyPublished();

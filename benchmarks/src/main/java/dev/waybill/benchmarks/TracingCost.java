@@ -10,26 +10,22 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Connection;
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.inbox.ReceiveEndpoint;
-import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.inbox.internal.InboxResources;
-import dev.waybill.inbox.internal.InboxSettings;
 import dev.waybill.inbox.autoconfigure.WaybillInboxProperties;
-import dev.waybill.inbox.internal.jdbc.InboxStore;
-import dev.waybill.inbox.internal.observation.InboxObservation;
-import dev.waybill.outbox.internal.observation.RelayObservation;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.inbox.spi.ConsumerRegistry;
+import dev.waybill.outbox.test.TestSchema;
 
 /**
  * (8) What tracing costs: the relay draining a backlog (scopes of 1, as benchmark 2) and the inbox
  * consuming a filled queue (as benchmark 5), each with tracing off (no observation registry: the
  * default of an application without Micrometer Tracing) and on (a real tracer, OpenTelemetry SDK
  * sampling 100%, a no-op exporter; see {@link BenchTracing}), interleaved off, on, off, on... so
- * the machine's drift hits both alike. Every message carries a W3C {@code traceparent}, as one
+ * the machine's drift hits both alike. Off and on are two applications on the same schema, the
+ * second with the tracer's {@code ObservationRegistry} bean, which the auto-configuration observes
+ * the relay and the inbox with. Every message carries a W3C {@code traceparent}, as one
  * published inside a traced request does, so the traced relay and inbox continue its trace.
  */
 final class TracingCost implements Benchmark {
@@ -46,10 +42,10 @@ final class TracingCost implements Benchmark {
 	public List<Measurement> run(BenchContext context, Progress progress) throws Exception {
 		int relayMessages = context.sizes().relayMessages() / 2;
 		int inboxMessages = context.sizes().inboxMessages();
-		OutboxWiring wiring = context.wiring(NAME);
-		Rows rows = new Rows(wiring.schema());
-		JdbcTemplate jdbc = wiring.jdbc();
-		String handled = wiring.schema().name() + ".handled";
+		TestSchema schema = context.schema(NAME);
+		Rows rows = new Rows(schema);
+		JdbcTemplate jdbc = new JdbcTemplate(schema.dataSource());
+		String handled = schema.name() + ".handled";
 		jdbc.execute("CREATE TABLE " + handled + " (seq bigint NOT NULL, handled_at timestamptz NOT NULL DEFAULT now())");
 		BrokerQueue relayQueue = context.queue(context.uniqueName(NAME));
 		BrokerQueue inboxQueue = context.queue(BenchOrder.TYPE);
@@ -63,46 +59,40 @@ final class TracingCost implements Benchmark {
 				handledCount.incrementAndGet();
 			});
 		inboxQueue.alsoDelete(consumer.errorQueue());
-		InboxResources resources = new InboxResources(wiring.transactionManager(),
-				new InboxStore(wiring.schema().dataSource(), wiring.schema().tables()), wiring.store(),
-				wiring.publisher(), wiring.publisher().consumerOutbox(), new JacksonMessageSerializer(), wiring.wakeUp());
-		InboxSettings settings = InboxSettings.of(DEFAULTS.toRetryPolicy(), DEFAULTS.getRetry().getImmediate());
-		InboxProcessor untracedProcessor = new InboxProcessor(resources, settings);
+		// Closed after the traced application, which ends its last spans.
+		BenchTracing tracing = context.register(new BenchTracing());
+		// The same application without and with an ObservationRegistry bean, which Waybill observes.
+		OutboxWiring untraced = context.wiring(schema, (app) -> consuming(app, context, consumer));
+		OutboxWiring traced = context.wiring(schema,
+				(app) -> consuming(app, context, consumer).bean(ObservationRegistry.class, tracing::registry));
 		List<Double> relayOff = new ArrayList<>();
 		List<Double> relayOn = new ArrayList<>();
 		List<Double> inboxOff = new ArrayList<>();
 		List<Double> inboxOn = new ArrayList<>();
-		try (BenchTracing tracing = new BenchTracing()) {
-			RelayObservation relayObservation = new RelayObservation(tracing.registry(), null);
-			InboxProcessor tracedProcessor = new InboxProcessor(resources,
-					settings.withObservation(new InboxObservation(tracing.registry(), null)));
-			for (int run = 1; run <= context.runs(); run++) {
-				for (boolean traced : new boolean[] { false, true }) {
-					long spansBefore = tracing.spansEnded();
-					rows.truncate();
-					rows.pending(relayMessages, 1, relayQueue.exchange());
-					rows.traceparents();
-					rows.vacuumAnalyze();
-					relayQueue.purge();
-					double relayRate = drain(wiring, context, relayMessages,
-							traced ? relayObservation : RelayObservation.NONE);
-					(traced ? relayOn : relayOff).add(relayRate);
-					relayQueue.purge();
+		for (int run = 1; run <= context.runs(); run++) {
+			for (boolean on : new boolean[] { false, true }) {
+				OutboxWiring wiring = on ? traced : untraced;
+				long spansBefore = tracing.spansEnded();
+				rows.truncate();
+				rows.pending(relayMessages, 1, relayQueue.exchange());
+				rows.traceparents();
+				rows.vacuumAnalyze();
+				relayQueue.purge();
+				double relayRate = RelayThroughput.drain(wiring, relayMessages);
+				(on ? relayOn : relayOff).add(relayRate);
+				relayQueue.purge();
 
-					rows.truncate();
-					jdbc.execute("TRUNCATE " + handled);
-					fill(connection, inboxQueue, inboxMessages);
-					handledCount.set(0);
-					InboxProcessor processor = traced ? tracedProcessor : untracedProcessor;
-					double inboxRate = consume(context, processor, consumer, handledCount, inboxMessages);
-					(traced ? inboxOn : inboxOff).add(inboxRate);
-					inboxQueue.purge();
+				rows.truncate();
+				jdbc.execute("TRUNCATE " + handled);
+				fill(connection, inboxQueue, inboxMessages);
+				double inboxRate = InboxThroughput.consume(wiring, handledCount, inboxMessages);
+				(on ? inboxOn : inboxOff).add(inboxRate);
+				inboxQueue.purge();
 
-					long spans = awaitSpans(tracing, spansBefore, traced ? relayMessages + inboxMessages : 0);
-					progress.report("run " + run + ", tracing " + (traced ? "on" : "off") + ": relay "
-							+ ResultTable.number(relayRate) + " msg/s, inbox " + ResultTable.number(inboxRate) + " msg/s, "
-							+ spans + " spans");
-				}
+				long spans = awaitSpans(tracing, spansBefore, on ? relayMessages + inboxMessages : 0);
+				progress.report("run " + run + ", tracing " + (on ? "on" : "off") + ": relay "
+						+ ResultTable.number(relayRate) + " msg/s, inbox " + ResultTable.number(inboxRate) + " msg/s, "
+						+ spans + " spans");
 			}
 		}
 		String relayNote = relayMessages + " msgs backlog in scopes of 1, default relay";
@@ -114,37 +104,10 @@ final class TracingCost implements Benchmark {
 				new Measurement(NAME, figure("inbox", true), "msg/s", inboxOn, inboxNote + ", 1 span per message"));
 	}
 
-	private static double drain(OutboxWiring wiring, BenchContext context, long messages, RelayObservation observation)
-			throws InterruptedException {
-		Timer timer = Timer.start();
-		try (OutboxWiring.RunningRelay relay = wiring.startRelayOfScopes(context.rabbit(), (scope, at) -> {
-		}, observation)) {
-			relay.awaitPublished(messages, Duration.ofSeconds(120 + messages / 100));
-			return timer.rate(messages);
-		}
-	}
-
-	private static double consume(BenchContext context, InboxProcessor processor, ReceiveEndpoint consumer,
-			AtomicLong handledCount, int messages) throws InterruptedException {
-		try (RabbitTransport transport = OutboxWiring.transport(context.rabbit())) {
-			RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumer));
-			Timer timer = Timer.start();
-			endpoint.start();
-			try {
-				long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-				while (handledCount.get() < messages) {
-					if (System.nanoTime() > deadline) {
-						throw new IllegalStateException("The inbox handled " + handledCount.get() + " of " + messages
-								+ " messages within 5 minutes");
-					}
-					Thread.sleep(2);
-				}
-				return timer.rate(messages);
-			}
-			finally {
-				endpoint.stop();
-			}
-		}
+	/** The relay (paused until a run drains) and the benchmark's consumer with the defaults. */
+	private static WaybillApp.Builder consuming(WaybillApp.Builder app, BenchContext context, ReceiveEndpoint consumer) {
+		return app.rabbit(context.rabbit())
+			.bean(ConsumerRegistry.class, () -> ConsumerRegistry.ofEndpoints(List.of(consumer)));
 	}
 
 	/** Fills the queue with messages that each carry a trace context of their own. */

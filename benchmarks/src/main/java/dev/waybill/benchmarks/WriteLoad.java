@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -53,13 +54,15 @@ final class WriteLoad {
 	}
 
 	/**
-	 * Wires Waybill on a new schema and prepares a load on it, sending to an exchange of its own.
+	 * Starts Waybill without a relay on a new schema and prepares a load on it, sending to an
+	 * exchange of its own.
 	 * @param context the benchmark context
 	 * @param benchmark the benchmark's name
 	 * @return the load
 	 */
 	static WriteLoad on(BenchContext context, String benchmark) {
-		return new WriteLoad(context.wiring(benchmark), context.uniqueName(benchmark));
+		return new WriteLoad(context.wiring(context.schema(benchmark), UnaryOperator.identity()),
+				context.uniqueName(benchmark));
 	}
 
 	OutboxWiring wiring() {

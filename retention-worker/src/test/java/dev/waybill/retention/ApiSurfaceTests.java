@@ -17,6 +17,8 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.retention.RetentionArchive",
 			"dev.waybill.retention.RetentionListener",
 			"dev.waybill.retention.RetentionResult",
+			// Runs a purge on demand: the auto-configured worker, for operators, tests and benchmarks.
+			"dev.waybill.retention.RetentionRunner",
 			// Spring Boot auto-configuration and the properties bound from waybill.retention.*.
 			"dev.waybill.retention.autoconfigure.WaybillRetentionAutoConfiguration",
 			"dev.waybill.retention.autoconfigure.WaybillRetentionProperties");

@@ -32,7 +32,11 @@ import dev.waybill.outbox.spi.Transport;
 /**
  * Runs the {@link Relay} when a {@link Transport} is available (outbox-rabbit provides one) and
  * {@code waybill.outbox.relay.enabled} is not {@code false}, with a PostgreSQL
- * {@code LISTEN} connection that wakes it when other instances commit.
+ * {@code LISTEN} connection that wakes it when other instances commit. The relay is a restartable
+ * {@link org.springframework.context.SmartLifecycle} bean named {@value #RELAY_BEAN_NAME}. With
+ * {@code waybill.outbox.relay.direct-dispatch} on, the scopes Waybill's JDBC store writes are handed
+ * to it after their commit, also when the application's {@link OutboxStore} bean, the one the relay
+ * uses, decorates that store (to time or log its calls).
  *
  * @since 0.1
  */
@@ -45,9 +49,20 @@ public final class WaybillRelayAutoConfiguration {
 	/** The property that turns the relay off on an instance. */
 	public static final String ENABLED_PROPERTY = "waybill.outbox.relay.enabled";
 
-	@Bean
+	/**
+	 * The name of the relay's bean, a {@link org.springframework.context.Lifecycle}: stop this
+	 * Lifecycle bean to pause relaying on an instance (it finishes what it holds and gives back the
+	 * scopes it claimed, and this instance's writes are then claimed like any other); start it again
+	 * to resume. Nothing else changes meanwhile, so the messages written wait for the next start or
+	 * another instance's relay.
+	 * @since 0.1
+	 */
+	public static final String RELAY_BEAN_NAME = "waybillRelay";
+
+	@Bean(name = RELAY_BEAN_NAME)
 	@ConditionalOnMissingBean
-	Relay waybillRelay(OutboxStore store, Transport transport, RelayWakeUp wakeUp, WaybillProperties properties,
+	Relay waybillRelay(OutboxStore store, ObjectProvider<JdbcOutboxStore> jdbcStore, Transport transport,
+			RelayWakeUp wakeUp, WaybillProperties properties,
 			ObjectProvider<RelayListener> listeners, OutboxBacklog backlog, ObjectProvider<WaybillThreads> threads,
 			WaybillObservationProperties observation, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<RelayPublishObservationConvention> convention) {
@@ -55,8 +70,10 @@ public final class WaybillRelayAutoConfiguration {
 		Relay relay = new Relay(store, transport, wakeUp, RelaySettingsMapper.toRelaySettings(properties.getOutbox()), listener, backlog);
 		relay.setThreads(threads.getIfAvailable(WaybillThreads::platform));
 		relay.setDeadScopePolicy(properties.getOutbox().getRelay().getDeadScopeOrdering());
-		if (properties.getOutbox().getRelay().isDirectDispatch() && store instanceof JdbcOutboxStore jdbc) {
-			jdbc.setDirectDispatcher(relay.enableDirectDispatch());
+		// The store that writes takes the dispatcher, even when the relay's store is a decorator of it.
+		JdbcOutboxStore writer = (store instanceof JdbcOutboxStore jdbc) ? jdbc : jdbcStore.getIfUnique();
+		if (properties.getOutbox().getRelay().isDirectDispatch() && writer != null) {
+			writer.setDirectDispatcher(relay.enableDirectDispatch());
 		}
 		ObservationRegistry registry = observation.registry(observationRegistry.getIfUnique());
 		if (!registry.isNoop()) {

@@ -15,16 +15,23 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.Lifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.outbox.OutboxAdmin;
 import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.metrics.RelayMetrics;
 import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
 import dev.waybill.outbox.internal.relay.Relay;
+import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.FakeTransport;
+import dev.waybill.outbox.test.ForwardingOutboxStore;
 import dev.waybill.outbox.test.StartupFailures;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
@@ -132,6 +139,46 @@ class WaybillRelayAutoConfigurationTests {
 		this.runner.withBean(Transport.class, FakeTransport::new)
 			.withPropertyValues("spring.datasource.hikari.maximum-pool-size=1", "waybill.outbox.relay.enabled=false")
 			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void stoppingTheRelayBeanPausesRelayingAndStartingItResumes() {
+		FakeTransport broker = new FakeTransport();
+		this.runner.withBean(Transport.class, () -> broker).run((context) -> {
+			Lifecycle relay = context.getBean(WaybillRelayAutoConfiguration.RELAY_BEAN_NAME, Lifecycle.class);
+			relay.stop();
+			new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
+				.executeWithoutResult((status) -> context.getBean(OutboxPublisher.class).send("orders", "paused"));
+			Thread.sleep(500);
+			assertThat(broker.delivered()).isEmpty();
+			relay.start();
+			org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> broker.delivered().size() == 1);
+		});
+	}
+
+	@Test
+	void aDecoratedStoreKeepsDirectDispatch() {
+		this.runner.withBean(Transport.class, FakeTransport::new)
+			.withUserConfiguration(DecoratedStoreConfiguration.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				Relay relay = context.getBean(Relay.class);
+				// the direct-dispatch worker is one of the relay's threads
+				assertThat(relay.expectedThreads()).isEqualTo(new WaybillProperties().getOutbox().getRelay().getWorkers() + 4);
+			});
+	}
+
+	/** An application's store decorator, as one that times or logs the relay's calls. */
+	@Configuration(proxyBeanMethods = false)
+	static class DecoratedStoreConfiguration {
+
+		@Bean
+		@Primary
+		OutboxStore decoratedStore(JdbcOutboxStore store) {
+			return new ForwardingOutboxStore(store) {
+			};
+		}
+
 	}
 
 }

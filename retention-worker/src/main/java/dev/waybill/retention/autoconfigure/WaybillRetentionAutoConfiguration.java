@@ -28,6 +28,7 @@ import dev.waybill.kernel.OutboxTables;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
 import dev.waybill.retention.RetentionListener;
+import dev.waybill.retention.RetentionRunner;
 import dev.waybill.retention.internal.RetentionSettings;
 import dev.waybill.retention.internal.RetentionWorker;
 import dev.waybill.retention.internal.metrics.RetentionMetrics;
@@ -37,7 +38,7 @@ import dev.waybill.retention.internal.metrics.RetentionMetrics;
  * not {@code false} and {@code waybill.retention.machine-names} is empty or names this host. Logs
  * at start-up which host name it used and whether the worker runs here and why, and fails the
  * start-up on invalid {@code waybill.retention.*} values on every host, whether or not the worker
- * runs there.
+ * runs there. The worker is also the {@link RetentionRunner} bean, which runs a purge on demand.
  *
  * @since 0.1
  */

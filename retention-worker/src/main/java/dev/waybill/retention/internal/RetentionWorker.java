@@ -24,6 +24,7 @@ import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.retention.RetentionArchive;
 import dev.waybill.retention.RetentionListener;
 import dev.waybill.retention.RetentionResult;
+import dev.waybill.retention.RetentionRunner;
 
 /**
  * Purges outbox scopes (their messages go with them through the foreign key's cascade) and inbox
@@ -53,7 +54,7 @@ import dev.waybill.retention.RetentionResult;
  *
  * @since 0.1
  */
-public final class RetentionWorker implements SmartLifecycle {
+public final class RetentionWorker implements RetentionRunner, SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(RetentionWorker.class);
 
@@ -119,15 +120,7 @@ public final class RetentionWorker implements SmartLifecycle {
 		return this.settings;
 	}
 
-	/**
-	 * Runs the purge once, now, on the calling thread: takes the retention lock or returns
-	 * {@link RetentionResult#SKIPPED} when another worker holds it, then runs batches while they
-	 * come back full, pausing between them as the {@link #setPacing pacing} says. Safe to call while
-	 * the worker is scheduled; the lock keeps runs apart. Interrupting the calling thread ends the run
-	 * at its next pause (the interrupt stays set); what was purged so far is returned.
-	 * @return what the run purged
-	 * @throws IllegalStateException when the database fails; the batches committed before stay purged
-	 */
+	@Override
 	public RetentionResult runOnce() {
 		try (Connection connection = this.dataSource.getConnection()) {
 			connection.setAutoCommit(true);

@@ -9,6 +9,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
+import dev.waybill.retention.RetentionRunner;
 import dev.waybill.retention.internal.RetentionPacing;
 import dev.waybill.retention.internal.RetentionWorker;
 
@@ -54,6 +55,14 @@ class RetentionPacingConfigurationTests {
 	void pacingCanBeSwitchedOff() {
 		runner().withPropertyValues("waybill.retention.pacing.enabled=false")
 			.run((context) -> assertThat(context.getBean(RetentionWorker.class).pacing().enabled()).isFalse());
+	}
+
+	@Test
+	void theWorkerRunsOnDemandAsTheRetentionRunnerBean() {
+		runner().withPropertyValues("waybill.retention.pacing.enabled=false").run((context) -> {
+			assertThat(context.getBean(RetentionRunner.class)).isSameAs(context.getBean(RetentionWorker.class));
+			assertThat(context.getBean(RetentionRunner.class).runOnce().skipped()).isFalse();
+		});
 	}
 
 	@Test

@@ -1,6 +1,6 @@
 /**
- * What the outbox's auto-configuration shares with other modules' auto-configuration and the
- * benchmarks: the checks of {@code waybill.*} values and their conversion into the relay's settings.
+ * What the outbox's auto-configuration and properties classes share: the checks of
+ * {@code waybill.*} values and their conversion into the relay's settings.
  * <p>
  * Internal: not part of Waybill's API. Its types may change or disappear in any release without
  * notice; depend on the API packages instead.

@@ -35,7 +35,16 @@ import dev.waybill.outbox.spi.OutboxWriter;
 @ConditionalOnBean({ RabbitTransport.class, DeliveryProcessor.class, ConsumerRegistry.class })
 public final class WaybillRabbitInboxAutoConfiguration {
 
-	@Bean
+	/**
+	 * The name of the receive endpoint's bean, a {@link org.springframework.context.Lifecycle} that
+	 * consumes every registered queue: stop this Lifecycle bean to pause consuming on an instance
+	 * (it stops as at shutdown: the handlers running finish and are acknowledged, prefetched
+	 * deliveries go back to their queues); start it again to resume.
+	 * @since 0.1
+	 */
+	public static final String RECEIVE_ENDPOINT_BEAN_NAME = "waybillReceiveEndpoint";
+
+	@Bean(name = RECEIVE_ENDPOINT_BEAN_NAME)
 	@ConditionalOnMissingBean
 	RabbitReceiveEndpoint waybillReceiveEndpoint(RabbitTransport transport, DeliveryProcessor processor,
 			ConsumerRegistry consumers, WaybillInboxProperties properties, WaybillRabbitProperties rabbit,

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.Lifecycle;
 
 import dev.waybill.inbox.Consumer;
 import dev.waybill.inbox.InboxAdmin;
@@ -77,6 +78,23 @@ class ConsumerSideAutoConfigurationTests {
 				.hasSingleBean(InboxStore.class)
 				.hasSingleBean(InboxAdmin.class)
 				.hasSingleBean(RabbitReceiveEndpoint.class));
+	}
+
+	@Test
+	void theReceiveEndpointBeanPausesWhenStoppedAndResumesWhenStarted() {
+		service().withUserConfiguration(PingHandler.class).run((context) -> {
+			Lifecycle endpoint = context.getBean(WaybillRabbitInboxAutoConfiguration.RECEIVE_ENDPOINT_BEAN_NAME,
+					Lifecycle.class);
+			assertThat(endpoint).isSameAs(context.getBean(RabbitReceiveEndpoint.class));
+			assertThat(endpoint.isRunning()).isTrue();
+			endpoint.stop();
+			assertThat(endpoint.isRunning()).isFalse();
+			endpoint.start();
+			assertThat(endpoint.isRunning()).isTrue();
+			org.awaitility.Awaitility.await()
+				.atMost(java.time.Duration.ofSeconds(10))
+				.until(() -> context.getBean(RabbitReceiveEndpoint.class).isConsuming());
+		});
 	}
 
 	@Test
