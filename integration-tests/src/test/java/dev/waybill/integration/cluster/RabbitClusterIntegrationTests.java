@@ -116,7 +116,12 @@ class RabbitClusterIntegrationTests {
 		ConnectionFactory factory = new ConnectionFactory();
 		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, RabbitTransport.class.getName());
 				Connection admin = factory.newConnection(nodes);
-				RabbitTransport transport = RabbitTransport.builder().addresses(nodes).build()) {
+				// The held-back publish waits for as long as the alarm lasts, and raising and clearing
+				// it through rabbitmqctl can take longer than the default confirm timeout.
+				RabbitTransport transport = RabbitTransport.builder()
+					.addresses(nodes)
+					.confirmTimeout(Duration.ofSeconds(90))
+					.build()) {
 			admin.createChannel().queueDeclare(queue, false, true, true, null);
 			TransportChannel channel = transport.openChannel();
 			assertThat(channel.publish(message(queue))).succeedsWithin(Duration.ofSeconds(30));
@@ -245,7 +250,8 @@ class RabbitClusterIntegrationTests {
 	}
 
 	private static int single(String connectionName, int askNode) {
-		return Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
+		// Each look is a rabbitmqctl run, a VM of its own, slow on a busy machine.
+		return Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).until(() -> {
 			List<Integer> nodes = cluster.nodesOf(connectionName, askNode);
 			return (nodes.size() == 1) ? nodes.get(0) : null;
 		}, (node) -> node != null);
