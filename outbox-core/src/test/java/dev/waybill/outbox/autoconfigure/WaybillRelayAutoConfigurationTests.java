@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -149,23 +150,26 @@ class WaybillRelayAutoConfigurationTests {
 			relay.stop();
 			new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
 				.executeWithoutResult((status) -> context.getBean(OutboxPublisher.class).send("orders", "paused"));
-			Thread.sleep(500);
-			assertThat(broker.delivered()).isEmpty();
+			assertThat(relay.isRunning()).isFalse();
+			Awaitility.await()
+				.during(Duration.ofMillis(500))
+				.atMost(Duration.ofSeconds(2))
+				.until(() -> broker.delivered().isEmpty());
 			relay.start();
-			org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> broker.delivered().size() == 1);
+			Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> broker.delivered().size() == 1);
 		});
 	}
 
 	@Test
 	void aDecoratedStoreKeepsDirectDispatch() {
-		this.runner.withBean(Transport.class, FakeTransport::new)
-			.withUserConfiguration(DecoratedStoreConfiguration.class)
-			.run((context) -> {
-				assertThat(context).hasNotFailed();
-				Relay relay = context.getBean(Relay.class);
-				// the direct-dispatch worker is one of the relay's threads
-				assertThat(relay.expectedThreads()).isEqualTo(new WaybillProperties().getOutbox().getRelay().getWorkers() + 4);
-			});
+		ApplicationContextRunner decorated = this.runner.withBean(Transport.class, FakeTransport::new)
+			.withUserConfiguration(DecoratedStoreConfiguration.class);
+		int[] threads = new int[2];
+		decorated.withPropertyValues("waybill.outbox.relay.direct-dispatch=false")
+			.run((context) -> threads[0] = context.getBean(Relay.class).expectedThreads());
+		decorated.run((context) -> threads[1] = context.getBean(Relay.class).expectedThreads());
+		// direct dispatch runs in a worker of its own
+		assertThat(threads[1]).as("the relay's threads with direct dispatch on").isEqualTo(threads[0] + 1);
 	}
 
 	/** An application's store decorator, as one that times or logs the relay's calls. */

@@ -2,8 +2,11 @@ package dev.waybill.outbox.rabbit.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
+
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -91,8 +94,8 @@ class ConsumerSideAutoConfigurationTests {
 			assertThat(endpoint.isRunning()).isFalse();
 			endpoint.start();
 			assertThat(endpoint.isRunning()).isTrue();
-			org.awaitility.Awaitility.await()
-				.atMost(java.time.Duration.ofSeconds(10))
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
 				.until(() -> context.getBean(RabbitReceiveEndpoint.class).isConsuming());
 		});
 	}
