@@ -19,7 +19,8 @@ import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.inbox.test.InboxContext;
 import dev.waybill.outbox.MessageType;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.outbox.spi.MessageSerializer;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -76,7 +77,7 @@ class FaultHandlerDiscoveryTests {
 
 	@Test
 	void theDefaultSerializerReadsAFaultWithItsTypedMessage() throws Exception {
-		JacksonMessageSerializer serializer = new JacksonMessageSerializer();
+		MessageSerializer serializer = TestOutbox.serializer();
 		Fault<Charge> fault = new Fault<>(new Charge("order-1", 250), UUID.randomUUID(), "test.charge", "corr", "conv",
 				"billing", "host-1", Instant.parse("2026-01-02T03:04:05Z"), 3, "java.lang.IllegalStateException",
 				"declined", "trace");

@@ -52,9 +52,9 @@ import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
 import dev.waybill.outbox.spi.OutboxMessageFactory;
 import dev.waybill.outbox.spi.OutboxWriter;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -435,7 +435,7 @@ class WaybillInboxAutoConfigurationTests {
 
 		@Bean
 		CountingPublisher countingPublisher(OutboxMessageFactory messages, OutboxWriter writer, RelayWakeUp wakeUp) {
-			return new CountingPublisher(new DefaultOutboxPublisher(messages, writer, wakeUp));
+			return new CountingPublisher(TestOutbox.publisher(messages, writer, wakeUp));
 		}
 
 	}

@@ -32,8 +32,7 @@ import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.kernel.TimeOrderedUuids;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -526,8 +525,7 @@ class InboxBatchIntegrationTests {
 
 	private static InboxResources resources() {
 		return new InboxResources(inbox.transactions().getTransactionManager(), inbox.store(),
-				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(),
-				inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp());
+				inbox.writer(), inbox.publisher(), inbox.consumerOutbox(), TestOutbox.serializer(), inbox.wakeUp());
 	}
 
 	/** Processes a batch, then closes any transaction it left bound to this thread. */

@@ -61,8 +61,7 @@ import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.kernel.MessageTypes;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -132,8 +131,8 @@ class InboxProcessorIntegrationTests {
 			throw new IllegalStateException("a listener that fails");
 		};
 		InboxProcessor processor = new InboxProcessor(new InboxResources(inbox.transactions().getTransactionManager(),
-				inbox.store(), new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(),
-				inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp()),
+				inbox.store(), inbox.writer(), inbox.publisher(), inbox.consumerOutbox(), TestOutbox.serializer(),
+				inbox.wakeUp()),
 				InboxSettings.of(RetryPolicy.defaults(), 0).withListener(listener));
 
 		assertThat(List.of(processor.process(consumer, message), processor.process(consumer, message)))
@@ -571,9 +570,8 @@ class InboxProcessorIntegrationTests {
 		assertThat(inbox.outboxMessages(queue + "_error")).isEmpty();
 
 		DriverManagerDataSource unreachable = new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:1/test");
-		JdbcOutboxStore outbox = new JdbcOutboxStore(schema.dataSource(), schema.tables());
 		InboxProcessor cutOff = new InboxProcessor(new InboxResources(new DataSourceTransactionManager(unreachable),
-				inbox.store(), outbox, inbox.publisher(), inbox.publisher().consumerOutbox(), new JacksonMessageSerializer(),
+				inbox.store(), inbox.writer(), inbox.publisher(), inbox.consumerOutbox(), TestOutbox.serializer(),
 				inbox.wakeUp()), InboxSettings.of(RetryPolicy.defaults(), 0));
 		assertThatExceptionOfType(CannotCreateTransactionException.class)
 			.isThrownBy(() -> cutOff.process(consumer, message));

@@ -23,9 +23,10 @@ import dev.waybill.inbox.InboxHeaders;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.outbox.MessageType;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.OutboxStore;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -42,13 +43,13 @@ class UntrustedInputIntegrationTests {
 
 	private static TestInbox inbox;
 
-	private static JdbcOutboxStore outbox;
+	private static OutboxStore outbox;
 
 	@BeforeAll
 	static void createSchema() {
 		schema = TestSchema.withWaybillTables("inbox_untrusted");
 		inbox = new TestInbox(schema);
-		outbox = new JdbcOutboxStore(schema.dataSource(), schema.tables());
+		outbox = TestOutbox.on(schema).store();
 	}
 
 	@AfterAll

@@ -2,7 +2,6 @@ package dev.waybill.inbox.observation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -29,21 +28,16 @@ import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.inbox.internal.InboxSettings;
 import dev.waybill.inbox.internal.InboxResources;
+import dev.waybill.inbox.internal.InboxSettings;
 import dev.waybill.inbox.internal.observation.InboxObservation;
 import dev.waybill.inbox.spi.DeliveryResult;
 import dev.waybill.inbox.spi.InboxDelivery;
 import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.kernel.WaybillMdc;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.DefaultOutboxMessageFactory;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.observation.ObservedOutboxMessageFactory;
 import dev.waybill.outbox.observation.DefaultOutboxPublishObservationConvention;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -242,15 +236,15 @@ class InboxObservationIntegrationTests {
 	}
 
 	private static InboxProcessor processor(ObservationRegistry registry) {
-		JdbcOutboxStore outbox = new JdbcOutboxStore(schema.dataSource(), schema.tables());
-		DefaultOutboxMessageFactory factory = new DefaultOutboxMessageFactory(new JacksonMessageSerializer(), 1 << 20,
-				Clock.systemUTC(), "test-host", new OutboxBacklog(), 0, () -> 100_000);
-		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(
-				new ObservedOutboxMessageFactory(factory, registry, null), outbox, inbox.wakeUp());
+		TestOutbox outbox = TestOutbox.builder(schema.dataSource(), schema.tables())
+			.wakeUp(inbox.wakeUp())
+			.maxHeaderBytes(() -> 100_000)
+			.observations(registry)
+			.build();
 		RetryPolicy policy = new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMinutes(1), 2,
 				Duration.ofMinutes(10), 3, 0);
-		return new InboxProcessor(new InboxResources(inbox.transactions().getTransactionManager(), inbox.store(), outbox,
-				publisher, publisher.consumerOutbox(), new JacksonMessageSerializer(), inbox.wakeUp()),
+		return new InboxProcessor(new InboxResources(inbox.transactions().getTransactionManager(), inbox.store(),
+				outbox.writer(), outbox.publisher(), outbox.consumerOutbox(), TestOutbox.serializer(), inbox.wakeUp()),
 				InboxSettings.of(policy, 0).withObservation(new InboxObservation(registry, null)));
 	}
 

@@ -1,7 +1,6 @@
 package dev.waybill.inbox.test;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -17,21 +16,23 @@ import tools.jackson.databind.json.JsonMapper;
 
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.inbox.internal.InboxSettings;
 import dev.waybill.inbox.internal.InboxResources;
+import dev.waybill.inbox.internal.InboxSettings;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.inbox.spi.DeliveryProcessor;
 import dev.waybill.kernel.MessageTypes;
 import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.kernel.TimeOrderedUuids;
+import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.spi.ConnectionOutboxWriter;
+import dev.waybill.outbox.spi.ConsumerOutbox;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
- * An inbox wired by hand, without Spring Boot, on a {@link TestSchema} with Waybill's tables: the
- * JDBC outbox, the default publisher, a DataSource transaction manager and Jackson. Builds
+ * An inbox wired by hand, without Spring Boot, on a {@link TestSchema} with Waybill's tables: a
+ * {@link TestOutbox}, a DataSource transaction manager and Jackson. Builds
  * processors and inbound messages and reads back the inbox and outbox rows.
  */
 public final class TestInbox {
@@ -47,11 +48,7 @@ public final class TestInbox {
 
 	private final DataSourceTransactionManager transactionManager;
 
-	private final JdbcOutboxStore outbox;
-
-	private final DefaultOutboxPublisher publisher;
-
-	private final RelayWakeUp wakeUp = new RelayWakeUp();
+	private final TestOutbox outbox;
 
 	private final InboxStore store;
 
@@ -67,9 +64,7 @@ public final class TestInbox {
 		this.schema = schema;
 		this.jdbc = new JdbcTemplate(dataSource);
 		this.transactionManager = new DataSourceTransactionManager(dataSource);
-		this.outbox = new JdbcOutboxStore(dataSource, schema.tables());
-		this.publisher = new DefaultOutboxPublisher(this.outbox, new JacksonMessageSerializer(), this.wakeUp, 1 << 20,
-				Clock.systemUTC(), "test-host");
+		this.outbox = TestOutbox.on(dataSource, schema.tables());
 		this.store = new InboxStore(dataSource, schema.tables());
 	}
 
@@ -103,8 +98,19 @@ public final class TestInbox {
 	 * @return the resources
 	 */
 	public InboxResources resources() {
-		return new InboxResources(this.transactionManager, this.store, this.outbox, this.publisher,
-				this.publisher.consumerOutbox(), new JacksonMessageSerializer(), this.wakeUp);
+		return new InboxResources(this.transactionManager, this.store, this.outbox.writer(), this.outbox.publisher(),
+				this.outbox.consumerOutbox(), TestOutbox.serializer(), this.outbox.wakeUp());
+	}
+
+	/**
+	 * Returns a processor with a retry policy, as a transport sees it: for tests of other modules
+	 * that hand deliveries to an inbox wired by hand.
+	 * @param policy the retry policy
+	 * @param immediateRetries in-process retries
+	 * @return the processor
+	 */
+	public DeliveryProcessor deliveryProcessor(RetryPolicy policy, int immediateRetries) {
+		return new InboxProcessor(resources(), InboxSettings.of(policy, immediateRetries));
 	}
 
 	public JdbcTemplate jdbc() {
@@ -115,12 +121,32 @@ public final class TestInbox {
 		return new TransactionTemplate(this.transactionManager);
 	}
 
-	public DefaultOutboxPublisher publisher() {
-		return this.publisher;
+	/**
+	 * Returns the outbox the inbox writes to, on the same DataSource and wake-up.
+	 * @return the outbox
+	 */
+	public TestOutbox outbox() {
+		return this.outbox;
+	}
+
+	public OutboxPublisher publisher() {
+		return this.outbox.publisher();
+	}
+
+	/**
+	 * Returns the outbox store as the writer of redeliveries and faults.
+	 * @return the writer
+	 */
+	public ConnectionOutboxWriter writer() {
+		return this.outbox.writer();
+	}
+
+	public ConsumerOutbox consumerOutbox() {
+		return this.outbox.consumerOutbox();
 	}
 
 	public RelayWakeUp wakeUp() {
-		return this.wakeUp;
+		return this.outbox.wakeUp();
 	}
 
 	public InboxStore store() {
@@ -135,7 +161,7 @@ public final class TestInbox {
 	 */
 	public static InboundMessage inbound(Object payload) {
 		String type = MessageTypes.nameOf(payload);
-		return new InboundMessage(TimeOrderedUuids.next().toString(), type, JacksonMessageSerializer.CONTENT_TYPE,
+		return new InboundMessage(TimeOrderedUuids.next().toString(), type, TestOutbox.CONTENT_TYPE,
 				Map.of("tenant", "acme"), JSON.writeValueAsBytes(payload), null, "conv-1", type, "");
 	}
 

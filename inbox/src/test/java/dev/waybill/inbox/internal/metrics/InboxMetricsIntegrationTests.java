@@ -18,12 +18,11 @@ import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.inbox.internal.InboxSettings;
 import dev.waybill.inbox.internal.InboxResources;
+import dev.waybill.inbox.internal.InboxSettings;
 import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -145,8 +144,7 @@ class InboxMetricsIntegrationTests {
 		RetryPolicy policy = new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMinutes(1), 2,
 				Duration.ofMinutes(10), 2, 0);
 		return new InboxProcessor(new InboxResources(inbox.transactions().getTransactionManager(), inbox.store(),
-				new JdbcOutboxStore(schema.dataSource(), schema.tables()), inbox.publisher(), inbox.publisher().consumerOutbox(),
-				new JacksonMessageSerializer(), inbox.wakeUp()), InboxSettings.of(policy, 0).withListener(metrics));
+				inbox.writer(), inbox.publisher(), inbox.consumerOutbox(), TestOutbox.serializer(), inbox.wakeUp()), InboxSettings.of(policy, 0).withListener(metrics));
 	}
 
 	record Charge(String order) {
