@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
+import dev.waybill.outbox.spi.MessageSerializer;
+import dev.waybill.outbox.test.TestOutbox;
 
 class BenchOrderTests {
 
@@ -16,8 +17,8 @@ class BenchOrderTests {
 	}
 
 	@Test
-	void theBodyIsWhatWaybillsSerializerWritesForTheMessage() {
-		JacksonMessageSerializer serializer = new JacksonMessageSerializer();
+	void theBodyIsWhatWaybillsSerializerWritesForTheMessage() throws Exception {
+		MessageSerializer serializer = TestOutbox.serializer();
 		assertThat(serializer.serialize(BenchOrder.of(4_242))).isEqualTo(BenchOrder.json(4_242));
 		assertThat(serializer.deserialize(BenchOrder.json(17), BenchOrder.class)).isEqualTo(BenchOrder.of(17));
 	}

@@ -3,7 +3,6 @@ package dev.waybill.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -26,23 +25,17 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.kernel.AuxiliaryTables;
 import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
-import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestPostgres;
+import dev.waybill.outbox.test.TestRelay;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.replay.internal.JdbcReplays;
 import dev.waybill.retention.RetentionArchive;
-import dev.waybill.retention.RetentionListener;
 import dev.waybill.retention.RetentionResult;
-import dev.waybill.retention.internal.RetentionSettings;
-import dev.waybill.retention.internal.RetentionWorker;
+import dev.waybill.retention.test.TestRetention;
 
 /**
  * The retention worker archives published messages; a replay job publishes them again, through
@@ -86,9 +79,8 @@ class ArchiveAndReplayIntegrationTests {
 		long started = System.nanoTime();
 		Set<String> originals = publishAndMarkPublished(MESSAGES, "orders.original");
 		System.out.println("PUBLISHED in " + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms");
-		RetentionWorker retention = new RetentionWorker(this.schema.dataSource(), this.schema.tables(),
-				RetentionSettings.defaults(), RetentionListener.NONE);
-		retention.setArchive(new RetentionArchive(true, Duration.ofDays(90)));
+		TestRetention retention = TestRetention.on(this.schema.dataSource(), this.schema.tables());
+		retention.archive(new RetentionArchive(true, Duration.ofDays(90)));
 		RetentionResult purged = retention.runOnce();
 		assertThat(purged.outboxMessages()).isEqualTo(MESSAGES);
 		assertThat(count(this.schema.tables().qualifiedOutboxMessage())).isZero();
@@ -146,9 +138,8 @@ class ArchiveAndReplayIntegrationTests {
 		Set<String> archived = publishAndMarkPublished(30, "orders.a");
 		new JdbcTemplate(this.schema.dataSource()).update("UPDATE " + this.schema.tables().qualifiedOutboxState()
 				+ " SET published_at = now() - interval '40 days'");
-		RetentionWorker retention = new RetentionWorker(this.schema.dataSource(), this.schema.tables(),
-				RetentionSettings.defaults(), RetentionListener.NONE);
-		retention.setArchive(new RetentionArchive(true, Duration.ofDays(90)));
+		TestRetention retention = TestRetention.on(this.schema.dataSource(), this.schema.tables());
+		retention.archive(new RetentionArchive(true, Duration.ofDays(90)));
 		retention.runOnce();
 		// Five archived messages created before the window.
 		new JdbcTemplate(this.schema.dataSource()).update("UPDATE " + archive() + " SET created_at = now() - interval '2 hours'"
@@ -193,14 +184,13 @@ class ArchiveAndReplayIntegrationTests {
 	@Test
 	void theArchiveKeepsMessagesForArchiveAfterAndOnlyWhenArchivingIsOn() {
 		JdbcTemplate jdbc = new JdbcTemplate(this.schema.dataSource());
-		RetentionWorker retention = new RetentionWorker(this.schema.dataSource(), this.schema.tables(),
-				RetentionSettings.defaults().withBatchSize(4), RetentionListener.NONE);
+		TestRetention retention = TestRetention.on(this.schema.dataSource(), this.schema.tables(), 4);
 		publishAndMarkPublished(10, "orders.a");
 		retention.runOnce();
 		assertThat(count(archive())).as("archiving off: purged messages are deleted").isZero();
 		assertThat(count(this.schema.tables().qualifiedOutboxMessage())).isZero();
 
-		retention.setArchive(new RetentionArchive(true, Duration.ofDays(7)));
+		retention.archive(new RetentionArchive(true, Duration.ofDays(7)));
 		publishAndMarkPublished(10, "orders.a");
 		assertThat(retention.runOnce().outboxMessages()).isEqualTo(10);
 		assertThat(count(archive())).isEqualTo(10);
@@ -217,9 +207,8 @@ class ArchiveAndReplayIntegrationTests {
 		// A probe saw retention empty the archive under a running replay, which then reported
 		// COMPLETED with 7,300 of 20,000 messages; the retention log did not count the archive.
 		JdbcTemplate jdbc = new JdbcTemplate(this.schema.dataSource());
-		RetentionWorker retention = new RetentionWorker(this.schema.dataSource(), this.schema.tables(),
-				RetentionSettings.defaults(), RetentionListener.NONE);
-		retention.setArchive(new RetentionArchive(true, Duration.ofDays(7)));
+		TestRetention retention = TestRetention.on(this.schema.dataSource(), this.schema.tables());
+		retention.archive(new RetentionArchive(true, Duration.ofDays(7)));
 		publishAndMarkPublished(10, "orders.a");
 		retention.runOnce();
 		assertThat(count(archive())).isEqualTo(10);
@@ -246,8 +235,7 @@ class ArchiveAndReplayIntegrationTests {
 
 	@Test
 	void withoutTheArchiveRetentionKeepsThePublishedMessagesAnUnfinishedReplayHasStillToRead() {
-		RetentionWorker retention = new RetentionWorker(this.schema.dataSource(), this.schema.tables(),
-				RetentionSettings.defaults(), RetentionListener.NONE);
+		TestRetention retention = TestRetention.on(this.schema.dataSource(), this.schema.tables());
 		Set<String> originals = new HashSet<>();
 		for (int i = 0; i < 10; i++) {
 			originals.addAll(publishAndMarkPublished(1, "orders.a")); // a scope each: retention purges whole scopes
@@ -283,9 +271,10 @@ class ArchiveAndReplayIntegrationTests {
 	}
 
 	private Set<String> publishAndMarkPublished(int messages, String destination) {
-		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(
-				new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables()), new JacksonMessageSerializer(),
-				new RelayWakeUp(), 1 << 20, Clock.systemUTC(), "test");
+		OutboxPublisher publisher = TestOutbox.builder(this.schema.dataSource(), this.schema.tables())
+			.sourceHost("test")
+			.build()
+			.publisher();
 		TransactionTemplate transactions = new TransactionTemplate(
 				new DataSourceTransactionManager(this.schema.dataSource()));
 		Set<String> ids = new HashSet<>();
@@ -322,13 +311,14 @@ class ArchiveAndReplayIntegrationTests {
 	}
 
 	private void startRelay() {
-		RelaySettings settings = new RelaySettings(2, 10, Duration.ofSeconds(30), Duration.ofMillis(100),
-				Duration.ofSeconds(5), RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
 		var transport = TestRabbit.get().transport().build();
-		Relay relay = new Relay(new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables()), transport,
-				new RelayWakeUp(), settings, RelayListener.NONE, new OutboxBacklog());
+		TestRelay relay = TestOutbox.on(this.schema)
+			.relay(transport)
+			.settings(2, 10, Duration.ofSeconds(30), Duration.ofMillis(100), Duration.ofSeconds(5),
+					RetryPolicy.defaults(), 3, Duration.ofSeconds(1))
+			.build();
 		this.resources.add(transport);
-		this.resources.add(relay::stop);
+		this.resources.add(relay);
 		relay.start();
 	}
 

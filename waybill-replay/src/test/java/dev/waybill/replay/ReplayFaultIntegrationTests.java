@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,19 +26,15 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.kernel.AuxiliaryTables;
 import dev.waybill.kernel.RelayWakeUp;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.test.Backends;
 import dev.waybill.outbox.test.FaultyDataSource;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.replay.internal.JdbcReplays;
 import dev.waybill.retention.RetentionArchive;
-import dev.waybill.retention.RetentionListener;
-import dev.waybill.retention.internal.RetentionPacing;
-import dev.waybill.retention.internal.RetentionSettings;
-import dev.waybill.retention.internal.RetentionWorker;
+import dev.waybill.retention.test.TestRetention;
 
 /**
  * Replay jobs under injected faults. The replayed copies are the messages of pending
@@ -136,10 +131,9 @@ class ReplayFaultIntegrationTests {
 	@Test
 	void retentionArchivingConcurrentlyWithAReplayMovesNoMessageOutOfItsSight() throws Exception {
 		Set<String> originals = originals(3000);
-		RetentionWorker retention = new RetentionWorker(this.schema.dataSource(), this.schema.tables(),
-				RetentionSettings.defaults().withBatchSize(7), RetentionListener.NONE);
-		retention.setArchive(new RetentionArchive(true, Duration.ofDays(90)));
-		retention.setPacing(RetentionPacing.OFF);
+		TestRetention retention = TestRetention.on(this.schema.dataSource(), this.schema.tables(), 7);
+		retention.archive(new RetentionArchive(true, Duration.ofDays(90)));
+		retention.unpaced();
 		JdbcReplays replays = replays(pool("concurrent"), false);
 		ReplayJob job = replays.start(ReplayRequest.all().paced(13, 0));
 		AtomicBoolean stop = new AtomicBoolean();
@@ -267,9 +261,8 @@ class ReplayFaultIntegrationTests {
 		jdbc.update("UPDATE " + state + " SET status = 'published', published_at = now() - interval '31 days' "
 				+ "WHERE id = (SELECT min(id::text)::uuid FROM " + state + " WHERE status = 'pending')");
 		jdbc.update("UPDATE " + state + " SET status = 'published', published_at = now() WHERE status = 'pending'");
-		RetentionWorker retention = new RetentionWorker(this.schema.dataSource(), this.schema.tables(),
-				RetentionSettings.defaults(), RetentionListener.NONE);
-		retention.setArchive(new RetentionArchive(true, Duration.ofDays(90)));
+		TestRetention retention = TestRetention.on(this.schema.dataSource(), this.schema.tables());
+		retention.archive(new RetentionArchive(true, Duration.ofDays(90)));
 		assertThat(retention.runOnce().outboxMessages()).as("the 50 retained originals and 10 copies archived")
 			.isEqualTo(60);
 
@@ -338,9 +331,8 @@ class ReplayFaultIntegrationTests {
 	/** Published originals, 31 days ago; the first half archived by the retention worker. */
 	private Set<String> originalsHalfArchived(int messages) {
 		Set<String> first = originals(messages / 2);
-		RetentionWorker retention = new RetentionWorker(this.schema.dataSource(), this.schema.tables(),
-				RetentionSettings.defaults(), RetentionListener.NONE);
-		retention.setArchive(new RetentionArchive(true, Duration.ofDays(90)));
+		TestRetention retention = TestRetention.on(this.schema.dataSource(), this.schema.tables());
+		retention.archive(new RetentionArchive(true, Duration.ofDays(90)));
 		assertThat(retention.runOnce().outboxMessages()).isEqualTo(messages / 2);
 		Set<String> all = new HashSet<>(first);
 		all.addAll(originals(messages - messages / 2));
@@ -356,9 +348,10 @@ class ReplayFaultIntegrationTests {
 	}
 
 	private Set<String> publish(int messages) {
-		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(
-				new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables()), new JacksonMessageSerializer(),
-				new RelayWakeUp(), 1 << 20, Clock.systemUTC(), "test");
+		OutboxPublisher publisher = TestOutbox.builder(this.schema.dataSource(), this.schema.tables())
+			.sourceHost("test")
+			.build()
+			.publisher();
 		TransactionTemplate transactions = new TransactionTemplate(
 				new DataSourceTransactionManager(this.schema.dataSource()));
 		Set<String> ids = new HashSet<>();

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -27,11 +26,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.kernel.AuxiliaryTables;
 import dev.waybill.kernel.RelayWakeUp;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.rabbit.test.TcpProxy;
 import dev.waybill.outbox.test.Backends;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.replay.internal.JdbcReplays;
@@ -149,9 +147,10 @@ class ReplayOutageLogIntegrationTests {
 	}
 
 	private void publishOriginals(int messages) {
-		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(
-				new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables()), new JacksonMessageSerializer(),
-				new RelayWakeUp(), 1 << 20, Clock.systemUTC(), "test");
+		OutboxPublisher publisher = TestOutbox.builder(this.schema.dataSource(), this.schema.tables())
+			.sourceHost("test")
+			.build()
+			.publisher();
 		new TransactionTemplate(new DataSourceTransactionManager(this.schema.dataSource()))
 			.executeWithoutResult((status) -> {
 				for (int i = 0; i < messages; i++) {

@@ -2,7 +2,6 @@ package dev.waybill.schedules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -13,10 +12,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 import dev.waybill.kernel.AuxiliaryTables;
-import dev.waybill.kernel.RelayWakeUp;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.schedules.SchedulerProcess.Beat;
@@ -33,8 +30,7 @@ final class ScheduleFixtures {
 
 	static JdbcScheduler scheduler(TestSchema schema, DataSource dataSource, List<AutoCloseable> resources,
 			Schedule... schedules) {
-		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(new JdbcOutboxStore(dataSource, schema.tables()),
-				new JacksonMessageSerializer(), new RelayWakeUp(), 1 << 20, Clock.systemUTC(), "test");
+		OutboxPublisher publisher = TestOutbox.builder(dataSource, schema.tables()).sourceHost("test").build().publisher();
 		JdbcScheduler scheduler = new JdbcScheduler(dataSource, new AuxiliaryTables(schema.tables()),
 				new DataSourceTransactionManager(dataSource), publisher, List.of(schedules), Duration.ofMillis(200));
 		resources.add(scheduler::stop);
@@ -56,7 +52,7 @@ final class ScheduleFixtures {
 		return new JdbcTemplate(schema.dataSource()).query("SELECT body FROM "
 				+ schema.tables().qualifiedOutboxMessage() + " ORDER BY sequence_number", (rs, n) -> {
 					try {
-						return new JacksonMessageSerializer().deserialize(rs.getBytes(1), Beat.class);
+						return TestOutbox.serializer().deserialize(rs.getBytes(1), Beat.class);
 					}
 					catch (Exception ex) {
 						throw new IllegalStateException(ex);

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -28,15 +27,12 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 
 import dev.waybill.kernel.AuxiliaryTables;
-import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.OutboxFullException;
+import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.OutboxStats;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.test.Backends;
 import dev.waybill.outbox.test.FaultyDataSource;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.schedules.SchedulerProcess.Beat;
 import dev.waybill.schedules.internal.JdbcScheduler;
@@ -222,21 +218,20 @@ class SchedulerFaultIntegrationTests {
 	@Test
 	void aTickThatMeetsAFullOutboxDuringABrokerOutageIsNotLost() {
 		DataSource db = pool("full");
-		OutboxBacklog backlog = new OutboxBacklog();
-		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(new JdbcOutboxStore(db, this.schema.tables()),
-				new JacksonMessageSerializer(), new RelayWakeUp(), 1 << 20, Clock.systemUTC(), "test", backlog, 100);
+		TestOutbox outbox = TestOutbox.builder(db, this.schema.tables()).sourceHost("test").maxPending(100).build();
+		OutboxPublisher publisher = outbox.publisher();
 		JdbcScheduler scheduler = new JdbcScheduler(db, new AuxiliaryTables(this.schema.tables()),
 				new DataSourceTransactionManager(db), publisher, List.of(hourly("report")), Duration.ofMillis(200));
 		this.resources.add(scheduler::stop);
 		scheduler.register();
 		Instant due = makeDue("report");
 		// The relay cannot publish (broker down): the backlog it last read is at max-pending.
-		backlog.update(new OutboxStats(100, 100, 100, 0, Instant.now(), Duration.ZERO));
+		outbox.reportBacklog(new OutboxStats(100, 100, 100, 0, Instant.now(), Duration.ZERO));
 		assertThatThrownBy(scheduler::fireDue).isInstanceOf(OutboxFullException.class);
 		ScheduleStatus waiting = scheduler.find("report").orElseThrow();
 		assertThat(waiting.failedTicks()).as("a full outbox is not a failed tick").isZero();
 		assertThat(waiting.nextFireAt()).as("the tick is still due").isEqualTo(due);
-		backlog.update(OutboxStats.EMPTY); // the broker is back
+		outbox.reportBacklog(OutboxStats.EMPTY); // the broker is back
 		assertThat(scheduler.fireDue()).isEqualTo(1);
 		assertThat(outboxBeats()).as("the tick of " + due + " fired once the outbox had room").hasSize(1);
 		assertThat(scheduler.find("report").orElseThrow().failedTicks()).isZero();

@@ -29,16 +29,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
-import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestPostgres;
+import dev.waybill.outbox.test.TestRelay;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.schedules.SchedulerProcess.Beat;
 import dev.waybill.schedules.internal.JdbcScheduler;
@@ -253,13 +248,14 @@ class SchedulerIntegrationTests {
 	}
 
 	private void startRelay() {
-		RelaySettings settings = new RelaySettings(1, 50, Duration.ofSeconds(30), Duration.ofMillis(200),
-				Duration.ofSeconds(5), RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
 		var transport = TestRabbit.get().transport().build();
-		Relay relay = new Relay(new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables()), transport,
-				new RelayWakeUp(), settings, RelayListener.NONE, new OutboxBacklog());
+		TestRelay relay = TestOutbox.on(this.schema)
+			.relay(transport)
+			.settings(1, 50, Duration.ofSeconds(30), Duration.ofMillis(200), Duration.ofSeconds(5),
+					RetryPolicy.defaults(), 3, Duration.ofSeconds(1))
+			.build();
 		this.resources.add(transport);
-		this.resources.add(relay::stop);
+		this.resources.add(relay);
 		relay.start();
 	}
 
@@ -267,7 +263,7 @@ class SchedulerIntegrationTests {
 		List<Beat> beats = new ArrayList<>();
 		GetResponse response;
 		while ((response = this.channel.basicGet(this.exchange, true)) != null) {
-			beats.add(new JacksonMessageSerializer().deserialize(response.getBody(), Beat.class));
+			beats.add(TestOutbox.serializer().deserialize(response.getBody(), Beat.class));
 		}
 		return beats;
 	}

@@ -1,6 +1,5 @@
 package dev.waybill.schedules;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
@@ -10,10 +9,8 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 import dev.waybill.kernel.AuxiliaryTables;
 import dev.waybill.kernel.OutboxTables;
-import dev.waybill.kernel.RelayWakeUp;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.schedules.internal.JdbcScheduler;
 
 /**
@@ -36,8 +33,7 @@ public final class SchedulerProcess {
 		HikariDataSource dataSource = new HikariDataSource(config);
 		OutboxTables tables = OutboxTables.inSchema(args[3]);
 		long hold = Long.parseLong(args[7]);
-		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(new JdbcOutboxStore(dataSource, tables),
-				new JacksonMessageSerializer(), new RelayWakeUp(), 1 << 20, Clock.systemUTC(), "child");
+		OutboxPublisher publisher = TestOutbox.builder(dataSource, tables).sourceHost("child").build().publisher();
 		Schedule schedule = Schedule.cron(args[4], args[5], (tick, outbox) -> {
 			outbox.send(args[6], new Beat(tick.scheduledAt().toString(), "child"));
 			System.out.println("HOLDING " + tick.scheduledAt());

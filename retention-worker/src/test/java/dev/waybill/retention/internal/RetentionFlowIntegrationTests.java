@@ -3,7 +3,6 @@ package dev.waybill.retention.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -15,23 +14,19 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboundMessage;
 import dev.waybill.inbox.InboxOutcome;
-import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.inbox.internal.InboxSettings;
-import dev.waybill.inbox.internal.InboxResources;
-import dev.waybill.inbox.internal.jdbc.InboxStore;
-import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.inbox.spi.DeliveryProcessor;
+import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.kernel.TimeOrderedUuids;
+import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.OutboxStore;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.retention.RetentionListener;
 import dev.waybill.retention.RetentionResult;
@@ -50,13 +45,13 @@ class RetentionFlowIntegrationTests {
 
 	private static RetentionRows rows;
 
-	private static JdbcOutboxStore outbox;
+	private static OutboxStore outbox;
 
-	private static DefaultOutboxPublisher publisher;
+	private static OutboxPublisher publisher;
 
 	private static TransactionTemplate transactions;
 
-	private static InboxProcessor processor;
+	private static DeliveryProcessor processor;
 
 	/** Message bodies whose handling fails (every time). */
 	private static final Set<String> failing = ConcurrentHashMap.newKeySet();
@@ -73,17 +68,13 @@ class RetentionFlowIntegrationTests {
 	static void wire() {
 		schema = TestSchema.withWaybillTables("retention_flow");
 		rows = new RetentionRows(schema);
-		DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(schema.dataSource());
-		transactions = new TransactionTemplate(transactionManager);
-		outbox = new JdbcOutboxStore(schema.dataSource(), schema.tables());
-		RelayWakeUp wakeUp = new RelayWakeUp();
-		publisher = new DefaultOutboxPublisher(outbox, new JacksonMessageSerializer(), wakeUp, 1 << 20,
-				Clock.systemUTC(), "test-host");
+		TestInbox inbox = new TestInbox(schema);
+		transactions = inbox.transactions();
+		outbox = inbox.outbox().store();
+		publisher = inbox.publisher();
 		RetryPolicy policy = new RetryPolicy(RetryPolicy.Strategy.FIXED, Duration.ofMillis(1), 1, Duration.ofMillis(1),
 				2, 0);
-		processor = new InboxProcessor(new InboxResources(transactionManager,
-				new InboxStore(schema.dataSource(), schema.tables()), outbox, publisher, publisher.consumerOutbox(),
-				new JacksonMessageSerializer(), wakeUp), InboxSettings.of(policy, 0));
+		processor = inbox.deliveryProcessor(policy, 0);
 	}
 
 	@AfterAll
@@ -170,7 +161,7 @@ class RetentionFlowIntegrationTests {
 	private static InboundMessage inbound(String body) {
 		byte[] json = ("\"" + body + "\"").getBytes(StandardCharsets.UTF_8);
 		return new InboundMessage(TimeOrderedUuids.next().toString(), String.class.getName(),
-				JacksonMessageSerializer.CONTENT_TYPE, Map.of(), json, null, null, "strings", "");
+				TestOutbox.CONTENT_TYPE, Map.of(), json, null, null, "strings", "");
 	}
 
 	/** Does the relay's bookkeeping for every pending scope: marks it published, or dead. */

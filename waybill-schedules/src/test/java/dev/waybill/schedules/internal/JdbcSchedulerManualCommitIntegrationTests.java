@@ -2,7 +2,6 @@ package dev.waybill.schedules.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
@@ -14,10 +13,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 import dev.waybill.kernel.AuxiliaryTables;
-import dev.waybill.kernel.RelayWakeUp;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.schedules.Schedule;
@@ -49,8 +46,10 @@ class JdbcSchedulerManualCommitIntegrationTests {
 		// Before, the rows were written on a bare pooled connection that never committed, and the
 		// pool rolled them back: the schedule was never registered and never fired, silently.
 		AuxiliaryTables tables = new AuxiliaryTables(this.schema.tables());
-		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(new JdbcOutboxStore(this.manual, this.schema.tables()),
-				new JacksonMessageSerializer(), new RelayWakeUp(), 1 << 20, Clock.systemUTC(), "test");
+		OutboxPublisher publisher = TestOutbox.builder(this.manual, this.schema.tables())
+			.sourceHost("test")
+			.build()
+			.publisher();
 		Schedule schedule = Schedule.cron("nightly", "0 0 2 * * *", (tick, outbox) -> {
 		});
 		JdbcScheduler scheduler = new JdbcScheduler(this.manual, tables, new DataSourceTransactionManager(this.manual),
