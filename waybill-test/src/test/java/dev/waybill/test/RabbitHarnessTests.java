@@ -26,9 +26,8 @@ import org.springframework.test.context.DynamicPropertySource;
 
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.outbox.WaybillPhases;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.rabbit.test.TestReceiveEndpoint;
 import dev.waybill.outbox.spi.Transport;
 import dev.waybill.test.app.HarnessTestApplication;
 import dev.waybill.test.app.HarnessTestApplication.Calls;
@@ -86,7 +85,7 @@ class RabbitHarnessTests {
 
 	@BeforeEach
 	void consuming() {
-		RabbitReceiveEndpoint endpoint = this.context.getBean(RabbitReceiveEndpoint.class);
+		TestReceiveEndpoint endpoint = TestReceiveEndpoint.of(this.context);
 		Awaitility.await().atMost(Duration.ofSeconds(30)).until(endpoint::isConsuming);
 	}
 
@@ -97,7 +96,7 @@ class RabbitHarnessTests {
 
 	@Test
 	void aPublishedEventTravelsThroughRabbitMQToBothHandlers() {
-		assertThat(this.context.getBean(Transport.class)).isInstanceOf(RabbitTransport.class);
+		assertThat(TestRabbit.isRabbit(this.context.getBean(Transport.class))).isTrue();
 		assertThat(this.context.getBeanProvider(InMemoryTransport.class).getIfAvailable()).isNull();
 
 		UUID id = this.orders.place(1250);

@@ -15,9 +15,11 @@ import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.waybill.inbox.InboundMessage;
+import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.InboxResources;
 import dev.waybill.inbox.internal.InboxSettings;
+import dev.waybill.inbox.internal.JdbcInboxAdmin;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.spi.DeliveryProcessor;
 import dev.waybill.kernel.MessageTypes;
@@ -113,6 +115,14 @@ public final class TestInbox {
 		return new InboxProcessor(resources(), InboxSettings.of(policy, immediateRetries));
 	}
 
+	/**
+	 * Returns the admin of this inbox's rows, on its transaction manager.
+	 * @return the admin
+	 */
+	public InboxAdmin admin() {
+		return new JdbcInboxAdmin(this.transactionManager, this.store);
+	}
+
 	public JdbcTemplate jdbc() {
 		return this.jdbc;
 	}
@@ -141,6 +151,10 @@ public final class TestInbox {
 		return this.outbox.writer();
 	}
 
+	/**
+	 * Returns what ties a handler's publications to its inbound message.
+	 * @return the consumer outbox of {@link #publisher()}
+	 */
 	public ConsumerOutbox consumerOutbox() {
 		return this.outbox.consumerOutbox();
 	}

@@ -25,16 +25,16 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 import dev.waybill.inbox.ConsumerRegistration;
 import dev.waybill.inbox.InboxHeaders;
-import dev.waybill.inbox.internal.JdbcInboxAdmin;
-import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.AdminAudit;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.rabbit.ErrorQueueInfo;
 import dev.waybill.outbox.rabbit.ErrorQueueMessage;
-import dev.waybill.outbox.rabbit.internal.RabbitErrorQueues;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
+import dev.waybill.outbox.rabbit.ErrorQueues;
+import dev.waybill.outbox.rabbit.test.TestErrorQueues;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.spi.Transport;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -57,9 +57,9 @@ class RabbitErrorQueuesIntegrationTests {
 
 	private Channel channel;
 
-	private RabbitTransport transport;
+	private Transport transport;
 
-	private RabbitErrorQueues errorQueues;
+	private ErrorQueues errorQueues;
 
 	private final List<String> counted = new ArrayList<>();
 
@@ -74,12 +74,9 @@ class RabbitErrorQueuesIntegrationTests {
 		this.transport = TestRabbit.get().transport().build();
 		ConsumerRegistration<Payment> consumer = ConsumerRegistration.of(this.queue, Payment.class, (payment, context) -> {
 		});
-		this.errorQueues = new RabbitErrorQueues(this.transport, List.of(consumer),
-				new DataSourceTransactionManager(this.schema.dataSource()),
-				new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables()),
-				new JdbcInboxAdmin(new DataSourceTransactionManager(this.schema.dataSource()),
-						new InboxStore(this.schema.dataSource(), this.schema.tables())),
-				new RelayWakeUp(),
+		this.errorQueues = TestErrorQueues.create(this.transport, List.of(consumer),
+				new DataSourceTransactionManager(this.schema.dataSource()), TestOutbox.on(this.schema).writer(),
+				new TestInbox(this.schema).admin(), new RelayWakeUp(),
 				new AdminAudit(() -> Stream.of(this.counted::add), Clock.systemUTC()));
 	}
 

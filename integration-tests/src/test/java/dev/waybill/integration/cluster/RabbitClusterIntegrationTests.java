@@ -40,10 +40,11 @@ import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.rabbit.test.TestReceiveEndpoint;
 import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.spi.TransportChannel;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
@@ -114,14 +115,11 @@ class RabbitClusterIntegrationTests {
 		List<Address> nodes = List.of(Address.parseAddresses(cluster.addresses()));
 		String queue = "waybill-test.cluster.blocked." + UUID.randomUUID().toString().substring(0, 8);
 		ConnectionFactory factory = new ConnectionFactory();
-		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, RabbitTransport.class.getName());
+		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, TestRabbit.TRANSPORT_LOGGER_NAME);
 				Connection admin = factory.newConnection(nodes);
 				// The held-back publish waits for as long as the alarm lasts, and raising and clearing
 				// it through rabbitmqctl can take longer than the default confirm timeout.
-				RabbitTransport transport = RabbitTransport.builder()
-					.addresses(nodes)
-					.confirmTimeout(Duration.ofSeconds(90))
-					.build()) {
+				Transport transport = TestRabbit.transportOn(nodes, Duration.ofSeconds(90))) {
 			admin.createChannel().queueDeclare(queue, false, true, true, null);
 			TransportChannel channel = transport.openChannel();
 			assertThat(channel.publish(message(queue))).succeedsWithin(Duration.ofSeconds(30));
@@ -156,7 +154,7 @@ class RabbitClusterIntegrationTests {
 
 	private void streamThroughFailures(AssertableApplicationContext context) throws Exception {
 		assertThat(context).hasNotFailed();
-		assertThat(context).hasSingleBean(RabbitReceiveEndpoint.class);
+		assertThat(context).hasBean(WaybillRabbitInboxAutoConfiguration.RECEIVE_ENDPOINT_BEAN_NAME);
 		TransactionTemplate transactions = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
 		OutboxPublisher publisher = context.getBean(OutboxPublisher.class);
 		AtomicInteger published = new AtomicInteger();
@@ -183,8 +181,8 @@ class RabbitClusterIntegrationTests {
 			awaitHandled(300, Duration.ofSeconds(30));
 
 			// 1. stop the node of the relay's connection
-			int publisherNode = single(RabbitTransport.CONNECTION_NAME, 1);
-			int consumerNode = single(RabbitReceiveEndpoint.CONNECTION_NAME, publisherNode);
+			int publisherNode = single(TestRabbit.PUBLISHER_CONNECTION_NAME, 1);
+			int consumerNode = single(TestReceiveEndpoint.CONNECTION_NAME, publisherNode);
 			System.out.printf("cluster test: relay on node %d, consumer on node %d; stopping node %d%n", publisherNode,
 					consumerNode, publisherNode);
 			cluster.stopNode(publisherNode);
@@ -197,8 +195,8 @@ class RabbitClusterIntegrationTests {
 			// 2. kill -9 the node of the consumer's connection
 			int ask = (publisherNode == 1) ? 2 : 1;
 			awaitHandled(handledAt.size() + 200, Duration.ofSeconds(60));
-			consumerNode = single(RabbitReceiveEndpoint.CONNECTION_NAME, ask);
-			publisherNode = single(RabbitTransport.CONNECTION_NAME, ask);
+			consumerNode = single(TestReceiveEndpoint.CONNECTION_NAME, ask);
+			publisherNode = single(TestRabbit.PUBLISHER_CONNECTION_NAME, ask);
 			System.out.printf("cluster test: relay on node %d, consumer on node %d; killing node %d%n", publisherNode,
 					consumerNode, consumerNode);
 			cluster.killNode(consumerNode);

@@ -28,15 +28,15 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
-import dev.waybill.outbox.OutboxPublisher;
-import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
-import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
 import dev.waybill.integration.endpoints.Shop.Charge;
 import dev.waybill.integration.endpoints.Shop.OrderCancelled;
 import dev.waybill.integration.endpoints.Shop.OrderPlaced;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
+import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.rabbit.test.TestReceiveEndpoint;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
 
@@ -84,7 +84,7 @@ class ReceiveEndpointIntegrationTests {
 
 	@Test
 	void aPrefetchBelowTheBatchMaxSizeIsLoggedAtStartUp() {
-		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, RabbitReceiveEndpoint.class.getName())) {
+		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, TestReceiveEndpoint.LOGGER_NAME)) {
 			service(Shop.PlacedHandler.class).withPropertyValues("waybill.inbox.batch.max-size=64")
 				.run((context) -> assertThat(context).hasNotFailed());
 			assertThat(logs.events()).extracting(ILoggingEvent::getFormattedMessage)
@@ -228,7 +228,7 @@ class ReceiveEndpointIntegrationTests {
 					"waybill.rabbit.topology.exchanges[0].type=topic")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+				TestReceiveEndpoint endpoint = TestReceiveEndpoint.of(context);
 				await().until(endpoint::isConsuming);
 				this.channel.exchangeDelete(Shop.REGIONS);
 				this.channel.queueDelete(Shop.REGION_QUEUE); // the broker cancels the consumer: it declares both again

@@ -36,9 +36,9 @@ import dev.waybill.outbox.autoconfigure.health.WaybillHealthContributorAutoConfi
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
 import dev.waybill.outbox.rabbit.autoconfigure.health.WaybillRabbitHealthContributorAutoConfiguration;
-import dev.waybill.outbox.rabbit.internal.health.ConsumersHealthIndicator;
 import dev.waybill.outbox.rabbit.test.TcpProxy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.rabbit.test.TestReceiveEndpoint;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
@@ -156,7 +156,7 @@ class WaybillRabbitHealthIntegrationTests {
 	void aStoppedEndpointIsDownWithTheReason() {
 		service().run((context) -> {
 			await().until(() -> status(context, "consumers") == Status.UP);
-			context.getBean(dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint.class).stop();
+			TestReceiveEndpoint.of(context).stop();
 
 			Health stopped = component(context, "consumers");
 			assertThat(stopped.getStatus()).isEqualTo(Status.DOWN);
@@ -168,7 +168,7 @@ class WaybillRabbitHealthIntegrationTests {
 	void isOffWithoutSpringBootsHealthSupport() {
 		service().withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
 			.run((context) -> assertThat(context).hasNotFailed()
-				.doesNotHaveBean(ConsumersHealthIndicator.class)
+				.doesNotHaveBean("waybillConsumersHealth")
 				.doesNotHaveBean("waybillHealthContributor"));
 	}
 

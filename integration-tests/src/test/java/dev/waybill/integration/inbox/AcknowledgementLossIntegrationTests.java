@@ -3,7 +3,6 @@ package dev.waybill.integration.inbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,25 +19,17 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.ReceiveEndpoint;
-import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.inbox.internal.InboxResources;
-import dev.waybill.inbox.internal.InboxSettings;
-import dev.waybill.inbox.internal.jdbc.InboxStore;
-import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.inbox.spi.DeliveryProcessor;
+import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
-import dev.waybill.outbox.rabbit.internal.ReceiveEndpointSettings;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.rabbit.test.TestReceiveEndpoint;
+import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WireFaultProxy;
 import dev.waybill.outbox.test.WireFaultProxy.Fault;
@@ -88,7 +79,7 @@ class AcknowledgementLossIntegrationTests {
 		WireFaultProxy database = postgresProxy();
 		HikariDataSource pool = pool(database);
 		database.loseCommitReply((sql) -> sql.contains(".handled"), fault);
-		RabbitReceiveEndpoint endpoint = endpoint(pool, TestRabbit.get().transport().build());
+		TestReceiveEndpoint endpoint = endpoint(pool, TestRabbit.get().transport().build());
 		endpoint.start();
 		UUID id = publish(1);
 		Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiveCount(id) >= 2 && queueIsEmpty());
@@ -110,7 +101,7 @@ class AcknowledgementLossIntegrationTests {
 		for (int n = 1; n <= 8; n++) {
 			ids.add(publish(n)); // queued before the consumer starts: handled in batches
 		}
-		RabbitReceiveEndpoint endpoint = endpoint(pool, TestRabbit.get().transport().build(), partitioned);
+		TestReceiveEndpoint endpoint = endpoint(pool, TestRabbit.get().transport().build(), partitioned);
 		endpoint.start();
 		Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> queueIsEmpty()
 				&& new JdbcTemplate(this.schema.dataSource()).queryForObject("SELECT count(*) FROM "
@@ -132,11 +123,11 @@ class AcknowledgementLossIntegrationTests {
 		WireFaultProxy broker = WireFaultProxy.amqp(TestRabbit.get().host(), TestRabbit.get().port());
 		this.resources.add(broker);
 		broker.loseClientAck(fault);
-		RabbitTransport transport = TestRabbit.get().transport(broker.host(), broker.port())
+		Transport transport = TestRabbit.get().transport(broker.host(), broker.port())
 			.customizer((factory) -> factory.setRequestedHeartbeat(2))
 			.recoveryInterval(Duration.ofMillis(200))
 			.build();
-		RabbitReceiveEndpoint endpoint = endpoint(this.schema.dataSource(), transport);
+		TestReceiveEndpoint endpoint = endpoint(this.schema.dataSource(), transport);
 		endpoint.start();
 		UUID id = publish(1);
 		Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> receiveCount(id) >= 2 && queueIsEmpty());
@@ -197,21 +188,12 @@ class AcknowledgementLossIntegrationTests {
 		return pool;
 	}
 
-	private RabbitReceiveEndpoint endpoint(javax.sql.DataSource database, RabbitTransport transport) {
+	private TestReceiveEndpoint endpoint(javax.sql.DataSource database, Transport transport) {
 		return endpoint(database, transport, true);
 	}
 
-	private RabbitReceiveEndpoint endpoint(javax.sql.DataSource database, RabbitTransport transport,
-			boolean partitioned) {
-		DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(database);
-		JdbcOutboxStore outbox = new JdbcOutboxStore(database, this.schema.tables());
-		RelayWakeUp wakeUp = new RelayWakeUp();
-		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(outbox, new JacksonMessageSerializer(), wakeUp,
-				1 << 20, Clock.systemUTC(), "test-host");
-		InboxProcessor processor = new InboxProcessor(new InboxResources(transactionManager,
-				new InboxStore(database, this.schema.tables()), outbox, publisher, publisher.consumerOutbox(),
-				new JacksonMessageSerializer(), wakeUp),
-				InboxSettings.of(RetryPolicy.defaults(), 3));
+	private TestReceiveEndpoint endpoint(javax.sql.DataSource database, Transport transport, boolean partitioned) {
+		DeliveryProcessor processor = new TestInbox(this.schema, database).deliveryProcessor(RetryPolicy.defaults(), 3);
 		this.resources.add(transport);
 		JdbcTemplate handledTable = new JdbcTemplate(database);
 		String table = this.schema.name() + ".handled";
@@ -219,10 +201,10 @@ class AcknowledgementLossIntegrationTests {
 			handledTable.update("INSERT INTO " + table + " (n) VALUES (?)", ping.n());
 			context.publish(new Pong(ping.n()));
 		};
-		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor,
+		TestReceiveEndpoint endpoint = TestReceiveEndpoint.create(transport, processor,
 				List.of(ReceiveEndpoint.on(this.queue).withPartitionByOrderingKey(partitioned).handle(Ping.class, handler)),
-				ReceiveEndpointSettings.DEFAULTS.withShutdownTimeout(Duration.ofSeconds(5)));
-		this.resources.add(endpoint::stop);
+				Duration.ofSeconds(5));
+		this.resources.add(endpoint);
 		return endpoint;
 	}
 

@@ -24,9 +24,9 @@ import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.outbox.MessageType;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.test.ConsumerService;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.rabbit.test.TestReceiveEndpoint;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -64,7 +64,7 @@ class ConsumerErrorIntegrationTests {
 	void anOutOfMemoryErrorFromAHandlerLeavesItsDeliveryUnacknowledgedAndTheEndpointConsumesOn() {
 		service().run((context) -> {
 			assertThat(context).hasNotFailed();
-			RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+			TestReceiveEndpoint endpoint = TestReceiveEndpoint.of(context);
 			await().until(endpoint::isConsuming);
 			UUID before = publish("ok");
 			await().until(() -> this.pings.handled(before) == 1);

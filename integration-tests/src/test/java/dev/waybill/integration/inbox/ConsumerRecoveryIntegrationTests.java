@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -17,7 +16,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.DefaultConsumer;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -28,7 +26,6 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.test.util.ReflectionTestUtils;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -37,13 +34,12 @@ import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.outbox.MessageType;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.internal.health.ConsumersHealthIndicator;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;
+import dev.waybill.outbox.rabbit.test.ConsumerService;
 import dev.waybill.outbox.rabbit.test.FailureAnalyses;
 import dev.waybill.outbox.rabbit.test.TcpProxy;
-import dev.waybill.outbox.rabbit.test.ConsumerService;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.rabbit.test.TestReceiveEndpoint;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -103,7 +99,7 @@ class ConsumerRecoveryIntegrationTests {
 				assertThat(context).hasNotFailed();
 				// it fails over at the first refused connection; before, start-up failed after ~24 s
 				assertThat(startUp).isLessThan(Duration.ofSeconds(15));
-				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+				TestReceiveEndpoint endpoint = TestReceiveEndpoint.of(context);
 				assertThat(endpoint.isRunning()).isTrue();
 				assertThat(endpoint.isConsuming()).isFalse();
 				assertThat(logs.atLeast(Level.WARN)).anySatisfy((event) -> assertThat(event.getFormattedMessage())
@@ -139,7 +135,7 @@ class ConsumerRecoveryIntegrationTests {
 	@Test
 	void declaresItsTopologyAgainOnReconnectingToABrokerThatLostIt() throws Exception {
 		service().run((context) -> {
-			RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+			TestReceiveEndpoint endpoint = TestReceiveEndpoint.of(context);
 			await().until(endpoint::isConsuming);
 			UUID before = publish("ok");
 			await().until(() -> this.pings.handled(before) == 1);
@@ -169,7 +165,7 @@ class ConsumerRecoveryIntegrationTests {
 		ConsumerService.runner(this.schema, endpoints, this.proxy)
 			.withPropertyValues("waybill.rabbit.recovery-interval=500ms")
 			.run((context) -> {
-				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+				TestReceiveEndpoint endpoint = TestReceiveEndpoint.of(context);
 				await().until(endpoint::isConsuming);
 				others.gate = new CountDownLatch(1);
 				UUID held = publish("slow"); // to both queues: the other queue's handler holds it
@@ -197,12 +193,12 @@ class ConsumerRecoveryIntegrationTests {
 	void aChannelTheBrokerClosesAloneIsReplacedOnTheSameConnection() throws Exception {
 		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, "dev.waybill.outbox.rabbit")) {
 			service().run((context) -> {
-				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+				TestReceiveEndpoint endpoint = TestReceiveEndpoint.of(context);
 				await().until(endpoint::isConsuming);
 				UUID before = publish("ok");
 				await().until(() -> this.pings.handled(before) == 1);
 				int connections = this.proxy.connectionsForwarded();
-				Channel consuming = consumingChannel(endpoint, this.queue);
+				Channel consuming = endpoint.consumingChannel(this.queue);
 
 				// an acknowledgement of a delivery tag the channel never had: the broker closes that channel
 				// (PRECONDITION_FAILED), as it does one whose delivery outlived its consumer_timeout
@@ -210,7 +206,7 @@ class ConsumerRecoveryIntegrationTests {
 
 				await().until(() -> !consuming.isOpen());
 				await().until(() -> endpoint.isConsuming(this.queue)
-						&& consumingChannel(endpoint, this.queue) != consuming);
+						&& endpoint.consumingChannel(this.queue) != consuming);
 				assertThat(this.proxy.connectionsForwarded()).as("connections opened").isEqualTo(connections);
 				assertThat(logs.atLeast(Level.WARN)).anySatisfy((event) -> assertThat(event.getFormattedMessage())
 					.contains("the broker closed a channel consuming " + this.queue)
@@ -221,25 +217,12 @@ class ConsumerRecoveryIntegrationTests {
 		}
 	}
 
-	/** The open channel the endpoint consumes a queue on. */
-	private static Channel consumingChannel(RabbitReceiveEndpoint endpoint, String queue) {
-		Object status = ReflectionTestUtils.getField(endpoint, "status");
-		Collection<?> consumers = (Collection<?>) ReflectionTestUtils.getField(status, "consumers");
-		return consumers.stream()
-			.map(DefaultConsumer.class::cast)
-			.filter((consumer) -> queue.equals(ReflectionTestUtils.getField(consumer, "queue"))
-					&& consumer.getChannel().isOpen())
-			.map(DefaultConsumer::getChannel)
-			.reduce((first, last) -> last)
-			.orElseThrow();
-	}
-
 	@Test
 	void anExchangeAnOperatorDeletedComesBackWithTheConsumersBindingsOnTheLiveConnection() throws Exception {
 		ConsumerService.runner(this.schema, endpoint(), this.proxy)
 			.withPropertyValues("waybill.rabbit.recovery-interval=500ms", "waybill.rabbit.topology-check-interval=200ms")
 			.run((context) -> {
-				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+				TestReceiveEndpoint endpoint = TestReceiveEndpoint.of(context);
 				await().until(endpoint::isConsuming);
 				int connections = this.proxy.connectionsForwarded();
 
@@ -262,7 +245,7 @@ class ConsumerRecoveryIntegrationTests {
 	void theDeliveriesHeldWhenTheirQueueIsDeletedAreStillHandled() throws Exception {
 		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, "dev.waybill.outbox.rabbit")) {
 			service().run((context) -> {
-				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+				TestReceiveEndpoint endpoint = TestReceiveEndpoint.of(context);
 				await().until(endpoint::isConsuming);
 				List<UUID> sent = publishHeldAtTheGate(4);
 				// one in each channel's handler, the others held by its lane (prefetch 4)
@@ -295,8 +278,7 @@ class ConsumerRecoveryIntegrationTests {
 			ConsumerService.runner(this.schema, endpoints, this.proxy)
 				.withPropertyValues("waybill.rabbit.recovery-interval=500ms")
 				.run((context) -> {
-					RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
-					ConsumersHealthIndicator health = new ConsumersHealthIndicator(endpoint);
+					TestReceiveEndpoint endpoint = TestReceiveEndpoint.of(context);
 					await().until(endpoint::isConsuming);
 					// its extra binding's exchange gone, the queue cannot be declared again with its bindings
 					this.topology.channel().exchangeDelete(extra);
@@ -309,7 +291,7 @@ class ConsumerRecoveryIntegrationTests {
 					assertThat(endpoint.isConsuming(this.queue)).isFalse();
 					assertThat(endpoint.isConsuming(this.otherQueue)).isTrue();
 					assertThat(endpoint.notConsumingReason(this.queue)).contains("NOT_FOUND").contains(extra);
-					Health reported = health.health();
+					Health reported = endpoint.health();
 					assertThat(reported.getStatus()).isEqualTo(Status.DOWN);
 					assertThat(reported.getDetails().get("queues")).isEqualTo(
 							Map.of(this.queue, "not consuming", this.otherQueue, "consuming"));
@@ -320,7 +302,7 @@ class ConsumerRecoveryIntegrationTests {
 
 					this.topology.channel().exchangeDeclare(extra, "fanout", false);
 					await().until(endpoint::isConsuming);
-					assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+					assertThat(endpoint.health().getStatus()).isEqualTo(Status.UP);
 					UUID after = publish("ok");
 					await().until(() -> this.pings.handled(after) == 1 && others.handled(after) == 1);
 				});
@@ -332,7 +314,7 @@ class ConsumerRecoveryIntegrationTests {
 		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, "com.rabbitmq.client", "dev.waybill.outbox.rabbit",
 				"dev.waybill.inbox")) {
 			service().run((context) -> {
-				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+				TestReceiveEndpoint endpoint = TestReceiveEndpoint.of(context);
 				await().until(endpoint::isConsuming);
 				List<UUID> sent = publishHeldAtTheGate(6);
 				// two in the handlers (concurrency 2), the others sent ahead (prefetch 4), none acknowledged

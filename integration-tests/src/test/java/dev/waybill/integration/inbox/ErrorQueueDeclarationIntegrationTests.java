@@ -22,10 +22,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.outbox.MessageType;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;
 import dev.waybill.outbox.rabbit.test.ConsumerService;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.rabbit.test.TestReceiveEndpoint;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -65,7 +65,7 @@ class ErrorQueueDeclarationIntegrationTests {
 	void anErrorQueueTakesItsQueuesTypeButNoneOfItsLimitsSoPeekingLosesNothing() throws Exception {
 		service(LIMITED_QUORUM).run((context) -> {
 			assertThat(context).hasNotFailed();
-			await().until(context.getBean(RabbitReceiveEndpoint.class)::isConsuming);
+			await().until(TestReceiveEndpoint.of(context)::isConsuming);
 			for (int i = 1; i <= 3; i++) {
 				publishUnreadable();
 				int faulted = i;
@@ -100,7 +100,7 @@ class ErrorQueueDeclarationIntegrationTests {
 		try (CapturedLogs logs = CapturedLogs.capture(Level.INFO, "dev.waybill.outbox.rabbit")) {
 			service(arguments).run((context) -> {
 				assertThat(context).hasNotFailed();
-				await().until(context.getBean(RabbitReceiveEndpoint.class)::isConsuming);
+				await().until(TestReceiveEndpoint.of(context)::isConsuming);
 				publishUnreadable();
 				await().until(() -> depth(this.queue + "_error") == 1);
 			});

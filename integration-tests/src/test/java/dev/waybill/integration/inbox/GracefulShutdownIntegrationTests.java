@@ -35,9 +35,9 @@ import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
 import dev.waybill.outbox.rabbit.test.ConsumerService;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.rabbit.test.TestReceiveEndpoint;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -76,7 +76,7 @@ class GracefulShutdownIntegrationTests {
 	@Test
 	void closingTheContextMidStreamRedeliversNoHandledMessage() {
 		service().run((context) -> {
-			await().until(context.getBean(RabbitReceiveEndpoint.class)::isConsuming);
+			await().until(TestReceiveEndpoint.of(context)::isConsuming);
 			TransactionTemplate transactions = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
 			OutboxPublisher publisher = context.getBean(OutboxPublisher.class);
 			for (int i = 0; i < MESSAGES; i += 10) {
@@ -122,7 +122,7 @@ class GracefulShutdownIntegrationTests {
 		// handlers the stop outran the shutdown timeout and the handlers ran again elsewhere.
 		this.jobs.pause = Duration.ofMillis(500);
 		service(1, 16).withUserConfiguration(NotJdbcTransactions.class).run((context) -> {
-			await().until(context.getBean(RabbitReceiveEndpoint.class)::isConsuming);
+			await().until(TestReceiveEndpoint.of(context)::isConsuming);
 			TransactionTemplate transactions = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
 			OutboxPublisher publisher = context.getBean(OutboxPublisher.class);
 			transactions.executeWithoutResult((status) -> {
@@ -147,7 +147,7 @@ class GracefulShutdownIntegrationTests {
 		// inbox, which ran every one after the stop began. Now slow handlers are never batched.
 		this.jobs.pause = Duration.ofMillis(500);
 		service(1, 16).run((context) -> {
-			await().until(context.getBean(RabbitReceiveEndpoint.class)::isConsuming);
+			await().until(TestReceiveEndpoint.of(context)::isConsuming);
 			TransactionTemplate transactions = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
 			OutboxPublisher publisher = context.getBean(OutboxPublisher.class);
 			transactions.executeWithoutResult((status) -> publisher.publish(new Job(0)));

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,26 +24,18 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.ReceiveEndpoint;
-import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.inbox.internal.InboxResources;
-import dev.waybill.inbox.internal.InboxSettings;
-import dev.waybill.inbox.internal.jdbc.InboxStore;
-import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.inbox.spi.DeliveryProcessor;
+import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
-import dev.waybill.outbox.rabbit.internal.ReceiveEndpointSettings;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.rabbit.test.TestReceiveEndpoint;
+import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -58,7 +49,7 @@ class ReceiveEndpointDatabaseOutageIntegrationTests {
 
 	private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
-	private final Logger logger = (Logger) LoggerFactory.getLogger(RabbitReceiveEndpoint.class);
+	private final Logger logger = (Logger) LoggerFactory.getLogger(TestReceiveEndpoint.LOGGER_NAME);
 
 	private TestSchema schema;
 
@@ -107,7 +98,7 @@ class ReceiveEndpointDatabaseOutageIntegrationTests {
 				return super.getConnection();
 			}
 		};
-		RabbitReceiveEndpoint endpoint = endpoint(database);
+		TestReceiveEndpoint endpoint = endpoint(database);
 		endpoint.start();
 		try (Connection connection = TestRabbit.get().connect(); Channel channel = connection.createChannel()) {
 			publish(channel, 0);
@@ -149,26 +140,18 @@ class ReceiveEndpointDatabaseOutageIntegrationTests {
 		channel.basicPublish("", this.queue, properties, ("{\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8));
 	}
 
-	private RabbitReceiveEndpoint endpoint(javax.sql.DataSource database) {
-		DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(database);
-		JdbcOutboxStore outbox = new JdbcOutboxStore(database, this.schema.tables());
-		RelayWakeUp wakeUp = new RelayWakeUp();
-		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(outbox, new JacksonMessageSerializer(), wakeUp,
-				1 << 20, Clock.systemUTC(), "test-host");
-		InboxProcessor processor = new InboxProcessor(new InboxResources(transactionManager,
-				new InboxStore(database, this.schema.tables()), outbox, publisher, publisher.consumerOutbox(),
-				new JacksonMessageSerializer(), wakeUp),
-				InboxSettings.of(RetryPolicy.defaults(), 3));
-		RabbitTransport transport = TestRabbit.get().transport().build();
+	private TestReceiveEndpoint endpoint(javax.sql.DataSource database) {
+		DeliveryProcessor processor = new TestInbox(this.schema, database).deliveryProcessor(RetryPolicy.defaults(), 3);
+		Transport transport = TestRabbit.get().transport().build();
 		this.resources.add(transport);
 		JdbcTemplate handledTable = new JdbcTemplate(database);
 		String table = this.schema.name() + ".handled";
 		MessageHandler<Ping> handler = (Ping ping, MessageContext context) -> handledTable
 			.update("INSERT INTO " + table + " (n) VALUES (?)", ping.n());
-		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor,
+		TestReceiveEndpoint endpoint = TestReceiveEndpoint.create(transport, processor,
 				List.of(ReceiveEndpoint.on(this.queue).withConcurrency(4).handle(Ping.class, handler)),
-				ReceiveEndpointSettings.DEFAULTS.withShutdownTimeout(Duration.ofSeconds(20)));
-		this.resources.add(endpoint::stop);
+				Duration.ofSeconds(20));
+		this.resources.add(endpoint);
 		return endpoint;
 	}
 

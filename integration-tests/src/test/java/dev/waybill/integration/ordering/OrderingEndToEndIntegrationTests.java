@@ -3,7 +3,6 @@ package dev.waybill.integration.ordering;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,31 +28,22 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.ReceiveEndpoint;
-import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.inbox.internal.InboxResources;
-import dev.waybill.inbox.internal.InboxSettings;
-import dev.waybill.inbox.internal.jdbc.InboxStore;
-import dev.waybill.kernel.RelayWakeUp;
-import dev.waybill.outbox.MessageType;
-import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.internal.relay.RelaySettings;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
-import dev.waybill.outbox.rabbit.internal.ReceiveEndpointSettings;
+import dev.waybill.inbox.spi.DeliveryProcessor;
+import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.integration.relay.RelayProcess;
+import dev.waybill.outbox.MessageType;
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
-import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.rabbit.test.TestReceiveEndpoint;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.spi.TransportChannel;
 import dev.waybill.outbox.spi.TransportException;
 import dev.waybill.outbox.test.ForwardingTransport;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestPostgres;
+import dev.waybill.outbox.test.TestRelay;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -107,30 +97,28 @@ class OrderingEndToEndIntegrationTests {
 	@Test
 	void everyKeysEventsAreHandledInCommitOrderOnceDespiteFailuresAKilledRelayAndAConsumerHandOver() throws Exception {
 		KeyedRecorder.Shared recorded = new KeyedRecorder.Shared();
-		RabbitReceiveEndpoint first = endpoint(receiveEndpoint(recorder("first", recorded)));
-		RabbitReceiveEndpoint second = endpoint(receiveEndpoint(recorder("second", recorded)));
+		TestReceiveEndpoint first = endpoint(receiveEndpoint(recorder("first", recorded)));
+		TestReceiveEndpoint second = endpoint(receiveEndpoint(recorder("second", recorded)));
 		first.start();
 		second.start();
 
 		AtomicInteger injected = new AtomicInteger();
 		RetryPolicy retry = new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMillis(20), 2,
 				Duration.ofMillis(200), 100, 0);
-		RelaySettings settings = new RelaySettings(2, 50, Duration.ofSeconds(3), Duration.ofMillis(100),
-				Duration.ofSeconds(5), retry, 3, Duration.ofSeconds(1));
-		JdbcOutboxStore store = new JdbcOutboxStore(this.orders.dataSource(), this.orders.tables());
+		TestOutbox outbox = TestOutbox.on(this.orders);
 		for (int i = 0; i < 2; i++) {
-			RabbitTransport transport = TestRabbit.get().transport().build();
+			Transport transport = TestRabbit.get().transport().build();
 			this.resources.add(transport);
-			Relay relay = new Relay(store, new FailingTransport(transport, injected), new RelayWakeUp(), settings,
-					RelayListener.NONE, new OutboxBacklog());
-			relay.start();
-			this.resources.add(relay::stop);
+			TestRelay relay = TestRelay.builder(outbox.store(), new FailingTransport(transport, injected))
+				.settings(2, 50, Duration.ofSeconds(3), Duration.ofMillis(100), Duration.ofSeconds(5), retry, 3,
+						Duration.ofSeconds(1))
+				.start();
+			this.resources.add(relay);
 		}
 		Process child = startRelayProcess(Duration.ofSeconds(2), 25);
 		this.resources.add(child::destroyForcibly);
 
-		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(store, new JacksonMessageSerializer(),
-				new RelayWakeUp(), 1 << 20, Clock.systemUTC(), "test-host");
+		OutboxPublisher publisher = outbox.publisher();
 		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(this.orders.dataSource()));
 		ExecutorService writers = Executors.newFixedThreadPool(4);
 		List<Future<?>> written = new ArrayList<>();
@@ -205,21 +193,13 @@ class OrderingEndToEndIntegrationTests {
 		return (count != null) ? count : 0;
 	}
 
-	private RabbitReceiveEndpoint endpoint(ReceiveEndpoint consumers) {
-		DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(this.billing.dataSource());
-		JdbcOutboxStore outbox = new JdbcOutboxStore(this.billing.dataSource(), this.billing.tables());
-		RelayWakeUp wakeUp = new RelayWakeUp();
-		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(outbox, new JacksonMessageSerializer(), wakeUp,
-				1 << 20, Clock.systemUTC(), "test-host");
-		InboxProcessor processor = new InboxProcessor(new InboxResources(transactionManager,
-				new InboxStore(this.billing.dataSource(), this.billing.tables()), outbox, publisher,
-				publisher.consumerOutbox(), new JacksonMessageSerializer(), wakeUp),
-				InboxSettings.of(RetryPolicy.defaults(), 3));
-		RabbitTransport transport = TestRabbit.get().transport().build();
+	private TestReceiveEndpoint endpoint(ReceiveEndpoint consumers) {
+		DeliveryProcessor processor = new TestInbox(this.billing).deliveryProcessor(RetryPolicy.defaults(), 3);
+		Transport transport = TestRabbit.get().transport().build();
 		this.resources.add(transport);
-		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumers),
-				ReceiveEndpointSettings.DEFAULTS.withShutdownTimeout(Duration.ofSeconds(20)));
-		this.resources.add(endpoint::stop);
+		TestReceiveEndpoint endpoint = TestReceiveEndpoint.create(transport, processor, List.of(consumers),
+				Duration.ofSeconds(20));
+		this.resources.add(endpoint);
 		return endpoint;
 	}
 

@@ -2,7 +2,6 @@ package dev.waybill.integration.ordering;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,25 +20,17 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.ReceiveEndpoint;
-import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.inbox.internal.InboxResources;
-import dev.waybill.inbox.internal.InboxSettings;
-import dev.waybill.inbox.internal.jdbc.InboxStore;
-import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.inbox.spi.DeliveryProcessor;
+import dev.waybill.inbox.test.TestInbox;
 import dev.waybill.outbox.MessageType;
+import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.internal.relay.RelaySettings;
-import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
-import dev.waybill.outbox.rabbit.internal.ReceiveEndpointSettings;
 import dev.waybill.outbox.rabbit.test.TcpProxy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
-import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.rabbit.test.TestReceiveEndpoint;
+import dev.waybill.outbox.spi.Transport;
+import dev.waybill.outbox.test.TestOutbox;
+import dev.waybill.outbox.test.TestRelay;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -95,7 +86,7 @@ class QuorumQueueHandOverIntegrationTests {
 			KeyedRecorder.Shared recorded = new KeyedRecorder.Shared();
 
 			// Declares the queue and its binding, then leaves: the backlog waits in the queue.
-			RabbitReceiveEndpoint declarer = endpoint(resources, billing, null,
+			TestReceiveEndpoint declarer = endpoint(resources, billing, null,
 					receiveEndpoint(queue, arguments, concurrency, recorder(billing, "declarer", recorded)));
 			declarer.start();
 			Awaitility.await().atMost(Duration.ofSeconds(30)).until(declarer::isConsuming);
@@ -105,9 +96,9 @@ class QuorumQueueHandOverIntegrationTests {
 
 			TcpProxy proxy = TcpProxy.start(TestRabbit.get().host(), TestRabbit.get().port());
 			resources.add(proxy);
-			RabbitReceiveEndpoint a = endpoint(resources, billing, proxy,
+			TestReceiveEndpoint a = endpoint(resources, billing, proxy,
 					receiveEndpoint(queue, arguments, concurrency, recorder(billing, "A", recorded)));
-			RabbitReceiveEndpoint b = endpoint(resources, billing, null,
+			TestReceiveEndpoint b = endpoint(resources, billing, null,
 					receiveEndpoint(queue, arguments, concurrency, recorder(billing, "B", recorded)));
 			a.start(); // the first to consume a single-active-consumer queue is its active consumer
 			Awaitility.await().atMost(Duration.ofSeconds(30)).until(a::isConsuming);
@@ -188,9 +179,8 @@ class QuorumQueueHandOverIntegrationTests {
 
 	/** Writes every key's messages in the outbox, relays them, and waits until the queue holds them all. */
 	private void publishBacklog(List<AutoCloseable> resources, TestSchema orders, String queue) throws Exception {
-		JdbcOutboxStore store = new JdbcOutboxStore(orders.dataSource(), orders.tables());
-		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(store, new JacksonMessageSerializer(),
-				new RelayWakeUp(), 1 << 20, Clock.systemUTC(), "test-host");
+		TestOutbox outbox = TestOutbox.on(orders);
+		OutboxPublisher publisher = outbox.publisher();
 		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(orders.dataSource()));
 		for (int seq = 0; seq < EVENTS_PER_KEY; seq++) {
 			for (int k = 0; k < KEYS; k++) {
@@ -200,12 +190,12 @@ class QuorumQueueHandOverIntegrationTests {
 		}
 		RetryPolicy retry = new RetryPolicy(RetryPolicy.Strategy.EXPONENTIAL, Duration.ofMillis(20), 2,
 				Duration.ofMillis(200), 100, 0);
-		RelaySettings settings = new RelaySettings(2, 100, Duration.ofSeconds(5), Duration.ofMillis(50),
-				Duration.ofSeconds(5), retry, 3, Duration.ofSeconds(1));
-		RabbitTransport transport = TestRabbit.get().transport().build();
+		Transport transport = TestRabbit.get().transport().build();
 		resources.add(transport);
-		Relay relay = new Relay(store, transport, new RelayWakeUp(), settings, RelayListener.NONE, new OutboxBacklog());
-		relay.start();
+		TestRelay relay = TestRelay.builder(outbox.store(), transport)
+			.settings(2, 100, Duration.ofSeconds(5), Duration.ofMillis(50), Duration.ofSeconds(5), retry, 3,
+					Duration.ofSeconds(1))
+			.start();
 		try (Connection connection = TestRabbit.get().connect(); Channel channel = connection.createChannel()) {
 			Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
 				.until(() -> channel.queueDeclarePassive(queue).getMessageCount() >= TOTAL);
@@ -233,23 +223,15 @@ class QuorumQueueHandOverIntegrationTests {
 		return (count != null) ? count : 0;
 	}
 
-	private static RabbitReceiveEndpoint endpoint(List<AutoCloseable> resources, TestSchema billing, TcpProxy proxy,
+	private static TestReceiveEndpoint endpoint(List<AutoCloseable> resources, TestSchema billing, TcpProxy proxy,
 			ReceiveEndpoint consumers) {
-		DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(billing.dataSource());
-		JdbcOutboxStore outbox = new JdbcOutboxStore(billing.dataSource(), billing.tables());
-		RelayWakeUp wakeUp = new RelayWakeUp();
-		DefaultOutboxPublisher publisher = new DefaultOutboxPublisher(outbox, new JacksonMessageSerializer(), wakeUp,
-				1 << 20, Clock.systemUTC(), "test-host");
-		InboxProcessor processor = new InboxProcessor(new InboxResources(transactionManager,
-				new InboxStore(billing.dataSource(), billing.tables()), outbox, publisher, publisher.consumerOutbox(),
-				new JacksonMessageSerializer(), wakeUp),
-				InboxSettings.of(RetryPolicy.defaults(), 3));
-		RabbitTransport transport = ((proxy != null) ? TestRabbit.get().transport(proxy) : TestRabbit.get().transport())
+		DeliveryProcessor processor = new TestInbox(billing).deliveryProcessor(RetryPolicy.defaults(), 3);
+		Transport transport = ((proxy != null) ? TestRabbit.get().transport(proxy) : TestRabbit.get().transport())
 			.build();
 		resources.add(transport);
-		RabbitReceiveEndpoint endpoint = new RabbitReceiveEndpoint(transport, processor, List.of(consumers),
-				ReceiveEndpointSettings.DEFAULTS.withShutdownTimeout(Duration.ofSeconds(20)));
-		resources.add(endpoint::stop);
+		TestReceiveEndpoint endpoint = TestReceiveEndpoint.create(transport, processor, List.of(consumers),
+				Duration.ofSeconds(20));
+		resources.add(endpoint);
 		return endpoint;
 	}
 

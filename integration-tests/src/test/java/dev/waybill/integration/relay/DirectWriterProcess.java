@@ -1,6 +1,5 @@
 package dev.waybill.integration.relay;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -12,17 +11,12 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.kernel.OutboxTables;
-import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.internal.relay.RelaySettings;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
-import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.spi.Transport;
+import dev.waybill.outbox.test.TestOutbox;
+import dev.waybill.outbox.test.TestRelay;
 
 /**
  * A service in a process of its own, for the crash test to kill: writer threads commit one
@@ -46,16 +40,17 @@ public final class DirectWriterProcess {
 		ConnectionFactory broker = new ConnectionFactory();
 		broker.setHost(args[4]);
 		broker.setPort(Integer.parseInt(args[5]));
-		RabbitTransport transport = RabbitTransport.builder().connectionFactory(broker).build();
-		RelaySettings settings = new RelaySettings(2, 100, Duration.ofMillis(Long.parseLong(args[6])), Duration.ofMillis(200),
-				Duration.ofSeconds(5), RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
-		JdbcOutboxStore store = new JdbcOutboxStore(dataSource, OutboxTables.inSchema(args[3]));
-		RelayWakeUp wakeUp = new RelayWakeUp();
-		Relay relay = new Relay(store, transport, wakeUp, settings, RelayListener.NONE, new OutboxBacklog());
-		store.setDirectDispatcher(relay.enableDirectDispatch());
+		Transport transport = TestRabbit.transportOn(broker);
+		TestOutbox outbox = TestOutbox.builder(dataSource, OutboxTables.inSchema(args[3]))
+			.sourceHost("direct-writer")
+			.build();
+		TestRelay relay = outbox.relay(transport)
+			.settings(2, 100, Duration.ofMillis(Long.parseLong(args[6])), Duration.ofMillis(200), Duration.ofSeconds(5),
+					RetryPolicy.defaults(), 3, Duration.ofSeconds(1))
+			.build();
+		outbox.enableDirectDispatch(relay);
 		relay.start();
-		OutboxPublisher publisher = new DefaultOutboxPublisher(store, new JacksonMessageSerializer(), wakeUp, 1 << 20,
-				Clock.systemUTC(), "direct-writer", new OutboxBacklog(), 0);
+		OutboxPublisher publisher = outbox.publisher();
 		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		String exchange = args[7];
 		AtomicLong sequence = new AtomicLong();

@@ -24,18 +24,15 @@ import org.junit.jupiter.api.Test;
 import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;
-import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.test.ForwardingOutboxStore;
 import dev.waybill.outbox.test.TestMessages;
+import dev.waybill.outbox.test.TestOutbox;
+import dev.waybill.outbox.test.TestRelay;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -72,10 +69,10 @@ class OverlappedClaimCommitRelayIntegrationTests {
 	@Test
 	void messagesReachTheBrokerBeforeTheirClaimCommitsAndAreMarkedOnceItDidWithoutASecondDelivery() throws Exception {
 		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
-		JdbcOutboxStore writer = new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables());
+		TestOutbox writer = TestOutbox.on(this.schema);
 		int scopes = 5;
 		for (int i = 0; i < scopes; i++) {
-			writer.write(TestMessages.scope(queue.exchange(), "m" + i));
+			writer.writer().write(TestMessages.scope(queue.exchange(), "m" + i));
 		}
 		Map<String, Long> deliveredAt = new ConcurrentHashMap<>();
 		CountDownLatch allDelivered = new CountDownLatch(scopes);
@@ -83,27 +80,28 @@ class OverlappedClaimCommitRelayIntegrationTests {
 		// The claim commits once its messages were delivered: a relay that waited for the commit to
 		// publish would deliver them only after the hold ran out. (A commit held for a fixed second
 		// raced the first connection, the publish and the delivery on a busy machine.)
-		SlowCommitStore store = new SlowCommitStore(writer, allDelivered);
+		SlowCommitStore store = new SlowCommitStore(writer.store(), allDelivered);
 		// A lease shorter than the wait below: a scope whose published mark was lost (made before the
 		// claim committed, so fenced out) would be delivered again.
 		Duration lease = Duration.ofSeconds(3);
-		RelaySettings settings = new RelaySettings(1, scopes, lease, Duration.ofMillis(200), Duration.ofSeconds(5),
-				RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
 		RelayWakeUp wakeUp = new RelayWakeUp();
-		Relay relay = new Relay(store, TestRabbit.get().transport().build(), wakeUp, settings, RelayListener.NONE,
-				new OutboxBacklog());
+		TestRelay relay = TestRelay.builder(store, TestRabbit.get().transport().build())
+			.wakeUp(wakeUp)
+			.settings(1, scopes, lease, Duration.ofMillis(200), Duration.ofSeconds(5), RetryPolicy.defaults(), 3,
+					Duration.ofSeconds(1))
+			.build();
 		this.resources.add(relay::stop);
 		relay.start();
 		wakeUp.signal();
 
-		Awaitility.await().atMost(COMMIT_HELD_AT_MOST.plusSeconds(20)).until(() -> writer.stats().pendingScopes() == 0);
+		Awaitility.await().atMost(COMMIT_HELD_AT_MOST.plusSeconds(20)).until(() -> writer.store().stats().pendingScopes() == 0);
 		assertThat(store.committedAt).as("the claim's commit was handed over").isNotEmpty();
 		long firstCommit = store.committedAt.get(0);
 		assertThat(deliveredAt.values()).as("delivered before the claim committed").hasSize(scopes)
 			.allSatisfy((at) -> assertThat(at).isLessThan(firstCommit));
 		Thread.sleep(lease.toMillis() + 1000); // a lost mark would show as a second delivery by now
 		assertThat(deliveries).hasSize(scopes).doesNotHaveDuplicates();
-		OutboxStats stats = writer.stats();
+		OutboxStats stats = writer.store().stats();
 		assertThat(stats.pendingScopes()).isZero();
 		assertThat(stats.deadScopes()).isZero();
 	}

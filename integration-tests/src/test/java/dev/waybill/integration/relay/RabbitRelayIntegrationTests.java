@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -46,14 +45,6 @@ import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.InvalidMessageException;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.DefaultOutboxAdmin;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.internal.relay.RelaySettings;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;
 import dev.waybill.outbox.rabbit.test.TcpProxy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
@@ -63,8 +54,11 @@ import dev.waybill.outbox.relay.CircuitState;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
+import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.TestMessages;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestPostgres;
+import dev.waybill.outbox.test.TestRelay;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -75,18 +69,21 @@ class RabbitRelayIntegrationTests {
 
 	private static final Duration SLOW_POLL = Duration.ofSeconds(30);
 
+	private static final Consumer<TestRelay.Builder> DEFAULT_SETTINGS = (relay) -> {
+	};
+
 	private final List<AutoCloseable> resources = new ArrayList<>();
 
 	private TestSchema schema;
 
-	private JdbcOutboxStore store;
+	private TestOutbox outbox;
 
 	private TestTopology topology;
 
 	@BeforeEach
 	void setUp() {
 		this.schema = TestSchema.withWaybillTables("rabbitrelay");
-		this.store = new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables());
+		this.outbox = TestOutbox.on(this.schema);
 		this.topology = TestRabbit.get().topology("relay");
 	}
 
@@ -159,10 +156,10 @@ class RabbitRelayIntegrationTests {
 		RelayWakeUp wakeUp = new RelayWakeUp();
 		start(settings(SLOW_POLL, retry), wakeUp, transport());
 		long started = System.nanoTime();
-		this.store.write(TestMessages.scope(exchange, "lost?"));
+		this.outbox.writer().write(TestMessages.scope(exchange, "lost?"));
 		wakeUp.signal();
 
-		await().until(() -> this.store.stats().deadScopes() == 1);
+		await().until(() -> this.outbox.store().stats().deadScopes() == 1);
 
 		assertThat(Duration.ofNanos(System.nanoTime() - started)).as("waited 200 ms, then 400 ms")
 			.isGreaterThanOrEqualTo(Duration.ofMillis(600));
@@ -171,7 +168,7 @@ class RabbitRelayIntegrationTests {
 		assertThat((String) dead.get("last_error")).startsWith("MESSAGE: ").contains("unroutable");
 
 		BoundQueue queue = this.topology.bind(exchange, "");
-		assertThat(new DefaultOutboxAdmin(this.store, wakeUp).redriveDestination(exchange)).isEqualTo(1);
+		assertThat(outbox(wakeUp).admin().redriveDestination(exchange)).isEqualTo(1);
 		assertThat(new String(queue.next().getBody(), StandardCharsets.UTF_8)).isEqualTo("lost?");
 		awaitNoPending();
 	}
@@ -184,27 +181,27 @@ class RabbitRelayIntegrationTests {
 		RetryPolicy retry = new RetryPolicy(RetryPolicy.Strategy.FIXED, Duration.ofMillis(100), 1, Duration.ofMillis(100), 3, 0);
 		// A lease well inside the wait after the restore: a batch whose outcome was lost with the
 		// connection comes back through its lease, the designed recovery, within the wait.
-		RelaySettings settings = new RelaySettings(2, 20, Duration.ofSeconds(15), Duration.ofMillis(200),
-				Duration.ofSeconds(2), retry, 2, Duration.ofMillis(500));
+		Consumer<TestRelay.Builder> settings = (relay) -> relay.settings(2, 20, Duration.ofSeconds(15),
+				Duration.ofMillis(200), Duration.ofSeconds(2), retry, 2, Duration.ofMillis(500));
 		List<CircuitState> circuit = new CopyOnWriteArrayList<>();
 		RelayListener recordCircuit = recording(circuit);
 		RelayWakeUp wakeUp = new RelayWakeUp();
 		CapturedLogs logs = CapturedLogs.capture(Level.INFO, "com.rabbitmq.client", "dev.waybill.outbox");
 		this.resources.add(logs);
-		Relay relay = start(settings, wakeUp, TestRabbit.get().transport(proxy).build(), recordCircuit);
-		this.store.write(TestMessages.scope(queue.exchange(), "before"));
+		TestRelay relay = start(settings, wakeUp, TestRabbit.get().transport(proxy).build(), recordCircuit);
+		this.outbox.writer().write(TestMessages.scope(queue.exchange(), "before"));
 		wakeUp.signal();
 		queue.next();
 
 		proxy.cut();
 		for (int i = 0; i < 50; i++) {
-			this.store.write(TestMessages.scope(queue.exchange(), "during-" + i));
+			this.outbox.writer().write(TestMessages.scope(queue.exchange(), "during-" + i));
 		}
 		wakeUp.signal();
 		await().until(() -> relay.circuitState() != CircuitState.CLOSED);
 		// Stay down for ten times max-attempts x interval.
 		Awaitility.await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).until(() -> true);
-		assertThat(this.store.stats().deadScopes()).isZero();
+		assertThat(this.outbox.store().stats().deadScopes()).isZero();
 		assertThat(maxAttemptsOfPending()).as("no attempt is counted while the broker is away").isZero();
 
 		proxy.restore();
@@ -223,7 +220,7 @@ class RabbitRelayIntegrationTests {
 		bodies.remove("before");
 		assertThat(bodies).isEqualTo(expected);
 		awaitNoPending();
-		assertThat(this.store.stats().deadScopes()).isZero();
+		assertThat(this.outbox.store().stats().deadScopes()).isZero();
 		assertThat(circuit).contains(CircuitState.OPEN).endsWith(CircuitState.CLOSED);
 		// an outage is expected trouble: warnings without stack traces, no errors
 		List<ILoggingEvent> errors = logs.atLeast(Level.ERROR);
@@ -231,7 +228,7 @@ class RabbitRelayIntegrationTests {
 		List<ILoggingEvent> traced = logs.atLeast(Level.WARN).stream().filter((event) -> event.getThrowableProxy() != null).toList();
 		assertThat(traced).as("warnings with a stack trace:\n%s", CapturedLogs.describe(traced)).isEmpty();
 		// one warning when the outage begins, none per failed probe (every 500 ms here), one line when it ends
-		List<String> relayLines = logs.events().stream().filter((event) -> event.getLoggerName().equals(Relay.class.getName()))
+		List<String> relayLines = logs.events().stream().filter((event) -> event.getLoggerName().equals(TestRelay.LOGGER_NAME))
 			.filter((event) -> event.getLevel().isGreaterOrEqual(Level.INFO)).map(ILoggingEvent::getFormattedMessage).toList();
 		assertThat(relayLines).filteredOn((line) -> line.contains("broker")).hasSize(2);
 		assertThat(relayLines).filteredOn((line) -> line.contains("broker unavailable (")).hasSize(1);
@@ -262,16 +259,17 @@ class RabbitRelayIntegrationTests {
 		pool.setValidationTimeout(1000);
 		this.resources.add(pool);
 		// Polls every 200 ms: before, each of the 2 workers logged a warning with a stack trace per poll.
-		RelaySettings settings = new RelaySettings(2, 20, Duration.ofSeconds(15), Duration.ofMillis(200),
-				Duration.ofSeconds(2), RetryPolicy.defaults(), 2, Duration.ofMillis(500));
 		CapturedLogs logs = CapturedLogs.capture(Level.INFO, "dev.waybill.outbox");
 		this.resources.add(logs);
 		RelayWakeUp wakeUp = new RelayWakeUp();
-		Relay relay = new Relay(new JdbcOutboxStore(pool, this.schema.tables()), transport(), wakeUp, settings,
-				RelayListener.NONE, new OutboxBacklog());
+		TestRelay relay = TestRelay.builder(TestOutbox.on(pool, this.schema.tables()).store(), transport())
+			.wakeUp(wakeUp)
+			.settings(2, 20, Duration.ofSeconds(15), Duration.ofMillis(200), Duration.ofSeconds(2),
+					RetryPolicy.defaults(), 2, Duration.ofMillis(500))
+			.build();
 		this.resources.add(relay::stop);
 		relay.start();
-		this.store.write(TestMessages.scope(queue.exchange(), "before"));
+		this.outbox.writer().write(TestMessages.scope(queue.exchange(), "before"));
 		wakeUp.signal();
 		queue.next();
 
@@ -292,12 +290,12 @@ class RabbitRelayIntegrationTests {
 			return bodies.containsAll(expected);
 		});
 		awaitNoPending();
-		assertThat(this.store.stats().deadScopes()).isZero();
+		assertThat(this.outbox.store().stats().deadScopes()).isZero();
 		assertThat(jdbc().queryForObject("SELECT max(attempts) FROM " + this.schema.tables().qualifiedOutboxState(),
 				Integer.class)).as("no attempt counted for the outage").isOne();
 		List<String> relayLines = logs.events().stream()
 			.filter((event) -> event.getLevel().isGreaterOrEqual(Level.INFO))
-			.filter((event) -> event.getLoggerName().startsWith(Relay.class.getPackageName()))
+			.filter((event) -> event.getLoggerName().startsWith(TestRelay.LOGGER_PREFIX))
 			.map(ILoggingEvent::getFormattedMessage)
 			.toList();
 		assertThat(relayLines).filteredOn((line) -> line.contains("database unavailable (")).hasSize(1);
@@ -312,12 +310,12 @@ class RabbitRelayIntegrationTests {
 		int messages = 4000;
 		BoundQueue bound = this.topology.exchangeWithQueue("fanout", "");
 		for (int i = 0; i < messages; i++) {
-			this.store.write(TestMessages.scope(bound.exchange(), "m" + i));
+			this.outbox.writer().write(TestMessages.scope(bound.exchange(), "m" + i));
 		}
 		List<String> all = consumeMessageIds(bound);
 		Set<String> received = ConcurrentHashMap.newKeySet();
 
-		Process child = startRelayProcess(RelaySettings.defaults().leaseDuration(), 25);
+		Process child = startRelayProcess(TestRelay.DEFAULT_LEASE, 25);
 		long killedAt;
 		try {
 			await().until(() -> new HashSet<>(all).size() >= 200);
@@ -328,20 +326,20 @@ class RabbitRelayIntegrationTests {
 		finally {
 			child.destroyForcibly();
 		}
-		long leftByTheDeadRelay = this.store.stats().pendingScopes();
+		long leftByTheDeadRelay = this.outbox.store().stats().pendingScopes();
 		assertThat(leftByTheDeadRelay).as("killed mid-way, not after finishing").isPositive();
 		// What the dead relay held is either under its lease (claims that committed) or due at once
 		// (a claim whose commit had not run yet rolled back); either way it is delivered in time.
 		Integer orphaned = jdbc().queryForObject("SELECT count(*) FROM " + this.schema.tables().qualifiedOutboxState()
 				+ " WHERE status = 'pending' AND lease_owner IS NOT NULL AND lease_until > now()", Integer.class);
 
-		start(RelaySettings.defaults(), new RelayWakeUp(), transport()); // the same host restarted
+		start(DEFAULT_SETTINGS, new RelayWakeUp(), transport()); // the same host restarted
 
 		Awaitility.await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
 			.until(() -> new HashSet<>(all).size() == messages);
 		Duration allDelivered = Duration.ofNanos(System.nanoTime() - killedAt);
 		System.out.println("Relay killed with " + orphaned + " scopes under lease; every message delivered "
-				+ allDelivered.toMillis() + " ms after the kill (lease " + RelaySettings.defaults().leaseDuration() + ")");
+				+ allDelivered.toMillis() + " ms after the kill (lease " + TestRelay.DEFAULT_LEASE + ")");
 		received.addAll(all);
 		awaitNoPending();
 		assertThat(jdbc().queryForList("SELECT m.message_id::text FROM " + this.schema.tables().qualifiedOutboxMessage() + " m",
@@ -378,7 +376,7 @@ class RabbitRelayIntegrationTests {
 		List<String> committed = jdbc().queryForList("SELECT message_id::text FROM " + this.schema.tables().qualifiedOutboxMessage(),
 				String.class);
 
-		start(RelaySettings.defaults(), new RelayWakeUp(), transport()); // the same service restarted, or another instance
+		start(DEFAULT_SETTINGS, new RelayWakeUp(), transport()); // the same service restarted, or another instance
 
 		Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
 			.until(() -> new HashSet<>(all).containsAll(committed));
@@ -396,15 +394,15 @@ class RabbitRelayIntegrationTests {
 			for (int j = 0; j < 10; j++) {
 				bodies[j] = "m" + i + "." + j;
 			}
-			this.store.write(TestMessages.scope(queue.exchange(), bodies));
+			this.outbox.writer().write(TestMessages.scope(queue.exchange(), bodies));
 		}
 		List<String> ids = consumeMessageIds(queue);
-		RelaySettings settings = new RelaySettings(2, 20, Duration.ofSeconds(60), Duration.ofMillis(200),
-				Duration.ofSeconds(5), RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
+		Consumer<TestRelay.Builder> settings = (relay) -> relay.settings(2, 20, Duration.ofSeconds(60),
+				Duration.ofMillis(200), Duration.ofSeconds(5), RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
 		start(settings, new RelayWakeUp(), transport());
 		start(settings, new RelayWakeUp(), transport());
 
-		Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> ids.size() >= messages && this.store.stats().pendingScopes() == 0);
+		Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> ids.size() >= messages && this.outbox.store().stats().pendingScopes() == 0);
 		Awaitility.await().pollDelay(Duration.ofMillis(500)).until(() -> true); // let any duplicate arrive
 		assertThat(ids).hasSize(messages).doesNotHaveDuplicates();
 	}
@@ -421,15 +419,15 @@ class RabbitRelayIntegrationTests {
 						"application/json", Map.of("big", "x".repeat(300_000)), "{}".getBytes(StandardCharsets.UTF_8),
 						null, null, null, Instant.now(), null);
 				bad = UUID.randomUUID();
-				this.store.write(new OutboxScope(bad, List.of(tooLarge), null, null));
+				this.outbox.writer().write(new OutboxScope(bad, List.of(tooLarge), null, null));
 			}
 			OutboxScope scope = TestMessages.scope(queue.exchange(), "a" + i, "b" + i);
 			scope.messages().forEach((message) -> good.add(message.messageId().toString()));
-			this.store.write(scope);
+			this.outbox.writer().write(scope);
 		}
 		start(settings(Duration.ofMillis(200), RetryPolicy.defaults()), new RelayWakeUp(), transport());
 
-		await().until(() -> this.store.stats().pendingScopes() == 0 && ids.size() >= good.size());
+		await().until(() -> this.outbox.store().stats().pendingScopes() == 0 && ids.size() >= good.size());
 		Awaitility.await().pollDelay(Duration.ofMillis(500)).until(() -> true); // let any duplicate arrive
 		assertThat(ids).containsExactlyInAnyOrderElementsOf(good);
 		List<Map<String, Object>> dead = jdbc().queryForList("SELECT id, attempts, last_error FROM "
@@ -439,7 +437,7 @@ class RabbitRelayIntegrationTests {
 		assertThat(dead.get(0).get("attempts")).isEqualTo(1);
 		assertThat((String) dead.get(0).get("last_error")).startsWith("PERMANENT: ")
 			.contains("Content headers exceeded max frame size")
-			.contains(RabbitTransport.FRAME_MAX_PROPERTY);
+			.contains(TestRabbit.FRAME_MAX_PROPERTY);
 	}
 
 	@Test
@@ -447,11 +445,14 @@ class RabbitRelayIntegrationTests {
 		String exchange = this.topology.exchange("topic");
 		String routingKey = "r".repeat(255);
 		BoundQueue queue = this.topology.bind(exchange, routingKey);
-		RabbitTransport transport = transport();
+		Transport transport = transport();
 		RelayWakeUp wakeUp = new RelayWakeUp();
 		start(settings(SLOW_POLL, RetryPolicy.defaults()), wakeUp, transport);
-		OutboxPublisher publisher = new DefaultOutboxPublisher(this.store, new JacksonMessageSerializer(), wakeUp, 1 << 20,
-				Clock.systemUTC(), "test-host", new OutboxBacklog(), 0, transport::maxHeaderBytes);
+		OutboxPublisher publisher = TestOutbox.builder(this.schema.dataSource(), this.schema.tables())
+			.wakeUp(wakeUp)
+			.maxHeaderBytes(transport::maxHeaderBytes)
+			.build()
+			.publisher();
 		long limit = transport.maxHeaderBytes();
 		assertThat(limit).isEqualTo(131072 - 8);
 		String name = "n".repeat(254) + "n"; // 255 bytes
@@ -483,7 +484,7 @@ class RabbitRelayIntegrationTests {
 		assertThat(delivery.getProperties().getHeaders()).containsKey(name);
 		assertThat(delivery.getProperties().getHeaders().get("big").toString().getBytes(StandardCharsets.UTF_8)).hasSize(fits);
 		awaitNoPending();
-		assertThat(this.store.stats().deadScopes()).isZero();
+		assertThat(this.outbox.store().stats().deadScopes()).isZero();
 	}
 
 	@Test
@@ -497,7 +498,7 @@ class RabbitRelayIntegrationTests {
 		inTransaction(publisher(wakeUp), (p) -> p.send(queue.exchange(), new Order("fast")));
 
 		queue.next();
-		await().until(() -> this.store.stats().pendingScopes() == 0);
+		await().until(() -> this.outbox.store().stats().pendingScopes() == 0);
 		assertThat(Duration.ofNanos(System.nanoTime() - committed)).isLessThan(SLOW_POLL);
 	}
 
@@ -532,29 +533,37 @@ class RabbitRelayIntegrationTests {
 		return builder.start();
 	}
 
-	private Relay start(RelaySettings settings, RelayWakeUp wakeUp, RabbitTransport transport) {
+	private TestRelay start(Consumer<TestRelay.Builder> settings, RelayWakeUp wakeUp, Transport transport) {
 		return start(settings, wakeUp, transport, RelayListener.NONE);
 	}
 
-	private Relay start(RelaySettings settings, RelayWakeUp wakeUp, RabbitTransport transport, RelayListener listener) {
-		Relay relay = new Relay(this.store, transport, wakeUp, settings, listener, new OutboxBacklog());
+	private TestRelay start(Consumer<TestRelay.Builder> settings, RelayWakeUp wakeUp, Transport transport,
+			RelayListener listener) {
+		TestRelay.Builder builder = TestRelay.builder(this.outbox.store(), transport).wakeUp(wakeUp).listener(listener);
+		settings.accept(builder);
+		TestRelay relay = builder.build();
 		this.resources.add(transport);
-		this.resources.add(relay::stop);
+		this.resources.add(relay);
 		relay.start();
 		return relay;
 	}
 
-	private RabbitTransport transport() {
+	private Transport transport() {
 		return TestRabbit.get().transport().build();
 	}
 
-	private static RelaySettings settings(Duration poll, RetryPolicy retry) {
-		return new RelaySettings(2, 50, Duration.ofSeconds(60), poll, Duration.ofSeconds(5), retry, 3, Duration.ofSeconds(1));
+	private static Consumer<TestRelay.Builder> settings(Duration poll, RetryPolicy retry) {
+		return (relay) -> relay.settings(2, 50, Duration.ofSeconds(60), poll, Duration.ofSeconds(5), retry, 3,
+				Duration.ofSeconds(1));
+	}
+
+	/** An outbox on the test's tables whose writes signal {@code wakeUp}. */
+	private TestOutbox outbox(RelayWakeUp wakeUp) {
+		return TestOutbox.builder(this.schema.dataSource(), this.schema.tables()).wakeUp(wakeUp).build();
 	}
 
 	private OutboxPublisher publisher(RelayWakeUp wakeUp) {
-		return new DefaultOutboxPublisher(this.store, new JacksonMessageSerializer(), wakeUp, 1 << 20, Clock.systemUTC(),
-				"test-host");
+		return outbox(wakeUp).publisher();
 	}
 
 	private void inTransaction(OutboxPublisher publisher, Consumer<OutboxPublisher> work) {
@@ -575,7 +584,7 @@ class RabbitRelayIntegrationTests {
 	private Set<String> writeDuring(BoundQueue queue, RelayWakeUp wakeUp, int count) {
 		Set<String> bodies = new HashSet<>();
 		for (int i = 0; i < count; i++) {
-			this.store.write(TestMessages.scope(queue.exchange(), "during-" + i));
+			this.outbox.writer().write(TestMessages.scope(queue.exchange(), "during-" + i));
 			bodies.add("during-" + i);
 		}
 		wakeUp.signal();
@@ -589,14 +598,14 @@ class RabbitRelayIntegrationTests {
 	}
 
 	private void awaitNoPending() {
-		await().until(() -> this.store.stats().pendingScopes() == 0);
+		await().until(() -> this.outbox.store().stats().pendingScopes() == 0);
 	}
 
 	@Test
 	void aBrokerThatStopsAnsweringWithoutClosingTheConnectionCostsNoAttemptsAndOpensTheCircuit() throws Exception {
 		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
 		TcpProxy proxy = TestRabbit.get().proxy();
-		RabbitTransport transport = TestRabbit.get().transport(proxy)
+		Transport transport = TestRabbit.get().transport(proxy)
 			.confirmTimeout(Duration.ofMillis(500))
 			.connectionTimeout(Duration.ofSeconds(1))
 			.build();
@@ -604,15 +613,18 @@ class RabbitRelayIntegrationTests {
 		this.resources.add(proxy); // closed first, so that blocked writes fail and the transport can close
 		// Two attempts: before, each confirm timeout of a silent broker cost one, and the scopes died.
 		RetryPolicy retry = new RetryPolicy(RetryPolicy.Strategy.FIXED, Duration.ofMillis(100), 1, Duration.ofMillis(100), 2, 0);
-		RelaySettings settings = new RelaySettings(1, 20, Duration.ofSeconds(15), Duration.ofMillis(200),
-				Duration.ofMillis(500), retry, 2, Duration.ofMillis(500));
 		List<CircuitState> circuit = new CopyOnWriteArrayList<>();
 		RelayListener recordCircuit = recording(circuit);
 		RelayWakeUp wakeUp = new RelayWakeUp();
-		Relay relay = new Relay(this.store, transport, wakeUp, settings, recordCircuit, new OutboxBacklog());
+		TestRelay relay = TestRelay.builder(this.outbox.store(), transport)
+			.wakeUp(wakeUp)
+			.settings(1, 20, Duration.ofSeconds(15), Duration.ofMillis(200), Duration.ofMillis(500), retry, 2,
+					Duration.ofMillis(500))
+			.listener(recordCircuit)
+			.build();
 		relay.start();
 		this.resources.add(relay::stop);
-		this.store.write(TestMessages.scope(queue.exchange(), "before"));
+		this.outbox.writer().write(TestMessages.scope(queue.exchange(), "before"));
 		wakeUp.signal();
 		queue.next();
 
@@ -622,7 +634,7 @@ class RabbitRelayIntegrationTests {
 		await().until(() -> circuit.contains(CircuitState.OPEN));
 		// many confirm timeouts long
 		Awaitility.await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).until(() -> true);
-		assertThat(this.store.stats().deadScopes()).isZero();
+		assertThat(this.outbox.store().stats().deadScopes()).isZero();
 		assertThat(maxAttemptsOfPending()).as("no attempt is counted while the broker does not answer").isZero();
 
 		proxy.restore();
@@ -632,23 +644,25 @@ class RabbitRelayIntegrationTests {
 			return bodies.containsAll(expected);
 		});
 		awaitNoPending();
-		assertThat(this.store.stats().deadScopes()).isZero();
+		assertThat(this.outbox.store().stats().deadScopes()).isZero();
 	}
 
 	@Test
 	void aRelayStoppedWhileItCannotPublishGivesBackTheScopesItClaimedDueAtOnce() throws Exception {
 		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
 		TcpProxy proxy = TestRabbit.get().proxy();
-		RabbitTransport transport = TestRabbit.get().transport(proxy).build();
+		Transport transport = TestRabbit.get().transport(proxy).build();
 		this.resources.add(transport);
 		this.resources.add(proxy); // closed first, so the blocked writes fail and the transport can close
 		// The broker stops answering: the worker's publishes fill the socket and block, so the
 		// scopes it claimed are neither published nor failed when the relay stops.
 		RetryPolicy retry = new RetryPolicy(RetryPolicy.Strategy.FIXED, Duration.ofSeconds(1), 1, Duration.ofSeconds(1), 5, 0);
-		RelaySettings settings = new RelaySettings(1, 40, Duration.ofSeconds(60), Duration.ofMillis(200), Duration.ofMillis(500), retry, 3,
-				Duration.ofSeconds(1));
 		RelayWakeUp wakeUp = new RelayWakeUp();
-		Relay relay = new Relay(this.store, transport, wakeUp, settings, RelayListener.NONE, new OutboxBacklog());
+		TestRelay relay = TestRelay.builder(this.outbox.store(), transport)
+			.wakeUp(wakeUp)
+			.settings(1, 40, Duration.ofSeconds(60), Duration.ofMillis(200), Duration.ofMillis(500), retry, 3,
+					Duration.ofSeconds(1))
+			.build();
 		Set<Thread> relayThreads = ConcurrentHashMap.newKeySet();
 		relay.start();
 		this.resources.add(relay::stop);
@@ -657,15 +671,15 @@ class RabbitRelayIntegrationTests {
 			.contains("waybill-relay-settler", "waybill-relay-leases", "waybill-relay-0");
 
 		// the worker's channel is open before the broker stops answering
-		this.store.write(TestMessages.scope(queue.exchange(), "\"first\""));
+		this.outbox.writer().write(TestMessages.scope(queue.exchange(), "\"first\""));
 		wakeUp.signal();
 		queue.next();
-		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> this.store.stats().pendingScopes() == 0);
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> this.outbox.store().stats().pendingScopes() == 0);
 
 		proxy.pause();
 		String body = "\"" + "x".repeat(1024 * 1024) + "\"";
 		for (int i = 0; i < 40; i++) {
-			this.store.write(TestMessages.scope(queue.exchange(), body));
+			this.outbox.writer().write(TestMessages.scope(queue.exchange(), body));
 		}
 		wakeUp.signal();
 		// 40 MB: more than the socket buffers hold, so the batch's publishing blocks

@@ -24,11 +24,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.internal.relay.RelaySettings;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
@@ -36,7 +31,11 @@ import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxScope;
+import dev.waybill.outbox.spi.OutboxStore;
+import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.TestMessages;
+import dev.waybill.outbox.test.TestOutbox;
+import dev.waybill.outbox.test.TestRelay;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WireFaultProxy;
 import dev.waybill.outbox.test.WireFaultProxy.Fault;
@@ -60,13 +59,13 @@ class RelayAcknowledgementLossIntegrationTests {
 
 	private TestTopology topology;
 
-	private JdbcOutboxStore writer;
+	private TestOutbox writer;
 
 	@BeforeEach
 	void setUp() {
 		this.schema = TestSchema.withWaybillTables("relay_ack_loss");
 		this.topology = TestRabbit.get().topology("relay-ack-loss");
-		this.writer = new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables());
+		this.writer = TestOutbox.on(this.schema);
 	}
 
 	@AfterEach
@@ -93,13 +92,13 @@ class RelayAcknowledgementLossIntegrationTests {
 		CapturedLogs logs = CapturedLogs.capture(Level.INFO, "dev.waybill.outbox");
 		this.resources.add(logs);
 		RelayWakeUp wakeUp = new RelayWakeUp();
-		startRelay(new JdbcOutboxStore(pool(database), this.schema.tables()), TestRabbit.get().transport().build(),
+		startRelay(TestOutbox.on(pool(database), this.schema.tables()).store(), TestRabbit.get().transport().build(),
 				wakeUp);
 		OutboxScope scope = TestMessages.scope(queue.exchange(), "marked once");
-		this.writer.write(scope);
+		this.writer.writer().write(scope);
 		wakeUp.signal();
 
-		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> this.writer.stats().pendingScopes() == 0);
+		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> this.writer.store().stats().pendingScopes() == 0);
 		// The mark is tried again once the lost connection is noticed (at once, or after socketTimeout).
 		Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> logs.events().stream()
 			.anyMatch((event) -> event.getFormattedMessage().contains("recorded the delivery outcomes again")));
@@ -123,12 +122,12 @@ class RelayAcknowledgementLossIntegrationTests {
 		this.resources.add(logs);
 		RelayWakeUp wakeUp = new RelayWakeUp();
 		// One attempt: the first failure (an exchange that does not exist) is the scope's death.
-		startRelay(new JdbcOutboxStore(pool(database), this.schema.tables()), TestRabbit.get().transport().build(),
+		startRelay(TestOutbox.on(pool(database), this.schema.tables()).store(), TestRabbit.get().transport().build(),
 				wakeUp, new RetryPolicy(RetryPolicy.Strategy.FIXED, Duration.ofSeconds(1), 1, Duration.ofSeconds(1), 1, 0));
-		this.writer.write(TestMessages.scope(this.topology.uniqueName("missing"), "dies once"));
+		this.writer.writer().write(TestMessages.scope(this.topology.uniqueName("missing"), "dies once"));
 		wakeUp.signal();
 
-		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> this.writer.stats().deadScopes() == 1);
+		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> this.writer.store().stats().deadScopes() == 1);
 		Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> logs.events().stream()
 			.anyMatch((event) -> event.getFormattedMessage().contains("recorded the delivery outcomes again")));
 		assertThat(database.fired()).isOne();
@@ -146,18 +145,18 @@ class RelayAcknowledgementLossIntegrationTests {
 		WireFaultProxy broker = WireFaultProxy.amqp(TestRabbit.get().host(), TestRabbit.get().port());
 		this.resources.add(broker);
 		broker.loseBrokerAck(fault);
-		RabbitTransport transport = TestRabbit.get().transport(broker.host(), broker.port())
+		Transport transport = TestRabbit.get().transport(broker.host(), broker.port())
 			.confirmTimeout(Duration.ofSeconds(2))
 			.recoveryInterval(Duration.ofMillis(200))
 			.customizer((factory) -> factory.setRequestedHeartbeat(2))
 			.build();
 		RelayWakeUp wakeUp = new RelayWakeUp();
-		startRelay(new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables()), transport, wakeUp);
+		startRelay(TestOutbox.on(this.schema).store(), transport, wakeUp);
 		OutboxScope scope = TestMessages.scope(queue.exchange(), "confirm lost");
-		this.writer.write(scope);
+		this.writer.writer().write(scope);
 		wakeUp.signal();
 
-		Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> this.writer.stats().pendingScopes() == 0);
+		Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> this.writer.store().stats().pendingScopes() == 0);
 		Awaitility.await().pollDelay(Duration.ofSeconds(1)).until(() -> true);
 		assertThat(broker.fired()).isOne();
 		String id = scope.messages().get(0).messageId().toString();
@@ -173,14 +172,12 @@ class RelayAcknowledgementLossIntegrationTests {
 				+ this.schema.tables().qualifiedOutboxState());
 	}
 
-	private void startRelay(JdbcOutboxStore store, RabbitTransport transport, RelayWakeUp wakeUp) {
+	private void startRelay(OutboxStore store, Transport transport, RelayWakeUp wakeUp) {
 		startRelay(store, transport, wakeUp, RetryPolicy.defaults());
 	}
 
-	private void startRelay(JdbcOutboxStore store, RabbitTransport transport, RelayWakeUp wakeUp, RetryPolicy retry) {
+	private void startRelay(OutboxStore store, Transport transport, RelayWakeUp wakeUp, RetryPolicy retry) {
 		this.resources.add(transport);
-		RelaySettings settings = new RelaySettings(1, 10, Duration.ofSeconds(30), Duration.ofMillis(200),
-				Duration.ofSeconds(1), retry, 3, Duration.ofMillis(500));
 		RelayListener listener = new RelayListener() {
 			@Override
 			public void published(ClaimedScope scope, Instant confirmedAt) {
@@ -197,8 +194,13 @@ class RelayAcknowledgementLossIntegrationTests {
 				RelayAcknowledgementLossIntegrationTests.this.released.add(error);
 			}
 		};
-		Relay relay = new Relay(store, transport, wakeUp, settings, listener, new OutboxBacklog());
-		this.resources.add(relay::stop);
+		TestRelay relay = TestRelay.builder(store, transport)
+			.wakeUp(wakeUp)
+			.settings(1, 10, Duration.ofSeconds(30), Duration.ofMillis(200), Duration.ofSeconds(1), retry, 3,
+					Duration.ofMillis(500))
+			.listener(listener)
+			.build();
+		this.resources.add(relay);
 		relay.start();
 	}
 

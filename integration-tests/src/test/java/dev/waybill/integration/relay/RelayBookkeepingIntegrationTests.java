@@ -29,19 +29,16 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.internal.relay.RelaySettings;
 import dev.waybill.outbox.rabbit.test.TcpProxy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;
-import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.test.ForwardingOutboxStore;
 import dev.waybill.outbox.test.TestMessages;
+import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestPostgres;
+import dev.waybill.outbox.test.TestRelay;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -89,27 +86,28 @@ class RelayBookkeepingIntegrationTests {
 	void theRelaysConnectionsTerminatedWhileItMarksPublishedCostSecondsNotALeaseAndNoRepublish() throws Exception {
 		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
 		int scopes = 20;
-		JdbcOutboxStore writer = new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables());
+		TestOutbox writer = TestOutbox.on(this.schema);
 		for (int i = 0; i < scopes; i++) {
-			writer.write(TestMessages.scope(queue.exchange(), "m" + i));
+			writer.writer().write(TestMessages.scope(queue.exchange(), "m" + i));
 		}
 		List<String> delivered = consume(queue);
 		TerminatingStore store = new TerminatingStore(
-				new JdbcOutboxStore(this.relayDataSource, this.schema.tables()));
+				TestOutbox.on(this.relayDataSource, this.schema.tables()).store());
 		// A lease far longer than the wait below: only a prompt retry of the write can pass.
 		Duration lease = Duration.ofSeconds(60);
-		RelaySettings settings = new RelaySettings(1, scopes, lease, Duration.ofMillis(200), Duration.ofSeconds(5),
-				RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
 		RelayWakeUp wakeUp = new RelayWakeUp();
-		Relay relay = new Relay(store, TestRabbit.get().transport().build(), wakeUp, settings, RelayListener.NONE,
-				new OutboxBacklog());
+		TestRelay relay = TestRelay.builder(store, TestRabbit.get().transport().build())
+			.wakeUp(wakeUp)
+			.settings(1, scopes, lease, Duration.ofMillis(200), Duration.ofSeconds(5), RetryPolicy.defaults(), 3,
+					Duration.ofSeconds(1))
+			.build();
 		this.resources.add(relay::stop);
 		relay.start();
 		wakeUp.signal();
 
 		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> store.terminatedAt.get() != 0);
 		Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
-			.until(() -> writer.stats().pendingScopes() == 0);
+			.until(() -> writer.store().stats().pendingScopes() == 0);
 		Duration markedAfter = Duration.ofNanos(System.nanoTime() - store.terminatedAt.get());
 
 		assertThat(store.failedMarks).as("the relay's mark-published statement really failed").isNotEmpty();
@@ -117,7 +115,7 @@ class RelayBookkeepingIntegrationTests {
 			.isLessThan(Duration.ofSeconds(5));
 		Awaitility.await().pollDelay(Duration.ofSeconds(1)).until(() -> true); // a duplicate would arrive by now
 		assertThat(delivered).hasSize(scopes).doesNotHaveDuplicates();
-		OutboxStats stats = writer.stats();
+		OutboxStats stats = writer.store().stats();
 		assertThat(stats.pendingScopes()).isZero();
 		assertThat(stats.deadScopes()).isZero();
 	}
@@ -127,27 +125,30 @@ class RelayBookkeepingIntegrationTests {
 			throws Exception {
 		BoundQueue queue = this.topology.exchangeWithQueue("fanout", "");
 		List<String> delivered = consume(queue);
-		JdbcOutboxStore store = new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables());
+		TestOutbox outbox = TestOutbox.on(this.schema);
 		Duration lease = Duration.ofSeconds(1);
-		RelaySettings settings = new RelaySettings(1, 10, lease, Duration.ofMillis(100), Duration.ofSeconds(5),
-				RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
 		TcpProxy proxy = TestRabbit.get().proxy();
 		this.resources.add(proxy);
 		RelayWakeUp wakeUp = new RelayWakeUp();
-		Relay slow = new Relay(store, TestRabbit.get().transport(proxy).build(), wakeUp, settings, RelayListener.NONE,
-				new OutboxBacklog());
+		TestRelay slow = TestRelay.builder(outbox.store(), TestRabbit.get().transport(proxy).build())
+			.wakeUp(wakeUp)
+			.settings(1, 10, lease, Duration.ofMillis(100), Duration.ofSeconds(5), RetryPolicy.defaults(), 3,
+					Duration.ofSeconds(1))
+			.build();
 		this.resources.add(slow::stop);
 		slow.start();
 		Awaitility.await().pollDelay(Duration.ofMillis(500)).until(() -> true); // connected, idle
 
 		proxy.pause(); // the broker's confirm cannot come back
-		store.write(TestMessages.scope(queue.exchange(), "held"));
+		outbox.writer().write(TestMessages.scope(queue.exchange(), "held"));
 		wakeUp.signal();
 		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> new JdbcTemplate(this.schema.dataSource())
 			.queryForObject("SELECT count(*) FROM " + this.schema.tables().qualifiedOutboxState()
 					+ " WHERE lease_owner IS NOT NULL", Integer.class) == 1);
-		Relay other = new Relay(store, TestRabbit.get().transport().build(), new RelayWakeUp(), settings,
-				RelayListener.NONE, new OutboxBacklog());
+		TestRelay other = TestRelay.builder(outbox.store(), TestRabbit.get().transport().build())
+			.settings(1, 10, lease, Duration.ofMillis(100), Duration.ofSeconds(5), RetryPolicy.defaults(), 3,
+					Duration.ofSeconds(1))
+			.build();
 		this.resources.add(other::stop);
 		other.start();
 		Awaitility.await().pollDelay(Duration.ofSeconds(3)).until(() -> true); // three leases
@@ -155,7 +156,7 @@ class RelayBookkeepingIntegrationTests {
 		assertThat(delivered).as("the other relay did not take over a scope still being published").isEmpty();
 		proxy.restore();
 
-		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> store.stats().pendingScopes() == 0);
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> outbox.store().stats().pendingScopes() == 0);
 		Awaitility.await().pollDelay(Duration.ofSeconds(1)).until(() -> true); // a duplicate would arrive by now
 		assertThat(delivered).hasSize(1);
 	}

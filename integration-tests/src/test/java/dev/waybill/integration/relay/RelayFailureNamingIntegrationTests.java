@@ -32,20 +32,17 @@ import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.kernel.TimeOrderedUuids;
 import dev.waybill.kernel.WaybillMdc;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.internal.relay.RelaySettings;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.test.CapturedLogs;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;
 import dev.waybill.outbox.relay.CircuitState;
-import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
+import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.TestMessages;
+import dev.waybill.outbox.test.TestOutbox;
+import dev.waybill.outbox.test.TestRelay;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -65,11 +62,11 @@ class RelayFailureNamingIntegrationTests {
 
 	private final Logger settlerLogger = (Logger) LoggerFactory.getLogger("dev.waybill.outbox.internal.relay.Settler");
 
-	private final Logger relayLogger = (Logger) LoggerFactory.getLogger(Relay.class);
+	private final Logger relayLogger = (Logger) LoggerFactory.getLogger(TestRelay.LOGGER_NAME);
 
 	private TestSchema schema;
 
-	private JdbcOutboxStore store;
+	private TestOutbox outbox;
 
 	private String vhost;
 
@@ -78,7 +75,7 @@ class RelayFailureNamingIntegrationTests {
 	@BeforeEach
 	void setUp() {
 		this.schema = TestSchema.withWaybillTables("relaynaming");
-		this.store = new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables());
+		this.outbox = TestOutbox.on(this.schema);
 		this.settlerLog.start();
 		this.settlerLogger.addAppender(this.settlerLog);
 		this.relayLogger.addAppender(this.settlerLog);
@@ -117,8 +114,8 @@ class RelayFailureNamingIntegrationTests {
 		String exchange = "waybill-test.perm." + role + "." + UUID.randomUUID().toString().substring(0, 8);
 		permissionVhost(configure, write, ".*");
 		String queue = declareAsAdmin(exchange);
-		Relay relay = start(transportAsTestUser());
-		this.store.write(scopeForMessageType(exchange, "refused until granted"));
+		TestRelay relay = start(transportAsTestUser());
+		this.outbox.writer().write(scopeForMessageType(exchange, "refused until granted"));
 
 		ILoggingEvent line = awaitLogLine("Permission refused");
 		assertThat(line.getLevel()).isEqualTo(Level.WARN);
@@ -126,15 +123,15 @@ class RelayFailureNamingIntegrationTests {
 				"exchange '" + exchange + "'", missing).doesNotContain("unreachable");
 		awaitAttempts(3);
 		assertThat(relay.circuitState()).isEqualTo(CircuitState.CLOSED);
-		assertThat(this.store.stats().deadScopes()).isZero();
+		assertThat(this.outbox.store().stats().deadScopes()).isZero();
 		assertThat(this.settlerLog.list).extracting(ILoggingEvent::getFormattedMessage)
 			.noneMatch((message) -> message.contains("broker unavailable"));
 
 		rabbitmqctl("set_permissions", "-p", this.vhost, this.user, ".*", ".*", ".*");
 
 		assertThat(awaitMessage(queue)).isEqualTo("refused until granted");
-		await().until(() -> this.store.stats().pendingScopes() == 0);
-		assertThat(this.store.stats().deadScopes()).isZero();
+		await().until(() -> this.outbox.store().stats().pendingScopes() == 0);
+		assertThat(this.outbox.store().stats().deadScopes()).isZero();
 		assertThat(state().get("status")).isEqualTo("published");
 		assertThat(state().get("last_error")).isNull();
 	}
@@ -154,14 +151,14 @@ class RelayFailureNamingIntegrationTests {
 		for (int i = 0; i < 5; i++) {
 			OutboxScope scope = TestMessages.scope(unroutable, "nobody listens " + i);
 			firstMessageByScope.put(scope.id().toString(), scope.messages().get(0));
-			this.store.write(scope);
+			this.outbox.writer().write(scope);
 		}
 		OutboxScope other = TestMessages.scope(otherUnroutable, "nobody listens either");
 		firstMessageByScope.put(other.id().toString(), other.messages().get(0));
-		this.store.write(other);
+		this.outbox.writer().write(other);
 
 		// A scope's death is logged after its row is marked dead: await the sixth line too.
-		await().until(() -> this.store.stats().deadScopes() == 6 && logs.events().stream()
+		await().until(() -> this.outbox.store().stats().deadScopes() == 6 && logs.events().stream()
 			.filter((event) -> event.getFormattedMessage().contains("is dead after"))
 			.count() == 6);
 
@@ -201,7 +198,7 @@ class RelayFailureNamingIntegrationTests {
 		this.resources.add(topology);
 		String exchange = topology.exchange("fanout"); // no queue yet: unroutable
 		start(TestRabbit.get().transport().build(), QUICK_RETRIES);
-		this.store.write(TestMessages.scope(exchange, "second time lucky"));
+		this.outbox.writer().write(TestMessages.scope(exchange, "second time lucky"));
 		await().until(() -> state().get("last_error") != null);
 		assertThat((String) state().get("last_error")).contains("unroutable");
 
@@ -213,17 +210,19 @@ class RelayFailureNamingIntegrationTests {
 		assertThat((Integer) state().get("attempts")).isGreaterThan(1);
 	}
 
-	private Relay start(RabbitTransport transport) {
+	private TestRelay start(Transport transport) {
 		return start(transport, QUICK_RETRIES);
 	}
 
-	private Relay start(RabbitTransport transport, RetryPolicy retry) {
-		RelaySettings settings = new RelaySettings(1, 10, Duration.ofSeconds(12), Duration.ofMillis(100),
-				Duration.ofSeconds(2), retry, 2, Duration.ofMillis(500));
+	private TestRelay start(Transport transport, RetryPolicy retry) {
 		RelayWakeUp wakeUp = new RelayWakeUp();
-		Relay relay = new Relay(this.store, transport, wakeUp, settings, RelayListener.NONE, new OutboxBacklog());
+		TestRelay relay = TestRelay.builder(this.outbox.store(), transport)
+			.wakeUp(wakeUp)
+			.settings(1, 10, Duration.ofSeconds(12), Duration.ofMillis(100), Duration.ofSeconds(2), retry, 2,
+					Duration.ofMillis(500))
+			.build();
 		this.resources.add(transport);
-		this.resources.add(relay::stop);
+		this.resources.add(relay);
 		relay.start();
 		wakeUp.signal();
 		return relay;
@@ -251,7 +250,7 @@ class RelayFailureNamingIntegrationTests {
 		rabbitmqctl("set_permissions", "-p", this.vhost, this.user, configure, write, read);
 	}
 
-	private RabbitTransport transportAsTestUser() {
+	private Transport transportAsTestUser() {
 		return TestRabbit.get().transport().customizer((factory) -> {
 			factory.setVirtualHost(this.vhost);
 			factory.setUsername(this.user);

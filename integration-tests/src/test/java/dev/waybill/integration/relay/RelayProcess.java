@@ -7,14 +7,11 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
 import dev.waybill.kernel.OutboxTables;
-import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.RetryPolicy;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.internal.relay.RelaySettings;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
-import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.spi.Transport;
+import dev.waybill.outbox.test.TestOutbox;
+import dev.waybill.outbox.test.TestRelay;
 
 /**
  * A relay in a process of its own, for the crash test to kill. Arguments: JDBC URL, user,
@@ -35,11 +32,12 @@ public final class RelayProcess {
 		ConnectionFactory broker = new ConnectionFactory();
 		broker.setHost(args[4]);
 		broker.setPort(Integer.parseInt(args[5]));
-		RabbitTransport transport = RabbitTransport.builder().connectionFactory(broker).build();
-		RelaySettings settings = new RelaySettings(1, Integer.parseInt(args[7]), Duration.ofMillis(Long.parseLong(args[6])),
-				Duration.ofMillis(200), Duration.ofSeconds(5), RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
-		Relay relay = new Relay(new JdbcOutboxStore(dataSource, OutboxTables.inSchema(args[3])), transport,
-				new RelayWakeUp(), settings, RelayListener.NONE, new OutboxBacklog());
+		Transport transport = TestRabbit.transportOn(broker);
+		TestRelay relay = TestOutbox.on(dataSource, OutboxTables.inSchema(args[3]))
+			.relay(transport)
+			.settings(1, Integer.parseInt(args[7]), Duration.ofMillis(Long.parseLong(args[6])), Duration.ofMillis(200),
+					Duration.ofSeconds(5), RetryPolicy.defaults(), 3, Duration.ofSeconds(1))
+			.build();
 		relay.start();
 		System.out.println("RELAY STARTED " + relay.id());
 		System.out.flush();

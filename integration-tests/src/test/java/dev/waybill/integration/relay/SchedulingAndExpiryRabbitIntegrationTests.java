@@ -3,7 +3,6 @@ package dev.waybill.integration.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -30,18 +29,15 @@ import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.ScheduledMessage;
-import dev.waybill.outbox.internal.DefaultOutboxPublisher;
-import dev.waybill.outbox.internal.JacksonMessageSerializer;
-import dev.waybill.outbox.internal.OutboxBacklog;
-import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
-import dev.waybill.outbox.internal.relay.Relay;
-import dev.waybill.outbox.internal.relay.RelaySettings;
-import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.rabbit.test.TestTopology;
 import dev.waybill.outbox.rabbit.test.TestTopology.BoundQueue;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.OutboxStore;
+import dev.waybill.outbox.spi.Transport;
+import dev.waybill.outbox.test.TestOutbox;
+import dev.waybill.outbox.test.TestRelay;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
@@ -53,7 +49,7 @@ class SchedulingAndExpiryRabbitIntegrationTests {
 
 	private TestSchema schema;
 
-	private JdbcOutboxStore store;
+	private OutboxStore store;
 
 	private TestTopology topology;
 
@@ -64,7 +60,7 @@ class SchedulingAndExpiryRabbitIntegrationTests {
 	@BeforeEach
 	void setUp() {
 		this.schema = TestSchema.withWaybillTables("schedule");
-		this.store = new JdbcOutboxStore(this.schema.dataSource(), this.schema.tables());
+		this.store = TestOutbox.on(this.schema).store();
 		this.topology = TestRabbit.get().topology("schedule");
 	}
 
@@ -200,24 +196,26 @@ class SchedulingAndExpiryRabbitIntegrationTests {
 	}
 
 	private void startRelay() {
-		RabbitTransport transport = TestRabbit.get().transport().build();
-		RelaySettings settings = new RelaySettings(1, 50, Duration.ofSeconds(60), Duration.ofMillis(200),
-				Duration.ofSeconds(5), RetryPolicy.defaults(), 3, Duration.ofSeconds(1));
+		Transport transport = TestRabbit.get().transport().build();
 		RelayListener listener = new RelayListener() {
 			@Override
 			public void expired(ClaimedScope scope) {
 				SchedulingAndExpiryRabbitIntegrationTests.this.expired.incrementAndGet();
 			}
 		};
-		Relay relay = new Relay(this.store, transport, this.wakeUp, settings, listener, new OutboxBacklog());
+		TestRelay relay = TestRelay.builder(this.store, transport)
+			.wakeUp(this.wakeUp)
+			.settings(1, 50, Duration.ofSeconds(60), Duration.ofMillis(200), Duration.ofSeconds(5),
+					RetryPolicy.defaults(), 3, Duration.ofSeconds(1))
+			.listener(listener)
+			.build();
 		this.resources.add(transport);
-		this.resources.add(relay::stop);
+		this.resources.add(relay);
 		relay.start();
 	}
 
 	private OutboxPublisher publisher() {
-		return new DefaultOutboxPublisher(this.store, new JacksonMessageSerializer(), this.wakeUp, 1 << 20,
-				Clock.systemUTC(), "test-host");
+		return TestOutbox.builder(this.schema.dataSource(), this.schema.tables()).wakeUp(this.wakeUp).build().publisher();
 	}
 
 	private <T> T inTransaction(Function<OutboxPublisher, T> work) {

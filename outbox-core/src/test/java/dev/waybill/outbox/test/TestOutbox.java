@@ -126,6 +126,10 @@ public final class TestOutbox {
 		return this.store;
 	}
 
+	/**
+	 * Returns the default publisher, writing through {@link #writer()}.
+	 * @return the publisher
+	 */
 	public OutboxPublisher publisher() {
 		return this.publisher;
 	}
@@ -139,6 +143,10 @@ public final class TestOutbox {
 		return this.publisher.consumerOutbox();
 	}
 
+	/**
+	 * Returns the wake-up the publisher signals after each commit that wrote messages.
+	 * @return the wake-up
+	 */
 	public RelayWakeUp wakeUp() {
 		return this.wakeUp;
 	}
@@ -265,6 +273,10 @@ public final class TestOutbox {
 			return this;
 		}
 
+		/**
+		 * Builds the outbox.
+		 * @return the outbox
+		 */
 		public TestOutbox build() {
 			return new TestOutbox(this);
 		}

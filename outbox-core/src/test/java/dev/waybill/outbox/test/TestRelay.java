@@ -77,6 +77,10 @@ public final class TestRelay implements Lifecycle, AutoCloseable {
 		return this.relay.id();
 	}
 
+	/**
+	 * Returns the state of the relay's circuit breaker.
+	 * @return the state
+	 */
 	public CircuitState circuitState() {
 		return this.relay.circuitState();
 	}

@@ -20,9 +20,8 @@ import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.MessageContext;
 import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
-import dev.waybill.inbox.internal.InboxProcessor;
-import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.spi.ConsumerRegistry;
+import dev.waybill.inbox.spi.DeliveryProcessor;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.rabbit.internal.RabbitReceiveEndpoint;
@@ -65,9 +64,9 @@ class ConsumerSideAutoConfigurationTests {
 		service().run((context) -> assertThat(context).hasNotFailed()
 			.hasSingleBean(OutboxPublisher.class)
 			.hasSingleBean(Transport.class)
-			.doesNotHaveBean(InboxProcessor.class)
+			.doesNotHaveBean(DeliveryProcessor.class)
 			.doesNotHaveBean(ConsumerRegistry.class)
-			.doesNotHaveBean(InboxStore.class)
+			.doesNotHaveBean("waybillInboxStore")
 			.doesNotHaveBean(InboxAdmin.class)
 			.doesNotHaveBean(RabbitReceiveEndpoint.class));
 	}
@@ -76,9 +75,9 @@ class ConsumerSideAutoConfigurationTests {
 	void aServiceWithAHandlerHasTheConsumerSide() {
 		service().withUserConfiguration(PingHandler.class)
 			.run((context) -> assertThat(context).hasNotFailed()
-				.hasSingleBean(InboxProcessor.class)
+				.hasSingleBean(DeliveryProcessor.class)
 				.hasSingleBean(ConsumerRegistry.class)
-				.hasSingleBean(InboxStore.class)
+				.hasBean("waybillInboxStore")
 				.hasSingleBean(InboxAdmin.class)
 				.hasSingleBean(RabbitReceiveEndpoint.class));
 	}

@@ -5,8 +5,11 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeoutException;
 
+import com.rabbitmq.client.Address;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import org.testcontainers.DockerClientFactory;
@@ -14,6 +17,7 @@ import org.testcontainers.rabbitmq.RabbitMQContainer;
 
 import dev.waybill.outbox.rabbit.internal.RabbitTransport;
 import dev.waybill.outbox.rabbit.internal.RabbitTransportBuilder;
+import dev.waybill.outbox.spi.Transport;
 
 /**
  * The RabbitMQ the tests run against, found once per JVM: the AMQP URI in
@@ -22,6 +26,15 @@ import dev.waybill.outbox.rabbit.internal.RabbitTransportBuilder;
  * fail with a message that says how to provide one; they are never skipped.
  */
 public final class TestRabbit {
+
+	/** The client-provided name of the transport's publishing connection. */
+	public static final String PUBLISHER_CONNECTION_NAME = RabbitTransport.CONNECTION_NAME;
+
+	/** The property that sets the largest frame the transport asks the broker for. */
+	public static final String FRAME_MAX_PROPERTY = RabbitTransport.FRAME_MAX_PROPERTY;
+
+	/** The name of the logger the transport logs its connection's blocks and recoveries with. */
+	public static final String TRANSPORT_LOGGER_NAME = RabbitTransport.class.getName();
 
 	private static volatile TestRabbit instance;
 
@@ -117,6 +130,47 @@ public final class TestRabbit {
 		catch (IOException | TimeoutException ex) {
 			throw new IllegalStateException("Could not connect to the test broker " + this, ex);
 		}
+	}
+
+	/**
+	 * Returns a transport with the default settings on a client connection factory of the
+	 * caller's, for a process of its own that finds no test broker but the one it is told.
+	 * @param broker the factory, with the broker's address and credentials
+	 * @return the transport
+	 */
+	public static Transport transportOn(ConnectionFactory broker) {
+		return RabbitTransport.builder().connectionFactory(broker).build();
+	}
+
+	/**
+	 * Returns a transport to the nodes of a cluster, with the client's default credentials and
+	 * the given confirm timeout.
+	 * @param nodes the nodes' addresses
+	 * @param confirmTimeout how long a publish waits for the broker's confirm
+	 * @return the transport
+	 */
+	public static Transport transportOn(List<Address> nodes, Duration confirmTimeout) {
+		return RabbitTransport.builder().addresses(nodes).confirmTimeout(confirmTimeout).build();
+	}
+
+	/**
+	 * Returns whether {@code transport} is Waybill's RabbitMQ transport.
+	 * @param transport the transport, e.g. an application context's
+	 * @return whether it is the RabbitMQ transport
+	 */
+	public static boolean isRabbit(Transport transport) {
+		return transport instanceof RabbitTransport;
+	}
+
+	/**
+	 * Returns {@code transport} as Waybill's RabbitMQ transport, which the receive endpoint and the
+	 * error queues are built on.
+	 */
+	static RabbitTransport rabbit(Transport transport) {
+		if (transport instanceof RabbitTransport rabbit) {
+			return rabbit;
+		}
+		throw new IllegalArgumentException("Not Waybill's RabbitMQ transport: " + transport);
 	}
 
 	/**
