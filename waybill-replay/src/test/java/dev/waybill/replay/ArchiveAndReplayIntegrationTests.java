@@ -28,6 +28,7 @@ import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestRelay;
@@ -311,7 +312,7 @@ class ArchiveAndReplayIntegrationTests {
 	}
 
 	private void startRelay() {
-		var transport = TestRabbit.get().transport().build();
+		Transport transport = TestRabbit.get().transport().build();
 		TestRelay relay = TestOutbox.on(this.schema)
 			.relay(transport)
 			.settings(2, 10, Duration.ofSeconds(30), Duration.ofMillis(100), Duration.ofSeconds(5),

@@ -31,6 +31,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestRelay;
@@ -248,7 +249,7 @@ class SchedulerIntegrationTests {
 	}
 
 	private void startRelay() {
-		var transport = TestRabbit.get().transport().build();
+		Transport transport = TestRabbit.get().transport().build();
 		TestRelay relay = TestOutbox.on(this.schema)
 			.relay(transport)
 			.settings(1, 50, Duration.ofSeconds(30), Duration.ofMillis(200), Duration.ofSeconds(5),
