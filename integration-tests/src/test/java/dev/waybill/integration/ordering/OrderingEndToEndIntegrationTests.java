@@ -2,7 +2,6 @@ package dev.waybill.integration.ordering;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +32,7 @@ import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.InboxResources;
 import dev.waybill.inbox.internal.InboxSettings;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
+import dev.waybill.integration.support.ChildJvm;
 import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.RetryPolicy;
@@ -225,14 +225,11 @@ class OrderingEndToEndIntegrationTests {
 
 	private Process startRelayProcess(Duration lease, int batchSize) throws Exception {
 		TestPostgres postgres = TestPostgres.get();
-		String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-		Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-		ProcessBuilder builder = new ProcessBuilder(java.toString(), "-cp", classpath, RelayProcess.class.getName(),
-				postgres.url(), postgres.user(), postgres.password(), this.orders.name(), TestRabbit.get().host(),
-				String.valueOf(TestRabbit.get().port()), String.valueOf(lease.toMillis()), String.valueOf(batchSize));
-		builder.redirectErrorStream(true);
-		builder.redirectOutput(ProcessBuilder.Redirect.DISCARD);
-		return builder.start();
+		return ChildJvm.builder(RelayProcess.class, List.of(), postgres.url(), postgres.user(), postgres.password(),
+				this.orders.name(), TestRabbit.get().host(), String.valueOf(TestRabbit.get().port()),
+				String.valueOf(lease.toMillis()), String.valueOf(batchSize))
+			.redirectOutput(ProcessBuilder.Redirect.DISCARD)
+			.start();
 	}
 
 	/** One event of an aggregate. */
