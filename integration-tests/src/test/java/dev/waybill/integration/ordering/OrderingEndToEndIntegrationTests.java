@@ -57,7 +57,7 @@ import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
- * Ordering per key end to end, on PostgreSQL and RabbitMQ: 200 keys x 50 events, each
+ * Ordering per key end to end, on PostgreSQL and RabbitMQ: 100 keys x 50 events, each
  * event its own transaction, written by 4 threads while two in-process relays (whose transport
  * fails some publishes, before or after the broker took them) and a relay in another JVM (killed
  * mid-way) publish them; two consumer instances with 4 threads each share the queue as single
@@ -66,7 +66,7 @@ import dev.waybill.outbox.test.TestSchema;
  */
 class OrderingEndToEndIntegrationTests {
 
-	private static final int KEYS = 200;
+	private static final int KEYS = 100;
 
 	private static final int EVENTS_PER_KEY = 50;
 
