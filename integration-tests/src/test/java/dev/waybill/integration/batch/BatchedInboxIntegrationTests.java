@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -31,6 +30,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
+import dev.waybill.integration.support.ChildJvm;
 import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitConnectionFactoryCustomizer;
@@ -320,15 +320,12 @@ class BatchedInboxIntegrationTests {
 
 	private Process startLedgerProcess(int haltAfter) throws Exception {
 		TestPostgres postgres = TestPostgres.get();
-		String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-		ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-Dwaybill.test.halt-after-commit-of=" + haltAfter, "-cp", classpath, Ledger.class.getName(),
+		return ChildJvm.builder(Ledger.class, List.of("waybill.test.halt-after-commit-of=" + haltAfter),
 				"--spring.datasource.url=" + postgres.url(), "--spring.datasource.username=" + postgres.user(),
 				"--spring.datasource.password=" + postgres.password(), "--waybill.schema=" + this.ledger.name(),
 				"--spring.rabbitmq.host=" + TestRabbit.get().host(), "--spring.rabbitmq.port=" + TestRabbit.get().port(),
-				"--waybill.inbox.batch.linger=200ms", "--spring.main.banner-mode=off");
-		builder.redirectErrorStream(true);
-		return builder.start();
+				"--waybill.inbox.batch.linger=200ms", "--spring.main.banner-mode=off")
+			.start();
 	}
 
 	private ApplicationContextRunner ledgerService() {

@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -154,16 +156,19 @@ final class RabbitCluster implements AutoCloseable {
 	}
 
 	/**
-	 * The node (1-3) of each client connection whose client-provided name is the given one,
-	 * asked of a running node.
+	 * The node (1-3) of each client connection whose client-provided name is one of the given
+	 * ones, by name, asked of a running node in one rabbitmqctl run.
 	 */
-	List<Integer> nodesOf(String connectionName, int askNode) {
-		List<Integer> nodes = new ArrayList<>();
+	Map<String, List<Integer>> nodesOf(int askNode, String... connectionNames) {
+		Map<String, List<Integer>> nodes = new HashMap<>();
+		for (String connectionName : connectionNames) {
+			nodes.put(connectionName, new ArrayList<>());
+		}
 		String listing = ctl(askNode, "list_connections", "-q", "port", "client_properties");
 		for (String line : listing.split("\n")) {
 			Matcher name = CONNECTION_NAME.matcher(line);
-			if (name.find() && name.group(1).equals(connectionName)) {
-				nodes.add(node(Integer.parseInt(line.trim().split("\\s+")[0])));
+			if (name.find() && nodes.containsKey(name.group(1))) {
+				nodes.get(name.group(1)).add(node(Integer.parseInt(line.trim().split("\\s+")[0])));
 			}
 		}
 		return nodes;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -181,8 +182,9 @@ class RabbitClusterIntegrationTests {
 			awaitHandled(300, Duration.ofSeconds(30));
 
 			// 1. stop the node of the relay's connection
-			int publisherNode = single(TestRabbit.PUBLISHER_CONNECTION_NAME, 1);
-			int consumerNode = single(TestReceiveEndpoint.CONNECTION_NAME, publisherNode);
+			Map<String, Integer> connected = connectedNodes(1);
+			int publisherNode = connected.get(TestRabbit.PUBLISHER_CONNECTION_NAME);
+			int consumerNode = connected.get(TestReceiveEndpoint.CONNECTION_NAME);
 			System.out.printf("cluster test: relay on node %d, consumer on node %d; stopping node %d%n", publisherNode,
 					consumerNode, publisherNode);
 			cluster.stopNode(publisherNode);
@@ -195,8 +197,9 @@ class RabbitClusterIntegrationTests {
 			// 2. kill -9 the node of the consumer's connection
 			int ask = (publisherNode == 1) ? 2 : 1;
 			awaitHandled(handledAt.size() + 200, Duration.ofSeconds(60));
-			consumerNode = single(TestReceiveEndpoint.CONNECTION_NAME, ask);
-			publisherNode = single(TestRabbit.PUBLISHER_CONNECTION_NAME, ask);
+			connected = connectedNodes(ask);
+			consumerNode = connected.get(TestReceiveEndpoint.CONNECTION_NAME);
+			publisherNode = connected.get(TestRabbit.PUBLISHER_CONNECTION_NAME);
 			System.out.printf("cluster test: relay on node %d, consumer on node %d; killing node %d%n", publisherNode,
 					consumerNode, consumerNode);
 			cluster.killNode(consumerNode);
@@ -247,12 +250,19 @@ class RabbitClusterIntegrationTests {
 		Awaitility.await().atMost(within).pollInterval(Duration.ofMillis(100)).until(() -> handledAt.size() >= count);
 	}
 
-	private static int single(String connectionName, int askNode) {
+	/** The node of the relay's connection and of the consumer's, by connection name, once each has one. */
+	private static Map<String, Integer> connectedNodes(int askNode) {
 		// Each look is a rabbitmqctl run, a VM of its own, slow on a busy machine.
 		return Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).until(() -> {
-			List<Integer> nodes = cluster.nodesOf(connectionName, askNode);
-			return (nodes.size() == 1) ? nodes.get(0) : null;
-		}, (node) -> node != null);
+			Map<String, List<Integer>> nodes = cluster.nodesOf(askNode, TestRabbit.PUBLISHER_CONNECTION_NAME,
+					TestReceiveEndpoint.CONNECTION_NAME);
+			if (nodes.values().stream().anyMatch((connections) -> connections.size() != 1)) {
+				return null;
+			}
+			Map<String, Integer> single = new HashMap<>();
+			nodes.forEach((name, connections) -> single.put(name, connections.get(0)));
+			return single;
+		}, (nodes) -> nodes != null);
 	}
 
 	private static void sleep(long millis) {

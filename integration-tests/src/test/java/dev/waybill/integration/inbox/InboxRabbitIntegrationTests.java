@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Date;
@@ -33,6 +32,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
+import dev.waybill.integration.support.ChildJvm;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
@@ -430,15 +430,12 @@ class InboxRabbitIntegrationTests {
 
 	private Process startBillingProcess() throws Exception {
 		TestPostgres postgres = TestPostgres.get();
-		String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-		ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-Dwaybill.test.block=true", "-cp", classpath, BillingService.class.getName(),
+		return ChildJvm.builder(BillingService.class, List.of("waybill.test.block=true"),
 				"--spring.datasource.url=" + postgres.url(), "--spring.datasource.username=" + postgres.user(),
 				"--spring.datasource.password=" + postgres.password(), "--waybill.schema=" + this.billing.name(),
 				"--spring.rabbitmq.host=" + TestRabbit.get().host(), "--spring.rabbitmq.port=" + TestRabbit.get().port(),
-				"--spring.main.banner-mode=off");
-		builder.redirectErrorStream(true);
-		return builder.start();
+				"--spring.main.banner-mode=off")
+			.start();
 	}
 
 	private ApplicationContextRunner billingService() {

@@ -2,7 +2,6 @@ package dev.waybill.integration.ordering;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +29,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.spi.DeliveryProcessor;
 import dev.waybill.inbox.test.TestInbox;
+import dev.waybill.integration.support.ChildJvm;
 import dev.waybill.integration.relay.RelayProcess;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
@@ -47,7 +47,7 @@ import dev.waybill.outbox.test.TestRelay;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
- * Ordering per key end to end, on PostgreSQL and RabbitMQ: 200 keys x 50 events, each
+ * Ordering per key end to end, on PostgreSQL and RabbitMQ: 100 keys x 50 events, each
  * event its own transaction, written by 4 threads while two in-process relays (whose transport
  * fails some publishes, before or after the broker took them) and a relay in another JVM (killed
  * mid-way) publish them; two consumer instances with 4 threads each share the queue as single
@@ -56,7 +56,7 @@ import dev.waybill.outbox.test.TestSchema;
  */
 class OrderingEndToEndIntegrationTests {
 
-	private static final int KEYS = 200;
+	private static final int KEYS = 100;
 
 	private static final int EVENTS_PER_KEY = 50;
 
@@ -205,14 +205,11 @@ class OrderingEndToEndIntegrationTests {
 
 	private Process startRelayProcess(Duration lease, int batchSize) throws Exception {
 		TestPostgres postgres = TestPostgres.get();
-		String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-		Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-		ProcessBuilder builder = new ProcessBuilder(java.toString(), "-cp", classpath, RelayProcess.class.getName(),
-				postgres.url(), postgres.user(), postgres.password(), this.orders.name(), TestRabbit.get().host(),
-				String.valueOf(TestRabbit.get().port()), String.valueOf(lease.toMillis()), String.valueOf(batchSize));
-		builder.redirectErrorStream(true);
-		builder.redirectOutput(ProcessBuilder.Redirect.DISCARD);
-		return builder.start();
+		return ChildJvm.builder(RelayProcess.class, List.of(), postgres.url(), postgres.user(), postgres.password(),
+				this.orders.name(), TestRabbit.get().host(), String.valueOf(TestRabbit.get().port()),
+				String.valueOf(lease.toMillis()), String.valueOf(batchSize))
+			.redirectOutput(ProcessBuilder.Redirect.DISCARD)
+			.start();
 	}
 
 	/** One event of an aggregate. */

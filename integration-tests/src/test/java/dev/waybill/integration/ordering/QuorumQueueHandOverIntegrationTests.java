@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
@@ -19,6 +21,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import dev.waybill.inbox.MessageHandler;
 import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.spi.DeliveryProcessor;
 import dev.waybill.inbox.test.TestInbox;
@@ -96,14 +99,23 @@ class QuorumQueueHandOverIntegrationTests {
 
 			TcpProxy proxy = TcpProxy.start(TestRabbit.get().host(), TestRabbit.get().port());
 			resources.add(proxy);
+			// A handles nothing until B stands by: unheld, A could finish the backlog while B starts,
+			// and nothing would be handed over
+			CountDownLatch standingBy = new CountDownLatch(1);
+			KeyedRecorder<Step> recorderOfA = recorder(billing, "A", recorded);
+			MessageHandler<Step> handlerOfA = (step, context) -> {
+				standingBy.await(30, TimeUnit.SECONDS);
+				recorderOfA.handle(step, context);
+			};
 			TestReceiveEndpoint a = endpoint(resources, billing, proxy,
-					receiveEndpoint(queue, arguments, concurrency, recorder(billing, "A", recorded)));
+					receiveEndpoint(queue, arguments, concurrency, handlerOfA));
 			TestReceiveEndpoint b = endpoint(resources, billing, null,
 					receiveEndpoint(queue, arguments, concurrency, recorder(billing, "B", recorded)));
 			a.start(); // the first to consume a single-active-consumer queue is its active consumer
 			Awaitility.await().atMost(Duration.ofSeconds(30)).until(a::isConsuming);
 			b.start();
 			Awaitility.await().atMost(Duration.ofSeconds(30)).until(b::isConsuming);
+			standingBy.countDown();
 			Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(20))
 				.until(() -> handled(billing) >= TOTAL / 3);
 			int atHandOver = handled(billing);
@@ -115,8 +127,11 @@ class QuorumQueueHandOverIntegrationTests {
 			}
 			Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100))
 				.until(() -> handled(billing) >= TOTAL);
-			// anything handled twice would show now: the count stays at TOTAL
-			Awaitility.await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(10))
+			// anything handled twice would show now: the count stays at TOTAL once the queue has
+			// handed out all it holds, while B settles what it still holds (a prefetch, milliseconds)
+			Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+				.until(() -> readyMessages(queue) == 0);
+			Awaitility.await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(10))
 				.until(() -> handled(billing) == TOTAL);
 			a.stop();
 			b.stop();
@@ -212,9 +227,15 @@ class QuorumQueueHandOverIntegrationTests {
 	}
 
 	private static ReceiveEndpoint receiveEndpoint(String queue, Map<String, Object> arguments,
-			int concurrency, KeyedRecorder<Step> recorder) {
+			int concurrency, MessageHandler<Step> handler) {
 		return ReceiveEndpoint.on(queue).withConcurrency(concurrency).withQueueArguments(arguments)
-			.handle(Step.class, recorder);
+			.handle(Step.class, handler);
+	}
+
+	private static int readyMessages(String queue) throws Exception {
+		try (Connection connection = TestRabbit.get().connect(); Channel channel = connection.createChannel()) {
+			return channel.queueDeclarePassive(queue).getMessageCount();
+		}
 	}
 
 	private static int handled(TestSchema billing) {
