@@ -8,10 +8,8 @@ import java.util.Map;
 /**
  * Relay throughput with ordering keys: the same backlog of committed one-message
  * scopes drained unordered, with 10,000 distinct ordering keys, and skewed (10 keys take half the
- * messages, the other half spread over 10,000 keys), the three interleaved in every run so they
- * share the machine's state. A key's scopes are published one after another, each after the
- * previous one was confirmed and marked, so a skewed backlog drains at the pace of its hottest
- * keys' chains.
+ * messages, the other half spread over 10,000 keys), over 10 keys and over one key, interleaved
+ * in every run so they share the machine's state.
  */
 final class OrderedRelayThroughput implements Benchmark {
 
@@ -23,6 +21,10 @@ final class OrderedRelayThroughput implements Benchmark {
 
 	static final String SKEWED = "backlog drained, skewed: 10 keys take half";
 
+	static final String KEYS_10 = "backlog drained, 10 ordering keys";
+
+	static final String ONE_KEY = "backlog drained, 1 ordering key";
+
 	@Override
 	public List<Measurement> run(BenchContext context, Progress progress) throws Exception {
 		int messages = context.sizes().relayMessages();
@@ -33,6 +35,8 @@ final class OrderedRelayThroughput implements Benchmark {
 		cases.put(UNORDERED, null);
 		cases.put(KEYS_10K, "'key-' || (i % 10000)");
 		cases.put(SKEWED, "CASE WHEN i % 2 = 0 THEN 'hot-' || ((i / 2) % 10) ELSE 'cold-' || (i % 10000) END");
+		cases.put(KEYS_10, "'key-' || (i % 10)");
+		cases.put(ONE_KEY, "'hot'");
 		Map<String, List<Double>> rates = new LinkedHashMap<>();
 		cases.keySet().forEach((figure) -> rates.put(figure, new ArrayList<>()));
 		for (int run = 1; run <= context.runs(); run++) {
