@@ -87,7 +87,6 @@ final class Targets {
 			.map(Measurement::median);
 	}
 
-
 	private static void orderedTarget(List<Target> targets, List<Measurement> measurements, double unordered,
 			String figure, String shown, double goal) {
 		median(measurements, OrderedRelayThroughput.NAME, figure)

@@ -61,6 +61,22 @@ class TargetsTests {
 	}
 
 	@Test
+	void eachOrderedDrainIsCheckedAgainstTheUnorderedDrainOfItsRun() {
+		List<Target> targets = Targets.check(List.of(
+				figure(OrderedRelayThroughput.NAME, OrderedRelayThroughput.UNORDERED, 10_000),
+				figure(OrderedRelayThroughput.NAME, OrderedRelayThroughput.KEYS_10K, 9_500),
+				figure(OrderedRelayThroughput.NAME, OrderedRelayThroughput.SKEWED, 7_000),
+				figure(OrderedRelayThroughput.NAME, OrderedRelayThroughput.KEYS_10, 7_000),
+				figure(OrderedRelayThroughput.NAME, OrderedRelayThroughput.ONE_KEY, 300)));
+		assertThat(targets).extracting(Target::name)
+			.containsExactly("relay with 10,000 ordering keys / unordered", "relay with skewed ordering keys / unordered",
+					"relay with 10 ordering keys / unordered", "relay with 1 ordering key / unordered");
+		assertThat(targets).extracting(Target::goal).containsExactly(">= 0.90", ">= 0.80", ">= 0.70", ">= 0.50");
+		assertThat(targets).extracting(Target::measured).containsExactly(0.95, 0.7, 0.7, 0.03);
+		assertThat(targets).extracting(Target::met).containsExactly(true, false, true, false);
+	}
+
+	@Test
 	void targetsWhoseFiguresWereNotMeasuredAreLeftOut() {
 		assertThat(Targets.check(List.of(figure(RelayThroughput.NAME, RelayThroughput.figure(1), 4_000)))).isEmpty();
 	}
