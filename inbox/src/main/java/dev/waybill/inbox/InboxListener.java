@@ -82,6 +82,18 @@ public interface InboxListener {
 	}
 
 	/**
+	 * A keyed delivery is handled without its predecessor: it arrived ahead of it (the broker
+	 * refused the predecessor and took this one), and the predecessor did not come within
+	 * {@code waybill.inbox.predecessor-wait}. Called before it is handled.
+	 * @param consumer the consumer the message arrived for
+	 * @param message the delivery
+	 * @param previous the message id of its missing predecessor
+	 * @since 0.1
+	 */
+	default void predecessorMissing(ConsumerRegistration<?> consumer, InboundMessage message, String previous) {
+	}
+
+	/**
 	 * Returns a listener that calls this one, then {@code next}.
 	 * @param next the listener to call second
 	 * @return the combined listener
@@ -120,6 +132,12 @@ public interface InboxListener {
 			public void rolledBack(ConsumerRegistration<?> consumer, InboundMessage message) {
 				first.rolledBack(consumer, message);
 				next.rolledBack(consumer, message);
+			}
+
+			@Override
+			public void predecessorMissing(ConsumerRegistration<?> consumer, InboundMessage message, String previous) {
+				first.predecessorMissing(consumer, message, previous);
+				next.predecessorMissing(consumer, message, previous);
 			}
 
 		};

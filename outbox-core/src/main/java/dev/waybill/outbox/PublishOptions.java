@@ -26,6 +26,16 @@ public final class PublishOptions {
 	 */
 	public static final String ORDERING_KEY_HEADER = "waybill-ordering-key";
 
+	/**
+	 * The AMQP header that carries the message id of the previous message of the same ordering key,
+	 * set on a message the relay published right behind that one (in one run of the key, without
+	 * waiting for the previous one's confirm). A consumer that has not received the named message
+	 * knows the broker refused it and let this one overtake it; Waybill's partitioned consumers hold
+	 * such a delivery back until the predecessor arrives.
+	 * @since 0.1
+	 */
+	public static final String ORDERING_PREVIOUS_HEADER = "waybill-ordering-previous";
+
 	/** The longest ordering key, in characters. */
 	public static final int MAX_ORDERING_KEY_LENGTH = 255;
 

@@ -68,6 +68,13 @@ public class WaybillInboxProperties implements InitializingBean {
 	 */
 	private Duration shutdownTimeout = Duration.ofSeconds(30);
 
+	/**
+	 * How long an endpoint partitioned by ordering key holds back a keyed message whose predecessor
+	 * it has not received (the broker refused the predecessor and the relay publishes it again),
+	 * before handling it without, with a warning.
+	 */
+	private Duration predecessorWait = Duration.ofSeconds(30);
+
 	private final Retry retry = new Retry();
 
 	private final Faults faults = new Faults();
@@ -136,6 +143,14 @@ public class WaybillInboxProperties implements InitializingBean {
 		this.shutdownTimeout = shutdownTimeout;
 	}
 
+	public Duration getPredecessorWait() {
+		return this.predecessorWait;
+	}
+
+	public void setPredecessorWait(Duration predecessorWait) {
+		this.predecessorWait = predecessorWait;
+	}
+
 	public Retry getRetry() {
 		return this.retry;
 	}
@@ -161,6 +176,7 @@ public class WaybillInboxProperties implements InitializingBean {
 	public void validate() {
 		check("concurrency", this.concurrency, this.concurrency >= 1, "at least 1");
 		positive("shutdown-timeout", this.shutdownTimeout);
+		positive("predecessor-wait", this.predecessorWait);
 		check("prefetch", this.prefetch, this.prefetch >= 1, "at least 1 (0, unlimited, would let the broker "
 				+ "flood one consumer)");
 		positive("duplicate-detection-window", this.duplicateDetectionWindow);

@@ -74,6 +74,15 @@ final class InboxListeners {
 		}
 	}
 
+	void predecessorMissing(ConsumerRegistration<?> consumer, InboundMessage message, String previous) {
+		try {
+			this.listener.predecessorMissing(consumer, message, previous);
+		}
+		catch (RuntimeException ex) {
+			failed(message, "predecessor missing", ex);
+		}
+	}
+
 	private static void failed(InboundMessage message, String event, RuntimeException ex) {
 		logger.warn("InboxListener failed on message " + message.messageId() + " (" + event + "): " + ex, ex);
 	}

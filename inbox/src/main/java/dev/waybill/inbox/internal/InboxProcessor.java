@@ -2,6 +2,7 @@ package dev.waybill.inbox.internal;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -13,6 +14,7 @@ import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.InboxHeaders;
 import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.inbox.MessageContext;
+import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.inbox.spi.DeliveryProcessor;
 import dev.waybill.inbox.spi.DeliveryResult;
@@ -82,6 +84,10 @@ public final class InboxProcessor implements DeliveryProcessor {
 
 	private final BatchProcessor batches;
 
+	private final InboxStore store;
+
+	private final InboxListeners listeners;
+
 	/**
 	 * Creates a processor.
 	 * @param resources the database, the outbox and the serializer it works with
@@ -91,7 +97,9 @@ public final class InboxProcessor implements DeliveryProcessor {
 		Objects.requireNonNull(resources, "resources must not be null");
 		Objects.requireNonNull(settings, "settings must not be null");
 		InboxListeners listeners = new InboxListeners(settings.listener());
+		this.listeners = listeners;
 		Recording recording = new Recording(resources.transactionManager());
+		this.store = resources.store();
 		this.poison = new PoisonCheck(resources.serializer());
 		this.single = new SingleDelivery(settings, listeners, this.poison, new HandlerTransaction(recording, resources),
 				new FailureRecorder(recording, resources, settings, listeners));
@@ -155,6 +163,39 @@ public final class InboxProcessor implements DeliveryProcessor {
 	@Override
 	public @Nullable String whyNotBatched() {
 		return this.batches.whyNotBatched();
+	}
+
+	/**
+	 * Tells whether a consumer received a message before: its inbox has the message's row.
+	 * @param consumer the consumer
+	 * @param messageId the message id; an id that is not a UUID was never recorded
+	 * @return whether the consumer has a row of the message
+	 * @since 0.1
+	 */
+	@Override
+	public boolean received(ConsumerRegistration<?> consumer, String messageId) {
+		Objects.requireNonNull(consumer, "consumer must not be null");
+		Objects.requireNonNull(messageId, "messageId must not be null");
+		UUID id;
+		try {
+			id = UUID.fromString(messageId);
+		}
+		catch (IllegalArgumentException ex) {
+			return false;
+		}
+		return this.store.received(id, consumer.consumerId());
+	}
+
+	/**
+	 * Tells the listeners that a keyed delivery is handled without its predecessor.
+	 * @param consumer the consumer
+	 * @param message the delivery
+	 * @param previous the message id of its missing predecessor
+	 * @since 0.1
+	 */
+	@Override
+	public void predecessorMissing(ConsumerRegistration<?> consumer, InboundMessage message, String previous) {
+		this.listeners.predecessorMissing(consumer, message, previous);
 	}
 
 	/**

@@ -44,6 +44,25 @@ public interface DeliveryProcessor {
 	@Nullable String whyNotBatched();
 
 	/**
+	 * Tells whether a consumer received a message before: the inbox has its row, in whatever state.
+	 * A receive endpoint asks it for the predecessor of a keyed delivery that arrived without it.
+	 * @param consumer the consumer
+	 * @param messageId the message id; an id that is not a UUID was never recorded
+	 * @return whether the consumer has a row of the message
+	 * @throws RuntimeException when the database is unavailable
+	 */
+	boolean received(ConsumerRegistration<?> consumer, String messageId);
+
+	/**
+	 * Tells the inbox's listeners (and meters) that a keyed delivery is about to be handled without
+	 * its predecessor, which it overtook at the broker and which did not arrive in time.
+	 * @param consumer the consumer
+	 * @param message the delivery
+	 * @param previous the message id of its missing predecessor
+	 */
+	void predecessorMissing(ConsumerRegistration<?> consumer, InboundMessage message, String previous);
+
+	/**
 	 * Tells the processor which message types the consumers of each queue handle, so that a fault
 	 * for a type none of them handles names them all. The receive endpoint calls it with its
 	 * consumers before its first delivery.

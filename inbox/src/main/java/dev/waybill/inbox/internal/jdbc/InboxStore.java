@@ -50,6 +50,8 @@ public final class InboxStore {
 
 	private final String clearFault;
 
+	private final String received;
+
 	/**
 	 * Creates a store over the inbox table of {@code tables}.
 	 * @param dataSource the database; the inbox transactions must be managed for this same DataSource
@@ -65,6 +67,7 @@ public final class InboxStore {
 				+ "ON CONFLICT (message_id, consumer_id) DO UPDATE SET receive_count = inbox.receive_count + 1 "
 				+ "RETURNING inbox.processed_at IS NOT NULL AS processed, inbox.faulted_at IS NOT NULL AS faulted, "
 				+ "inbox.attempts";
+		this.received = "SELECT EXISTS (SELECT 1 FROM " + table + " WHERE message_id = ? AND consumer_id = ?)";
 		// Processed and faulted exclude each other: a row reaches one final state only.
 		this.markProcessed = "UPDATE " + table + " SET processed_at = now() "
 				+ "WHERE message_id = ? AND consumer_id = ? AND processed_at IS NULL AND faulted_at IS NULL";
@@ -290,6 +293,19 @@ public final class InboxStore {
 		Objects.requireNonNull(messageId, "messageId must not be null");
 		Objects.requireNonNull(consumerId, "consumerId must not be null");
 		return this.jdbc.update(this.clearFault, messageId, consumerId) == 1;
+	}
+
+	/**
+	 * Tells whether a consumer has a row of a message, in whatever state: it received the message.
+	 * Reads the primary key, in a transaction of its own when the caller has none.
+	 * @param messageId the message id
+	 * @param consumerId the consumer id (its queue name)
+	 * @return whether the row exists
+	 */
+	public boolean received(UUID messageId, String consumerId) {
+		Objects.requireNonNull(messageId, "messageId must not be null");
+		Objects.requireNonNull(consumerId, "consumerId must not be null");
+		return Boolean.TRUE.equals(this.jdbc.queryForObject(this.received, Boolean.class, messageId, consumerId));
 	}
 
 	/**

@@ -60,6 +60,12 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 	 */
 	public static final String ROLLED_BACK = "waybill.inbox.rolled.back";
 
+	/**
+	 * Keyed deliveries handled without their predecessor, which they overtook at the broker and
+	 * which did not arrive within {@code waybill.inbox.predecessor-wait}: gaps in a key's order.
+	 */
+	public static final String ORDERING_GAPS = "waybill.inbox.ordering.gaps";
+
 	/** Deliveries the processor is working on now. */
 	public static final String IN_FLIGHT = "waybill.inbox.in.flight";
 
@@ -76,6 +82,8 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 
 	private static final String POISON_DESCRIPTION = "Poison deliveries the inbox moved to the error queue at once";
 
+	private static final String GAPS_DESCRIPTION = "Keyed deliveries handled without their predecessor, which did not arrive in time";
+
 	private static final String ROLLED_BACK_DESCRIPTION = "Handler runs undone by the rollback of their batch, run again";
 
 	private final Map<Key, Counter> counters = new ConcurrentHashMap<>();
@@ -83,6 +91,8 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 	private final Map<Key, Counter> poison = new ConcurrentHashMap<>();
 
 	private final Map<Key, Counter> rolledBack = new ConcurrentHashMap<>();
+
+	private final Map<Key, Counter> gaps = new ConcurrentHashMap<>();
 
 	private final Map<Key, Timer> timers = new ConcurrentHashMap<>();
 
@@ -118,6 +128,7 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 			}
 			counter(this.poison, POISON_DESCRIPTION, POISON, registry, consumer);
 			counter(this.rolledBack, ROLLED_BACK_DESCRIPTION, ROLLED_BACK, registry, consumer);
+			counter(this.gaps, GAPS_DESCRIPTION, ORDERING_GAPS, registry, consumer);
 			inFlight(registry, consumer);
 		}
 	}
@@ -155,6 +166,11 @@ public final class InboxMetrics implements MeterBinder, InboxListener {
 	@Override
 	public void rolledBack(ConsumerRegistration<?> consumer, InboundMessage message) {
 		increment(this.rolledBack, ROLLED_BACK, ROLLED_BACK_DESCRIPTION, consumer);
+	}
+
+	@Override
+	public void predecessorMissing(ConsumerRegistration<?> consumer, InboundMessage message, String previous) {
+		increment(this.gaps, ORDERING_GAPS, GAPS_DESCRIPTION, consumer);
 	}
 
 	/** Counts one message on a counter tagged by the consumer's queue and type. */

@@ -136,6 +136,30 @@ class InboxMetricsIntegrationTests {
 		assertThat(registry.get(InboxMetrics.POISON).counter().getId().getBaseUnit()).isEqualTo("messages");
 	}
 
+	@Test
+	void aKeyedDeliveryHandledWithoutItsPredecessorIsCountedAsAnOrderingGapAndReceivedTellsWhatTheInboxHas() {
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		InboxMetrics metrics = new InboxMetrics();
+		metrics.bindTo(registry);
+		String queue = "metrics-" + UUID.randomUUID();
+		ConsumerRegistration<Charge> ok = ConsumerRegistration.of(queue, Charge.class, (message, context) -> {
+		});
+		InboundMessage predecessor = TestInbox.inbound(new Charge("o-7"));
+		InboundMessage next = TestInbox.inbound(new Charge("o-8"));
+		InboxProcessor processor = processor(metrics);
+		assertThat(processor.received(ok, predecessor.messageId())).isFalse();
+		assertThat(processor.received(ok, "not-a-uuid")).isFalse();
+
+		processor.predecessorMissing(ok, next, predecessor.messageId());
+		assertThat(processor.process(ok, predecessor)).isEqualTo(InboxOutcome.PROCESSED);
+
+		assertThat(registry.get(InboxMetrics.ORDERING_GAPS).tags("queue", queue, "type", ok.messageType()).counter()
+			.count()).isEqualTo(1);
+		assertThat(processor.received(ok, predecessor.messageId())).isTrue();
+		assertThat(processor.received(ConsumerRegistration.of(queue + "-other", Charge.class, (message, context) -> {
+		}), predecessor.messageId())).as("another consumer's inbox").isFalse();
+	}
+
 	private static double count(SimpleMeterRegistry registry, String queue, String type, String outcome) {
 		return registry.get(InboxMetrics.DELIVERIES).tags("queue", queue, "type", type, "outcome", outcome).counter().count();
 	}

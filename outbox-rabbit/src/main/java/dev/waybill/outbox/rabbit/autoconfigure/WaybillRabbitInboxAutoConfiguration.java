@@ -52,7 +52,8 @@ public final class WaybillRabbitInboxAutoConfiguration {
 		// the topology check interval is checked with the transport's settings
 		ReceiveEndpointSettings settings = new ReceiveEndpointSettings(transport.declaredTopology(),
 				rabbit.getTopologyCheckInterval(), threads.getIfAvailable(WaybillThreads::platform),
-				properties.getShutdownTimeout(), properties.getBatch().getMaxSize(), properties.getBatch().getLinger());
+				properties.getShutdownTimeout(), properties.getBatch().getMaxSize(), properties.getBatch().getLinger(),
+				properties.getPredecessorWait());
 		return new RabbitReceiveEndpoint(transport, processor, consumers.receiveEndpoints(), settings);
 	}
 

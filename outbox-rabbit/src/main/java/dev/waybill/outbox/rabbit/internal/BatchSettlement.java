@@ -59,7 +59,7 @@ final class BatchSettlement implements Consumer<List<HeldDelivery>> {
 			if (results.stream().anyMatch(DeliveryResult::acknowledge)) {
 				this.outageLog.recorded(startedAt);
 			}
-			if (this.consumer.oneLane() && remaining.size() > 1
+			if (this.consumer.settlesInOrder() && remaining.size() > 1
 					&& results.stream().allMatch(DeliveryResult::acknowledge)) {
 				// The channel's one lane settled every earlier delivery: one frame acknowledges the batch.
 				long last = remaining.get(remaining.size() - 1).tag();

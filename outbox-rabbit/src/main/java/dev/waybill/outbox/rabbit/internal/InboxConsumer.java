@@ -55,6 +55,9 @@ final class InboxConsumer extends DefaultConsumer {
 	 */
 	private volatile @Nullable KeyPartitions<HeldDelivery> lanes;
 
+	/** Holds back a keyed delivery whose predecessor has not arrived; only when partitioned by ordering key. */
+	private volatile @Nullable PredecessorGate gate;
+
 	/** Counted down once the consumer's cancel-ok arrived, or its channel closed. */
 	private final CountDownLatch finished = new CountDownLatch(1);
 
@@ -95,6 +98,19 @@ final class InboxConsumer extends DefaultConsumer {
 		this.lanes = lanes;
 	}
 
+	void gate(PredecessorGate gate) {
+		this.gate = gate;
+	}
+
+	/**
+	 * Whether every delivery before the last of a batch was settled before it: one lane has the
+	 * channel, and no delivery was ever held back out of the channel's order.
+	 */
+	boolean settlesInOrder() {
+		PredecessorGate gate = this.gate;
+		return this.oneLane && (gate == null || !gate.everHeld());
+	}
+
 	RecordingOutageLog outageLog() {
 		return this.outageLog;
 	}
@@ -116,6 +132,10 @@ final class InboxConsumer extends DefaultConsumer {
 	}
 
 	void shutdownLanes() {
+		PredecessorGate gate = this.gate;
+		if (gate != null) {
+			gate.close();
+		}
 		KeyPartitions<HeldDelivery> lanes = this.lanes;
 		if (lanes != null) {
 			lanes.shutdown();
@@ -166,8 +186,14 @@ final class InboxConsumer extends DefaultConsumer {
 			// A key's deliveries on one lane, in delivery order; the lane handles them in batches and
 			// acknowledges. The dispatch thread goes on at once.
 			Object key = message.headers().get(PublishOptions.ORDERING_KEY_HEADER);
-			lanes.submit((key instanceof String text) ? text : null,
-					new HeldDelivery(registration, envelope, properties, body, message));
+			HeldDelivery held = new HeldDelivery(registration, envelope, properties, body, message);
+			PredecessorGate gate = this.gate;
+			if (gate != null && key instanceof String text) {
+				Object previous = message.headers().get(PublishOptions.ORDERING_PREVIOUS_HEADER);
+				gate.arrive(text, (previous instanceof String id) ? id : null, held);
+				return;
+			}
+			lanes.submit((key instanceof String text) ? text : null, held);
 			return;
 		}
 		if (handle(registration, message, envelope, properties, body)) {

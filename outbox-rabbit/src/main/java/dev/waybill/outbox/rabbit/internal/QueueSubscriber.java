@@ -58,10 +58,17 @@ final class QueueSubscriber {
 		int batchSize = (this.processor.whyNotBatched() == null) ? this.settings.batchSize() : 1;
 		if (partitionByOrderingKey || batchSize > 1) {
 			// A lane cannot take more than the broker sends ahead of it.
-			consumer.lanes(new KeyPartitions<>(lanes, Math.min(batchSize, endpoint.prefetch()),
+			KeyPartitions<HeldDelivery> partitions = new KeyPartitions<>(lanes, Math.min(batchSize, endpoint.prefetch()),
 					this.settings.batchLinger().toNanos(),
 					this.settings.threads().factory("waybill-consumer-" + queue + "-"),
-					new BatchSettlement(consumer, this.processor, consumer.outageLog())));
+					new BatchSettlement(consumer, this.processor, consumer.outageLog()));
+			consumer.lanes(partitions);
+			if (partitionByOrderingKey) {
+				consumer.gate(new PredecessorGate(this.settings.predecessorWait(), queue,
+						(held, previous) -> this.processor.received(held.registration(), previous), partitions::submit,
+						(held, previous) -> this.processor.predecessorMissing(held.registration(), held.message(),
+								previous)));
+			}
 		}
 		this.status.consumers().removeIf((earlier) -> !earlier.getChannel().isOpen());
 		this.status.consumers().add(consumer);

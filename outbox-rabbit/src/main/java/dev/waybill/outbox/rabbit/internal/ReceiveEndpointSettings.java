@@ -23,10 +23,13 @@ import dev.waybill.outbox.rabbit.RabbitTopology;
  * least 1, and 1 handles each delivery in a transaction of its own
  * @param batchLinger how long a consuming thread that found several deliveries waiting waits for
  * its batch to fill (a lone delivery is handled at once); zero or positive
+ * @param predecessorWait how long an endpoint partitioned by ordering key holds back a keyed
+ * delivery whose predecessor (named in {@code waybill-ordering-previous}) it has not received,
+ * before handling it without; positive
  * @since 0.1
  */
 public record ReceiveEndpointSettings(RabbitTopology topology, Duration topologyCheckInterval, WaybillThreads threads,
-		Duration shutdownTimeout, int batchSize, Duration batchLinger) {
+		Duration shutdownTimeout, int batchSize, Duration batchLinger, Duration predecessorWait) {
 
 	/** The default most deliveries of one consuming thread handled in one inbox transaction. */
 	public static final int DEFAULT_BATCH_SIZE = 16;
@@ -40,10 +43,13 @@ public record ReceiveEndpointSettings(RabbitTopology topology, Duration topology
 	/** The default longest wait for the handlers at a stop. */
 	public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
 
+	/** The default longest wait of a keyed delivery for its predecessor. */
+	public static final Duration DEFAULT_PREDECESSOR_WAIT = Duration.ofSeconds(30);
+
 	/** No topology of its own, platform threads and the defaults above. */
 	public static final ReceiveEndpointSettings DEFAULTS = new ReceiveEndpointSettings(RabbitTopology.EMPTY,
 			DEFAULT_TOPOLOGY_CHECK_INTERVAL, WaybillThreads.platform(), DEFAULT_SHUTDOWN_TIMEOUT, DEFAULT_BATCH_SIZE,
-			DEFAULT_BATCH_LINGER);
+			DEFAULT_BATCH_LINGER, DEFAULT_PREDECESSOR_WAIT);
 
 	/**
 	 * Checks the settings.
@@ -67,6 +73,10 @@ public record ReceiveEndpointSettings(RabbitTopology topology, Duration topology
 		if (batchLinger.isNegative()) {
 			throw new IllegalArgumentException("linger must not be negative, was " + batchLinger);
 		}
+		Objects.requireNonNull(predecessorWait, "predecessorWait must not be null");
+		if (predecessorWait.isNegative() || predecessorWait.isZero()) {
+			throw new IllegalArgumentException("predecessorWait must be positive, was " + predecessorWait);
+		}
 	}
 
 	/**
@@ -76,7 +86,7 @@ public record ReceiveEndpointSettings(RabbitTopology topology, Duration topology
 	 */
 	public ReceiveEndpointSettings withShutdownTimeout(Duration timeout) {
 		return new ReceiveEndpointSettings(this.topology, this.topologyCheckInterval, this.threads, timeout,
-				this.batchSize, this.batchLinger);
+				this.batchSize, this.batchLinger, this.predecessorWait);
 	}
 
 	/**
@@ -87,7 +97,17 @@ public record ReceiveEndpointSettings(RabbitTopology topology, Duration topology
 	 */
 	public ReceiveEndpointSettings withBatch(int maxSize, Duration linger) {
 		return new ReceiveEndpointSettings(this.topology, this.topologyCheckInterval, this.threads,
-				this.shutdownTimeout, maxSize, linger);
+				this.shutdownTimeout, maxSize, linger, this.predecessorWait);
+	}
+
+	/**
+	 * Returns these settings with another wait of keyed deliveries for their predecessors.
+	 * @param wait positive
+	 * @return the new settings
+	 */
+	public ReceiveEndpointSettings withPredecessorWait(Duration wait) {
+		return new ReceiveEndpointSettings(this.topology, this.topologyCheckInterval, this.threads,
+				this.shutdownTimeout, this.batchSize, this.batchLinger, wait);
 	}
 
 }

@@ -39,8 +39,10 @@ class ReceiveEndpointSettingsTests {
 			.withMessage("shutdownTimeout must be positive, was PT0S");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new ReceiveEndpointSettings(RabbitTopology.EMPTY, Duration.ofSeconds(-1),
-					WaybillThreads.platform(), Duration.ofSeconds(1), 1, Duration.ZERO))
+					WaybillThreads.platform(), Duration.ofSeconds(1), 1, Duration.ZERO, Duration.ofSeconds(1)))
 			.withMessage("interval must not be negative: PT-1S");
+		assertThatIllegalArgumentException().isThrownBy(() -> defaults.withPredecessorWait(Duration.ZERO))
+			.withMessage("predecessorWait must be positive, was PT0S");
 	}
 
 	@Test
