@@ -53,6 +53,8 @@ final class InboxThroughput implements Benchmark {
 
 	static final String PARTITIONED = "inbox partitioned by ordering key (1,000 keys)";
 
+	static final String HOT_KEY = "inbox partitioned by ordering key, 1 key";
+
 	/** Open-loop rates of the latency runs, messages per second. */
 	static final List<Integer> LATENCY_RATES = List.of(100, 1_000);
 
@@ -93,6 +95,7 @@ final class InboxThroughput implements Benchmark {
 		List<Double> inbox = new ArrayList<>();
 		List<Double> unbatched = new ArrayList<>();
 		List<Double> keyed = new ArrayList<>();
+		List<Double> hotKey = new ArrayList<>();
 		Map<String, List<Double>> latency = new LinkedHashMap<>();
 		for (int run = 1; run <= context.runs(); run++) {
 			fill(connection, queue, messages, 0);
@@ -109,10 +112,15 @@ final class InboxThroughput implements Benchmark {
 			jdbc.execute("TRUNCATE " + handled);
 			fill(connection, queue, messages, KEYS);
 			keyed.add(consume(keyedInbox, handledCount, messages));
+			rows.truncate();
+			jdbc.execute("TRUNCATE " + handled);
+			fill(connection, queue, messages, 1);
+			hotKey.add(consume(keyedInbox, handledCount, messages));
 			progress.report("run " + run + ": bare " + ResultTable.number(bare.get(run - 1)) + " msg/s, inbox "
 					+ ResultTable.number(inbox.get(run - 1)) + " msg/s, max-size 1 "
 					+ ResultTable.number(unbatched.get(run - 1)) + " msg/s, partitioned "
-					+ ResultTable.number(keyed.get(run - 1)) + " msg/s");
+					+ ResultTable.number(keyed.get(run - 1)) + " msg/s, one key "
+					+ ResultTable.number(hotKey.get(run - 1)) + " msg/s");
 			queue.purge();
 			rows.truncate();
 			jdbc.execute("TRUNCATE " + handled);
@@ -144,6 +152,8 @@ final class InboxThroughput implements Benchmark {
 				new Measurement(NAME, PARTITIONED, "msg/s", keyed, messages + " msgs with " + KEYS + " ordering keys, "
 						+ "1 channel (prefetch " + DEFAULTS.getPrefetch() * DEFAULTS.getConcurrency() + "), "
 						+ DEFAULTS.getConcurrency() + " key lanes, batched"));
+		measurements.add(new Measurement(NAME, HOT_KEY, "msg/s", hotKey, messages + " msgs of one ordering key, "
+				+ "1 channel, its key's one lane, batched"));
 		return measurements;
 	}
 
@@ -295,7 +305,7 @@ final class InboxThroughput implements Benchmark {
 		}
 	}
 
-	private static void await(AtomicLong count, long messages) throws InterruptedException {
+	static void await(AtomicLong count, long messages) throws InterruptedException {
 		long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
 		while (count.get() < messages) {
 			if (System.nanoTime() > deadline) {

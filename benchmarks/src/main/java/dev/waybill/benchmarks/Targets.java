@@ -57,6 +57,14 @@ final class Targets {
 			orderedTarget(targets, measurements, unordered.get(), OrderedRelayThroughput.KEYS_10, "10 ordering keys", 0.7);
 			orderedTarget(targets, measurements, unordered.get(), OrderedRelayThroughput.ONE_KEY, "1 ordering key", 0.5);
 		}
+		Optional<Double> endToEnd = median(measurements, OrderedRelayThroughput.NAME,
+				OrderedRelayThroughput.END_TO_END_UNORDERED);
+		Optional<Double> endToEndOneKey = median(measurements, OrderedRelayThroughput.NAME,
+				OrderedRelayThroughput.END_TO_END_ONE_KEY);
+		if (endToEnd.isPresent() && endToEndOneKey.isPresent()) {
+			targets.add(Target.atLeast("end to end with 1 ordering key / unordered", endToEndOneKey.get() / endToEnd.get(),
+					0.5, ">= 0.50"));
+		}
 		Optional<Double> writesDuringPurge = median(measurements, RetentionPurge.NAME, RetentionPurge.RATIO);
 		Optional<Double> writesWithoutPurge = median(measurements, RetentionPurge.NAME, RetentionPurge.WITHOUT);
 		if (writesDuringPurge.isPresent() && writesWithoutPurge.isPresent()) {

@@ -77,6 +77,16 @@ class TargetsTests {
 	}
 
 	@Test
+	void theHotKeyEndToEndIsCheckedAgainstTheUnorderedEndToEndOfItsRun() {
+		List<Target> targets = Targets.check(List.of(
+				figure(OrderedRelayThroughput.NAME, OrderedRelayThroughput.END_TO_END_UNORDERED, 4_000),
+				figure(OrderedRelayThroughput.NAME, OrderedRelayThroughput.END_TO_END_ONE_KEY, 2_200)));
+		assertThat(targets).extracting(Target::name).containsExactly("end to end with 1 ordering key / unordered");
+		assertThat(targets).extracting(Target::measured).containsExactly(0.55);
+		assertThat(targets).extracting(Target::met).containsExactly(true);
+	}
+
+	@Test
 	void targetsWhoseFiguresWereNotMeasuredAreLeftOut() {
 		assertThat(Targets.check(List.of(figure(RelayThroughput.NAME, RelayThroughput.figure(1), 4_000)))).isEmpty();
 	}
