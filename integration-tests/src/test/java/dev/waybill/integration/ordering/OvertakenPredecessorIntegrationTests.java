@@ -10,10 +10,12 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.NoOpMetricsCollector;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -32,6 +34,7 @@ import dev.waybill.inbox.autoconfigure.WaybillInboxAutoConfiguration;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitAutoConfiguration;
+import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitConnectionFactoryCustomizer;
 import dev.waybill.outbox.rabbit.autoconfigure.WaybillRabbitInboxAutoConfiguration;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.test.TestSchema;
@@ -147,6 +150,50 @@ class OvertakenPredecessorIntegrationTests {
 		assertThat(queueIsEmpty()).as("every delivery acknowledged").isTrue();
 	}
 
+	@Test
+	void aOneLaneConsumerThatHoldsADeliveryAcknowledgesTheLaterOnesWithoutCoveringIt() throws Exception {
+		String key = "account-11";
+		String first = UUID.randomUUID().toString();
+		String second = UUID.randomUUID().toString();
+		// Queued before the consumer starts, so the other key's deliveries reach its one lane together,
+		// as a batch: acknowledged with one multiple frame, they would settle the held one unhandled
+		// (and its own acknowledgement later would fail the channel, which delivers everything again).
+		publish(second, key, 2, first);
+		for (int i = 1; i <= 5; i++) {
+			publish(UUID.randomUUID().toString(), "other", i, null);
+		}
+		Deliveries deliveries = new Deliveries();
+		service("10m").withPropertyValues("waybill.inbox.concurrency=1")
+			.withBean(WaybillRabbitConnectionFactoryCustomizer.class,
+					() -> (factory) -> factory.setMetricsCollector(deliveries))
+			.run((context) -> {
+				await().until(() -> handled.getOrDefault("other", List.of()).size() == 5);
+				assertThat(handled.get(key)).as("held").isNull();
+				publish(first, key, 1, null);
+				await().until(() -> handled.getOrDefault(key, List.of()).size() == 2);
+				assertThat(handled.get(key)).containsExactly(1, 2);
+			});
+		assertThat(queueIsEmpty()).as("every delivery acknowledged").isTrue();
+		assertThat(deliveries.count).as("each delivered once: nothing came back").hasValue(7);
+	}
+
+	/** Counts the deliveries of Waybill's connections. */
+	private static final class Deliveries extends NoOpMetricsCollector {
+
+		final AtomicInteger count = new AtomicInteger();
+
+		@Override
+		public void consumedMessage(Channel channel, long deliveryTag, boolean autoAck) {
+			this.count.incrementAndGet();
+		}
+
+		@Override
+		public void consumedMessage(Channel channel, long deliveryTag, String consumerTag) {
+			this.count.incrementAndGet();
+		}
+
+	}
+
 	/** A key whose hash puts it on the same of the consumer's two lanes as {@code key}. */
 	private static String keyOnTheLaneOf(String key) {
 		for (int i = 0;; i++) {
@@ -165,7 +212,7 @@ class OvertakenPredecessorIntegrationTests {
 			.withUserConfiguration(Postings.class)
 			.withPropertyValues("spring.rabbitmq.host=" + rabbit.host(), "spring.rabbitmq.port=" + rabbit.port(),
 					"spring.rabbitmq.username=" + rabbit.username(), "spring.rabbitmq.password=" + rabbit.password(),
-					"waybill.inbox.predecessor-wait=" + predecessorWait);
+					"waybill.inbox.concurrency=2", "waybill.inbox.predecessor-wait=" + predecessorWait);
 	}
 
 	private void publish(String messageId, String key, int seq, String previous) throws Exception {
@@ -219,7 +266,7 @@ class OvertakenPredecessorIntegrationTests {
 
 	}
 
-	@Consumer(queue = QUEUE, concurrency = 2, prefetch = 16)
+	@Consumer(queue = QUEUE, prefetch = 16)
 	static class PostingHandler implements MessageHandler<Posting> {
 
 		@Override
