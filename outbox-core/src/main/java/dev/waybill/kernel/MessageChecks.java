@@ -132,7 +132,8 @@ public final class MessageChecks {
 	 * Estimates the AMQP 0-9-1 content header of a message, in bytes, from above: strings as their
 	 * UTF-8 length plus their length prefix, each header entry with its name and type tag, and room
 	 * for what the transport adds (message id, timestamp, delivery mode, app id, the conversation
-	 * id and source host headers).
+	 * id and source host headers) and, on a keyed message, the relay's
+	 * {@value dev.waybill.outbox.PublishOptions#ORDERING_PREVIOUS_HEADER} header.
 	 * @param message the message
 	 * @return the encoded size of the content header frame's payload
 	 */
@@ -142,6 +143,12 @@ public final class MessageChecks {
 		size += 4; // the headers table's length
 		for (Map.Entry<String, Object> header : message.headers().entrySet()) {
 			size += shortStringBytes(header.getKey()) + 1 + valueBytes(header.getValue());
+		}
+		if (message.orderingKey() != null
+				&& !message.headers().containsKey(dev.waybill.outbox.PublishOptions.ORDERING_PREVIOUS_HEADER)) {
+			// the relay links a keyed message published in a run to its predecessor's message id
+			size += shortStringBytes(dev.waybill.outbox.PublishOptions.ORDERING_PREVIOUS_HEADER) + 1
+					+ longStringBytes(message.messageId().toString());
 		}
 		if (message.conversationId() != null) {
 			size += (1 + TRANSPORT_NAME_BYTES) + 1 + longStringBytes(message.conversationId());

@@ -27,11 +27,12 @@ public final class PublishOptions {
 	public static final String ORDERING_KEY_HEADER = "waybill-ordering-key";
 
 	/**
-	 * The AMQP header that carries the message id of the previous message of the same ordering key,
-	 * set on a message the relay published right behind that one (in one run of the key, without
-	 * waiting for the previous one's confirm). A consumer that has not received the named message
-	 * knows the broker refused it and let this one overtake it; Waybill's partitioned consumers hold
-	 * such a delivery back until the predecessor arrives.
+	 * The AMQP header that carries the message id of the previous message of the same ordering
+	 * key, set by the relay on a message it publishes in a run behind its predecessor (same key,
+	 * destination and routing key, published just before it on the same channel without waiting
+	 * for its confirm); absent on the first message of a run. A consumer uses it to detect a
+	 * predecessor the broker refused: the relay publishes that one again, and then this one;
+	 * Waybill's partitioned consumers hold such a delivery back until the predecessor arrives.
 	 * @since 0.1
 	 */
 	public static final String ORDERING_PREVIOUS_HEADER = "waybill-ordering-previous";

@@ -130,6 +130,18 @@ class MessageChecksTests {
 		assertThat(MessageChecks.headerBytes(withHeaders(Map.of("d", new java.util.Date()))) - none).isEqualTo(2 + 1 + 8);
 	}
 
+	@Test
+	void aKeyedMessageIsSizedWithTheHeaderTheRelayLinksItToItsPredecessorWith() {
+		OutboxMessage keyed = withHeaders(Map.of(PublishOptions.ORDERING_KEY_HEADER, "order-1"));
+		OutboxMessage linked = new OutboxMessage(keyed.messageId(), "dest", "", "type", "application/json",
+				Map.of(PublishOptions.ORDERING_KEY_HEADER, "order-1", PublishOptions.ORDERING_PREVIOUS_HEADER,
+						UUID.randomUUID().toString()), new byte[0], null, null, null, Instant.now(), null);
+
+		assertThat(MessageChecks.headerBytes(keyed)).isEqualTo(MessageChecks.headerBytes(linked));
+		assertThat(MessageChecks.headerBytes(withHeaders(Map.of()))).as("unkeyed: never linked")
+			.isLessThan(MessageChecks.headerBytes(keyed) - 40);
+	}
+
 	private static OutboxMessage withHeaders(Map<String, Object> headers) {
 		return new OutboxMessage(UUID.randomUUID(), "dest", "", "type", "application/json", headers, new byte[0], null,
 				null, null, Instant.now(), null);

@@ -21,10 +21,14 @@ public interface OutboxStore {
 	/**
 	 * Claims up to {@code limit} due pending scopes, oldest due first, skipping scopes another
 	 * claimer holds: counts an attempt on each and leases it to {@code leaseOwner} until now plus
-	 * {@code lease}. A scope whose lease expires without being settled is due again.
+	 * {@code lease}. A scope whose lease expires without being settled is due again. A store may
+	 * claim, behind the first unpublished scope of an ordering key, up to {@code limit - 1} of
+	 * the key's next scopes with it (a run), so a claim can return more than {@code limit} scopes;
+	 * the scopes of one key come in their key's order.
 	 * @param leaseOwner who claims, must not be blank
 	 * @param lease how long the claim holds, must be positive
-	 * @param limit the most scopes to claim, must be positive
+	 * @param limit the most scopes to claim, and to claim behind each ordering key's first, must be
+	 * positive
 	 * @return the claimed scopes with their messages in publish order; empty when none is due
 	 */
 	List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit);

@@ -19,8 +19,8 @@ import dev.waybill.outbox.spi.TransportException;
 
 /**
  * An in-memory broker for relay tests: confirms asynchronously in publish order, and can nack,
- * refuse permanently or never confirm per destination, or be "down" (channels drop and no new
- * one opens). Records every attempt and every confirmed delivery.
+ * refuse permanently or never confirm per destination, nack one message's next publish, or be
+ * "down" (channels drop and no new one opens). Records every attempt and every confirmed delivery.
  */
 public class FakeTransport implements Transport {
 
@@ -43,6 +43,8 @@ public class FakeTransport implements Transport {
 
 	private final Map<String, Behaviour> behaviours = new ConcurrentHashMap<>();
 
+	private final Set<UUID> nackOnce = ConcurrentHashMap.newKeySet();
+
 	private final Set<FakeChannel> channels = ConcurrentHashMap.newKeySet();
 
 	private final List<Attempt> attempts = Collections.synchronizedList(new ArrayList<>());
@@ -53,6 +55,11 @@ public class FakeTransport implements Transport {
 
 	public void behave(String destination, Behaviour behaviour) {
 		this.behaviours.put(destination, behaviour);
+	}
+
+	/** Nacks the next publish of the message, then behaves as its destination does. */
+	public void nackOnce(UUID messageId) {
+		this.nackOnce.add(messageId);
 	}
 
 	/** Takes the broker down (dropping every channel) or brings it back. */
@@ -110,7 +117,8 @@ public class FakeTransport implements Transport {
 			}
 			FakeTransport.this.attempts.add(new Attempt(message.messageId(), message.destination(), Instant.now()));
 			this.pending.add(confirm);
-			Behaviour behaviour = FakeTransport.this.behaviours.getOrDefault(message.destination(), Behaviour.CONFIRM);
+			Behaviour behaviour = FakeTransport.this.nackOnce.remove(message.messageId()) ? Behaviour.NACK
+					: FakeTransport.this.behaviours.getOrDefault(message.destination(), Behaviour.CONFIRM);
 			switch (behaviour) {
 				case CONFIRM -> FakeTransport.this.confirmer.execute(() -> {
 					if (this.pending.remove(confirm)) {

@@ -170,13 +170,21 @@ final class OutboxSql {
 				+ "AND (" + keyLocks.formatted(state, state + " WHERE id = ANY(?) AND ordering_key IS NOT NULL "
 						+ "AND status = 'dead'").replace("hashtext(k)", "hashtext(ordering_key)") + ") >= 0 "
 				+ "RETURNING d.ordering_key";
-		// MATERIALIZED keeps the locking sub-select evaluated exactly once. The relay decodes every
+		// MATERIALIZED keeps the locking sub-selects evaluated exactly once. The relay decodes every
 		// row it claims, so the columns are the cheapest to read: times as epoch microseconds
 		// (exact, a number rather than a timestamp text to parse), empty headers as NULL (no JSON
 		// to parse), positional (ClaimedRows reads them by index, CLAIM_* above).
+		// A key's run: behind each keyed head of one message, the key's next scopes as long as each
+		// is pending, due and one message to the head's destination and routing key (held back, as
+		// they are: the head is in this claim, so their order is this relay's to keep). Consecutive
+		// in sequence order, the first that breaks the chain ends it (bool_and over the window), and
+		// read from the ordering index in order and limited, so a key's long backlog costs no more
+		// than the rows taken. Locked without waiting; a run ends before the first row another
+		// transaction holds (the last statement's window), so no scope is claimed ahead of an
+		// earlier one of its key. The result is in sequence order per key, the order to publish in.
 		this.claim = """
 				WITH due AS MATERIALIZED (
-				  SELECT id FROM %1$s s
+				  SELECT id, ordering_key, ordering_seq, message_count FROM %1$s s
 				  WHERE status = 'pending' AND next_attempt_at <= now() AND NOT ordering_held
 				    -- Head of line: a keyed scope only when no earlier scope of its key is
 				    -- unpublished (pending, in flight or dead). One probe of the ordering index; held
@@ -187,21 +195,50 @@ final class OutboxSql {
 				  ORDER BY next_attempt_at
 				  LIMIT ?
 				  FOR UPDATE SKIP LOCKED
+				), follows AS MATERIALIZED (
+				  SELECT w.id, h.ordering_key, w.ordering_seq
+				  FROM due h
+				  JOIN %2$s hm ON hm.outbox_id = h.id
+				  CROSS JOIN LATERAL (
+				    SELECT n.id, n.ordering_seq, bool_and(n.follows) OVER (ORDER BY n.ordering_seq) AS consecutive
+				    FROM (
+				      SELECT f.id, f.ordering_seq, f.status = 'pending' AND f.next_attempt_at <= now()
+				               AND f.message_count = 1 AND EXISTS (SELECT 1 FROM %2$s fm WHERE fm.outbox_id = f.id
+				                 AND fm.destination = hm.destination AND fm.routing_key = hm.routing_key) AS follows
+				      FROM %1$s f
+				      WHERE f.ordering_key = h.ordering_key AND f.ordering_seq > h.ordering_seq
+				        AND f.status IN ('pending', 'dead')
+				      ORDER BY f.ordering_seq
+				      LIMIT greatest(0, ?::int - 1)
+				    ) n
+				  ) w
+				  WHERE h.ordering_key IS NOT NULL AND h.message_count = 1 AND w.consecutive
+				), run AS MATERIALIZED (
+				  SELECT r.id FROM %1$s r JOIN follows f ON f.id = r.id
+				  WHERE r.status = 'pending'
+				  FOR UPDATE OF r SKIP LOCKED
+				), claimable AS (
+				  SELECT id FROM due
+				  UNION ALL
+				  SELECT l.id FROM (
+				    SELECT f.id, bool_and(k.id IS NOT NULL) OVER (PARTITION BY f.ordering_key ORDER BY f.ordering_seq) AS locked
+				    FROM follows f LEFT JOIN run k ON k.id = f.id
+				  ) l WHERE l.locked
 				), claimed AS (
 				  UPDATE %1$s s
 				  -- Capped: a count an operator or an older tool set to the largest integer must not
 				  -- fail the claim (integer out of range) of every scope due with it.
 				  SET attempts = least(s.attempts::int8 + 1, 2147483647)::int, lease_owner = ?,
 				      lease_until = now() + ?%3$s, next_attempt_at = now() + ?%3$s
-				  FROM due WHERE s.id = due.id
-				  RETURNING s.id, s.created_at, s.attempts, s.lease_until
+				  FROM claimable WHERE s.id = claimable.id
+				  RETURNING s.id, s.created_at, s.attempts, s.lease_until, s.ordering_seq
 				)
 				SELECT c.id, %4$s, c.attempts, %5$s,
 				       m.message_id, m.destination, m.routing_key, m.message_type, m.content_type,
 				       CASE WHEN m.headers <> '{}' THEN m.headers::text END, m.body,
 				       m.correlation_id, m.conversation_id, m.source_host, %6$s, %7$s, %8$s
 				FROM claimed c LEFT JOIN %2$s m ON m.outbox_id = c.id
-				ORDER BY m.sequence_number""".formatted(state, message, MILLIS, micros("c.created_at"),
+				ORDER BY c.ordering_seq, m.sequence_number""".formatted(state, message, MILLIS, micros("c.created_at"),
 				micros("c.lease_until"), micros("m.created_at"), micros("m.not_before"), micros("m.expires_at"));
 		// Unkeyed scopes (nearly all, and every scope sent by direct dispatch) are marked by primary key
 		// alone. Keyed ones, in a statement of their own run only when some scope was not marked by

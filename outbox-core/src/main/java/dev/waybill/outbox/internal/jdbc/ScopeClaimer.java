@@ -174,7 +174,7 @@ final class ScopeClaimer {
 							+ this.statements.tables().qualifiedOutboxMessage() + " cannot be read: " + ex.getMessage());
 				}
 			}
-		}, limit, leaseOwner, lease.toMillis(), lease.toMillis());
+		}, limit, limit, leaseOwner, lease.toMillis(), lease.toMillis());
 		// Permanent: dead at once with the reason, in the claim's transaction, as the relay does for
 		// a message the broker can never accept; the other scopes of the claim are published.
 		unreadable.forEach((id, reason) -> {

@@ -144,7 +144,7 @@ final class RelayWorker {
 			this.context.pacing().awaitWork(this.primary);
 			return;
 		}
-		if (batch.size() == this.context.settings().batchSize()) {
+		if (batch.size() >= this.context.settings().batchSize()) {
 			this.context.wakeUp().signal(); // more may be due: let another worker help
 		}
 		CompletableFuture<Void> committed = this.claimCommitted;
@@ -202,6 +202,9 @@ final class RelayWorker {
 		List<CompletableFuture<?>> settled = new ArrayList<>(batch.size());
 		Instant now = Instant.now();
 		RelayObservation observation = this.context.observation();
+		// The scopes of a key go out one after the other, in the claim's order, without waiting for
+		// each confirm; each is settled in the light of the earlier ones of its key.
+		KeyRuns runs = new KeyRuns();
 		for (ClaimedScope scope : batch) {
 			List<CompletableFuture<Void>> confirms = new ArrayList<>(scope.messages().size());
 			for (OutboxMessage message : scope.messages()) {
@@ -210,7 +213,7 @@ final class RelayWorker {
 					continue;
 				}
 				try (WaybillMdc mdc = WaybillMdc.relay(scope.id(), message.messageId(), message.messageType())) {
-					confirms.add(observation.publish(scope.id(), message, channel::publish));
+					confirms.add(observation.publish(scope.id(), runs.linked(scope, message), channel::publish));
 				}
 			}
 			if (confirms.isEmpty() && !scope.messages().isEmpty()) {
@@ -221,9 +224,10 @@ final class RelayWorker {
 			// settled once the claim committed, with the time of its last confirm.
 			CompletableFuture<Void> confirmed = (confirms.size() == 1) ? confirms.get(0)
 					: CompletableFuture.allOf(confirms.toArray(CompletableFuture[]::new));
-			settled.add(confirmed.handle((ok, failure) -> Instant.now())
-				.thenCombine(committed, (confirmedAt, ok) -> confirmedAt)
-				.thenAccept((confirmedAt) -> this.context.settler().submit(scope, failures(confirms), confirmedAt)));
+			CompletableFuture<Instant> confirmedAt = confirmed.handle((ok, failure) -> Instant.now());
+			settled.add(runs.inOrder(scope, confirmedAt, () -> failures(confirms))
+				.thenCombine(committed, (failures, ok) -> failures)
+				.thenAccept((failures) -> this.context.settler().submit(scope, failures, confirmedAt.join())));
 		}
 		CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new)).whenComplete((ok, failure) -> {
 			this.inFlight.release();

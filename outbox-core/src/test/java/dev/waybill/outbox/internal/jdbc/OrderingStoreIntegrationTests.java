@@ -28,9 +28,9 @@ import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.test.TestSchema;
 
 /**
- * Ordering keys in the JDBC store: head of line, failures and dead scopes holding back
- * only their key, skip and redrive, commit order under the key lock, the sweep, and the claim's
- * plan.
+ * Ordering keys in the JDBC store: head of line, a key's run claimed with its head, failures and
+ * dead scopes holding back only their key, skip and redrive, commit order under the key lock, the
+ * sweep, and the claim's plan.
  */
 class OrderingStoreIntegrationTests {
 
@@ -60,11 +60,11 @@ class OrderingStoreIntegrationTests {
 	}
 
 	@Test
-	void onlyTheHeadOfEachKeyIsClaimedAndTheNextAfterItIsPublished() {
+	void onlyTheHeadOfEachKeyIsClaimedWhenItsNextGoesElsewhereAndTheNextAfterItIsPublished() {
 		OutboxScope a1 = scope("A", "a1");
-		OutboxScope a2 = scope("A", "a2");
+		OutboxScope a2 = scopeTo("A", "invoices", "a2");
 		OutboxScope b1 = scope("B", "b1");
-		OutboxScope b2 = scope("B", "b2");
+		OutboxScope b2 = scopeTo("B", "invoices", "b2");
 		OutboxScope free = scope(null, "free");
 		List.of(a1, a2, b1, b2, free).forEach(store::write);
 
@@ -80,11 +80,89 @@ class OrderingStoreIntegrationTests {
 	}
 
 	@Test
-	void aFailingScopeHoldsBackOnlyTheLaterScopesOfItsKey() {
+	void aClaimTakesEachKeysHeadWithItsConsecutiveScopesInOrder() {
+		List<OutboxScope> a = List.of(scope("A", "a1"), scope("A", "a2"), scope("A", "a3"));
+		OutboxScope b1 = scope("B", "b1");
+		OutboxScope free = scope(null, "free");
+		OutboxScope b2 = scope("B", "b2");
+		a.forEach(store::write);
+		List.of(b1, free, b2).forEach(store::write);
+
+		List<ClaimedScope> claimed = store.claim("relay-a", LEASE, 100);
+
+		assertThat(bodies(claimed)).containsExactlyInAnyOrder("a1", "a2", "a3", "b1", "b2", "free");
+		assertThat(bodies(claimed).stream().filter((body) -> body.startsWith("a"))).containsExactly("a1", "a2", "a3");
+		assertThat(bodies(claimed).stream().filter((body) -> body.startsWith("b"))).containsExactly("b1", "b2");
+		assertThat(claimed).allSatisfy((scope) -> assertThat(scope.attempts()).isOne());
+		// A scope written while its key's run is in flight waits for it, whoever claims.
+		OutboxScope a4 = scope("A", "a4");
+		store.write(a4);
+		assertThat(store.claim("relay-b", LEASE, 100)).isEmpty();
+		assertThat(store.claim("relay-a", LEASE, 100)).isEmpty();
+
+		// The whole run published: the key's next scope is its head.
+		assertThat(store.markPublished("relay-a", a.stream().map(OutboxScope::id).toList())).isEqualTo(3);
+		assertThat(bodies(store.claim("relay-b", LEASE, 100))).containsExactly("a4");
+	}
+
+	@Test
+	void aRunEndsBeforeTheFirstScopeThatIsNotDueIsDeadOrGoesElsewhere() {
 		OutboxScope a1 = scope("A", "a1");
 		OutboxScope a2 = scope("A", "a2");
+		OutboxScope a3 = scope("A", "a3");
+		OutboxScope a4 = scope("A", "a4");
 		OutboxScope b1 = scope("B", "b1");
 		OutboxScope b2 = scope("B", "b2");
+		OutboxScope b3 = scope("B", "b3");
+		OutboxScope c1 = scope("C", "c1");
+		OutboxScope c2 = scope("C", "c2");
+		OutboxScope c3 = new OutboxScope(UUID.randomUUID(), List.of(new OutboxMessage(TimeOrderedUuids.next(), "orders",
+				"eu", "test.message", "application/json", Map.of(PublishOptions.ORDERING_KEY_HEADER, "C"),
+				"c3".getBytes(StandardCharsets.UTF_8), null, null, null, Instant.now(), null)), null, null);
+		OutboxScope c4 = scope("C", "c4");
+		OutboxScope d1 = scope("D", "d1", "d1'");
+		OutboxScope d2 = scope("D", "d2");
+		OutboxScope e1 = scope("E", "e1");
+		OutboxScope e2 = scope("E", "e2", "e2'");
+		List.of(a1, a2, a3, a4, b1, b2, b3, c1, c2, c3, c4, d1, d2, e1, e2).forEach(store::write);
+		jdbc.update("UPDATE " + schema.tables().qualifiedOutboxState()
+				+ " SET next_attempt_at = now() + interval '1 hour' WHERE id = ?", a3.id());
+		jdbc.update("UPDATE " + schema.tables().qualifiedOutboxState() + " SET status = 'dead' WHERE id = ?", b2.id());
+
+		List<String> claimed = bodies(store.claim("relay-a", LEASE, 100));
+
+		// not due; dead; another routing key; a head of two messages; a follower of two
+		assertThat(claimed).containsExactlyInAnyOrder("a1", "a2", "b1", "c1", "c2", "d1", "d1'", "e1");
+		jdbc.update("UPDATE " + schema.tables().qualifiedOutboxState() + " SET next_attempt_at = now() WHERE id = ?",
+				a3.id());
+		assertThat(store.claim("relay-b", LEASE, 100)).as("behind a run in flight").isEmpty();
+	}
+
+	@Test
+	void aRunTakesAtMostTheLimitLessOneBehindItsHead() {
+		List<OutboxScope> a = new ArrayList<>();
+		for (int i = 1; i <= 5; i++) {
+			a.add(scope("A", "a" + i));
+		}
+		a.forEach(store::write);
+		store.write(scope("B", "b1"));
+		store.write(scope("B", "b2"));
+
+		List<ClaimedScope> claimed = store.claim("relay-a", LEASE, 3);
+
+		assertThat(bodies(claimed)).containsExactlyInAnyOrder("a1", "a2", "a3", "b1", "b2");
+		assertThat(bodies(claimed).stream().filter((body) -> body.startsWith("a"))).containsExactly("a1", "a2", "a3");
+		assertThat(bodies(store.claim("relay-a", LEASE, 1))).as("a limit of one: no run").isEmpty();
+		store.markPublished("relay-a", claimed.stream().map(ClaimedScope::id).toList());
+		assertThat(bodies(store.claim("relay-b", LEASE, 1))).containsExactly("a4");
+	}
+
+	@Test
+	void aFailingScopeHoldsBackOnlyTheLaterScopesOfItsKey() {
+		OutboxScope a1 = scope("A", "a1");
+		OutboxScope a2 = scopeTo("A", "invoices", "a2");
+		OutboxScope b1 = scope("B", "b1");
+		OutboxScope b2 = scopeTo("B", "invoices", "b2");
 		List.of(a1, a2, b1, b2).forEach(store::write);
 		assertThat(bodies(store.claim("relay-a", LEASE, 100))).containsExactlyInAnyOrder("a1", "b1");
 
@@ -103,7 +181,7 @@ class OrderingStoreIntegrationTests {
 	@Test
 	void aDeadScopeBlocksItsKeyUntilRedrivenAndThenGoesFirst() {
 		OutboxScope a1 = scope("A", "a1");
-		OutboxScope a2 = scope("A", "a2");
+		OutboxScope a2 = scopeTo("A", "invoices", "a2");
 		OutboxScope b1 = scope("B", "b1");
 		List.of(a1, a2, b1).forEach(store::write);
 		store.claim("relay-a", LEASE, 100);
@@ -122,7 +200,7 @@ class OrderingStoreIntegrationTests {
 	@Test
 	void skippingADeadScopeReleasesItsKeyAndKeepsItDead() {
 		OutboxScope a1 = scope("A", "a1");
-		OutboxScope a2 = scope("A", "a2");
+		OutboxScope a2 = scopeTo("A", "invoices", "a2");
 		OutboxScope a3 = scope("A", "a3");
 		List.of(a1, a2, a3).forEach(store::write);
 		store.claim("relay-a", LEASE, 100);
@@ -218,10 +296,7 @@ class OrderingStoreIntegrationTests {
 			store.write(scope("key-" + (i % 200), "m" + i));
 		}
 		jdbc.execute("ANALYZE " + schema.tables().qualifiedOutboxState());
-		String claim = new OutboxSql(schema.tables()).claim;
-		String plan = String.join("\n", jdbc.queryForList("EXPLAIN " + claim.replaceFirst("LIMIT \\?", "LIMIT 100")
-			.replaceFirst("lease_owner = \\?", "lease_owner = 'x'")
-			.replace("now() + ? * interval", "now() + 1000 * interval"), String.class));
+		String plan = claimPlan();
 		// The locking scan (alias s) and the head-of-line probe (alias p); the join back to the
 		// claimed rows is by primary key, which a table this small may scan instead.
 		assertThat(plan).contains("Index Scan using outbox_state_ready_idx on outbox_state s ")
@@ -230,10 +305,42 @@ class OrderingStoreIntegrationTests {
 	}
 
 	@Test
+	void aRunIsReadFromTheOrderingIndexInOrderWithoutSortingItsKeysBacklog() {
+		String state = schema.tables().qualifiedOutboxState();
+		jdbc.execute("""
+				WITH scope AS (
+				  INSERT INTO %1$s (id, created_at, next_attempt_at, message_count, ordering_key, ordering_seq, ordering_held)
+				  SELECT gen_random_uuid(), clock_timestamp(), now(), 1, CASE WHEN i %% 10 = 0 THEN 'key-' || i ELSE 'hot' END,
+				         nextval('%3$s'), i > 1 AND i %% 10 <> 0
+				  FROM generate_series(1, 50000) i ORDER BY i
+				  RETURNING id, ordering_key
+				)
+				INSERT INTO %2$s (outbox_id, message_id, destination, routing_key, message_type, content_type, headers,
+				                  body, created_at)
+				SELECT s.id, gen_random_uuid(), 'orders', '', 'test.message', 'application/json',
+				       jsonb_build_object('waybill-ordering-key', s.ordering_key), '\\x7b7d', now()
+				FROM scope s""".formatted(state, schema.tables().qualifiedOutboxMessage(),
+				schema.tables().orderingSequence()));
+		jdbc.execute("ANALYZE " + state);
+		jdbc.execute("ANALYZE " + schema.tables().qualifiedOutboxMessage());
+
+		// With the parameters known and, as a prepared statement may keep, without: the key's next
+		// scopes come from the ordering index in its order, as many as the run takes.
+		for (String plan : List.of(claimPlan(), genericClaimPlan())) {
+			assertThat(plan).contains("Index Scan using outbox_state_ordering_idx on outbox_state f")
+				.doesNotContain("Bitmap Heap Scan on outbox_state f").doesNotContain("Seq Scan on outbox_state f");
+			assertThat(plan.lines().filter((line) -> line.contains("Sort Key: f.ordering_seq"))).isEmpty();
+		}
+		List<ClaimedScope> claimed = store.claim("relay-a", LEASE, 100);
+		assertThat(claimed.stream().filter((scope) -> "hot".equals(scope.messages().get(0).orderingKey())))
+			.hasSize(100);
+	}
+
+	@Test
 	void markingPublishedReadsOnlyTheMarkedScopesWhateverPlanPostgresKeeps() {
 		OutboxScope free = scope(null, "free");
 		OutboxScope a1 = scope("A", "a1");
-		OutboxScope a2 = scope("A", "a2");
+		OutboxScope a2 = scopeTo("A", "invoices", "a2");
 		List.of(free, a1, a2).forEach(store::write);
 		assertThat(bodies(store.claim("relay-a", LEASE, 100))).containsExactlyInAnyOrder("free", "a1");
 		// What each statement reads, whatever the parameters (a generic plan, what a server-prepared
@@ -255,43 +362,75 @@ class OrderingStoreIntegrationTests {
 				+ " WHERE status = 'published'", Long.class)).isEqualTo(3);
 	}
 
-	/** The plan PostgreSQL makes of a statement for any parameters (a generic plan). */
+	/** The claim's plan for a batch of 100, its parameters written in. */
+	private static String claimPlan() {
+		String claim = new OutboxSql(schema.tables()).claim;
+		return String.join("\n", jdbc.queryForList("EXPLAIN " + claim.replaceFirst("LIMIT \\?", "LIMIT 100")
+			.replace("?::int", "100")
+			.replaceFirst("lease_owner = \\?", "lease_owner = 'x'")
+			.replace("now() + ? * interval", "now() + 1000 * interval"), String.class));
+	}
+
+	/** The claim's generic plan, the one PostgreSQL makes for any parameters. */
+	private static String genericClaimPlan() {
+		return genericPlan(new OutboxSql(schema.tables()).claim, "int, int, text, int8, int8", "100, 100, 'x', 1000, 1000",
+				"EXPLAIN");
+	}
+
+	/**
+	 * The plan PostgreSQL makes of a statement for any parameters (a generic plan), sequential scans
+	 * off (a table this small is read whole).
+	 */
 	private static String genericPlan(String statement, String types, String arguments) {
+		return genericPlan(statement, types, arguments, "SET enable_seqscan = off; EXPLAIN (VERBOSE, COSTS OFF)");
+	}
+
+	private static String genericPlan(String statement, String types, String arguments, String explain) {
 		StringBuilder numbered = new StringBuilder();
 		int parameter = 0;
 		for (char c : statement.toCharArray()) {
 			numbered.append((c == '?') ? "$" + (++parameter) : String.valueOf(c));
 		}
+		int settings = explain.lastIndexOf(';');
 		return jdbc.execute((org.springframework.jdbc.core.ConnectionCallback<String>) (connection) -> {
 			try (java.sql.Statement session = connection.createStatement()) {
 				session.execute("SET plan_cache_mode = force_generic_plan");
-				session.execute("SET enable_seqscan = off");
-				session.execute("PREPARE generic_mark(" + types + ") AS " + numbered);
+				if (settings >= 0) {
+					session.execute(explain.substring(0, settings));
+				}
+				session.execute("PREPARE generic_plan(" + types + ") AS " + numbered);
 				try {
 					return String.join("\n", new JdbcTemplate(new org.springframework.jdbc.datasource.SingleConnectionDataSource(
-							connection, true)).queryForList("EXPLAIN (VERBOSE, COSTS OFF) EXECUTE generic_mark(" + arguments + ")",
-									String.class));
+							connection, true)).queryForList(explain.substring(settings + 1).trim() + " EXECUTE generic_plan("
+									+ arguments + ")", String.class));
 				}
 				finally {
-					session.execute("DEALLOCATE generic_mark");
-					session.execute("RESET plan_cache_mode");
-					session.execute("RESET enable_seqscan");
+					session.execute("DEALLOCATE generic_plan");
+					session.execute("RESET ALL");
 				}
 			}
 		});
 	}
 
 	private static OutboxScope scope(String key, String... bodies) {
+		return scopeTo(key, "orders", bodies);
+	}
+
+	private static OutboxScope scopeTo(String key, String destination, String... bodies) {
 		List<OutboxMessage> messages = new ArrayList<>();
 		for (String body : bodies) {
-			messages.add(message(key, body));
+			messages.add(message(key, destination, body));
 		}
 		return new OutboxScope(UUID.randomUUID(), messages, null, null);
 	}
 
 	private static OutboxMessage message(String key, String body) {
+		return message(key, "orders", body);
+	}
+
+	private static OutboxMessage message(String key, String destination, String body) {
 		Map<String, Object> headers = (key != null) ? Map.of(PublishOptions.ORDERING_KEY_HEADER, key) : Map.of();
-		return new OutboxMessage(TimeOrderedUuids.next(), "orders", "", "test.message", "application/json", headers,
+		return new OutboxMessage(TimeOrderedUuids.next(), destination, "", "test.message", "application/json", headers,
 				body.getBytes(StandardCharsets.UTF_8), null, null, null, Instant.now(), null);
 	}
 

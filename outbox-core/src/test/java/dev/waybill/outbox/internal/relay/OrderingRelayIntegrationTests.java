@@ -6,9 +6,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -25,6 +28,7 @@ import dev.waybill.outbox.internal.OutboxBacklog;
 import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.relay.DeadScopePolicy;
 import dev.waybill.outbox.relay.RelayListener;
+import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.test.FakeTransport;
@@ -33,8 +37,10 @@ import dev.waybill.outbox.test.TestSchema;
 
 /**
  * The relay with ordering keys, against PostgreSQL and a broker whose failures the test
- * controls per destination: a failing scope holds back only its key; a dead one blocks its key
- * until skipped, or not at all under {@link DeadScopePolicy#SKIP}.
+ * controls per destination or message: a failing scope holds back only its key; a dead one blocks
+ * its key until skipped, or not at all under {@link DeadScopePolicy#SKIP}; a key's run goes out in
+ * one go, each message behind the first naming its predecessor, and counts only up to its first
+ * refused message.
  */
 class OrderingRelayIntegrationTests {
 
@@ -117,10 +123,71 @@ class OrderingRelayIntegrationTests {
 		assertThat(this.store.stats().deadScopes()).isOne();
 	}
 
+	@Test
+	void aKeysRunGoesOutInOneGoAndAFailureInItsMiddleRepublishesTheKeyFromThere() {
+		List<OutboxScope> a = new ArrayList<>();
+		for (int i = 1; i <= 5; i++) {
+			a.add(write("A", "ok", "a" + i));
+		}
+		List<OutboxScope> b = List.of(write("B", "ok", "b1"), write("B", "ok", "b2"), write("B", "ok", "b3"));
+		this.broker.nackOnce(messageId(a.get(2)));
+		List<UUID> published = new CopyOnWriteArrayList<>();
+		start(DeadScopePolicy.BLOCK, new RelayListener() {
+
+			@Override
+			public void published(ClaimedScope scope, Instant confirmedAt) {
+				published.add(scope.id());
+			}
+
+		});
+
+		Awaitility.await().until(() -> published.size() == 8);
+
+		// a4 and a5 went out behind a3, and the broker took them; a3's nack kept them from counting,
+		// so they went out again after a3.
+		assertThat(a.subList(3, 5)).allSatisfy((scope) -> assertThat(deliveries(scope)).isEqualTo(2));
+		assertThat(a.subList(0, 2)).allSatisfy((scope) -> assertThat(deliveries(scope)).isOne());
+		assertThat(b).allSatisfy((scope) -> assertThat(deliveries(scope)).isOne());
+		assertThat(this.broker.attempts().stream().filter((attempt) -> attempt.messageId().equals(messageId(a.get(2)))))
+			.hasSize(2);
+		assertThat(published).containsExactlyInAnyOrderElementsOf(Stream.concat(a.stream(), b.stream())
+			.map(OutboxScope::id).toList());
+		// At the broker, the deliveries that counted are in their key's order.
+		List<UUID> counted = lastDeliveries();
+		assertThat(counted.stream().filter(messageIds(a)::contains)).containsExactlyElementsOf(messageIds(a));
+		assertThat(counted.stream().filter(messageIds(b)::contains)).containsExactlyElementsOf(messageIds(b));
+		Awaitility.await().until(() -> this.store.stats().pendingScopes() == 0);
+	}
+
+	@Test
+	void aMessagePublishedBehindItsKeysPreviousOneNamesIt() {
+		OutboxScope a1 = write("A", "ok", "a1");
+		OutboxScope a2 = write("A", "ok", "a2");
+		OutboxScope a3 = write("A", "ok", "a3");
+		OutboxScope b1 = write("B", "ok", "b1");
+		OutboxScope free = write(null, "ok", "free");
+		start(DeadScopePolicy.BLOCK);
+
+		Awaitility.await().until(() -> delivered().size() == 5);
+
+		Map<UUID, Object> previous = new HashMap<>();
+		this.broker.delivered().forEach((message) -> previous.put(message.messageId(),
+				message.headers().getOrDefault(PublishOptions.ORDERING_PREVIOUS_HEADER, "none")));
+		assertThat(previous).containsEntry(messageId(a1), "none")
+			.containsEntry(messageId(a2), messageId(a1).toString())
+			.containsEntry(messageId(a3), messageId(a2).toString())
+			.containsEntry(messageId(b1), "none")
+			.containsEntry(messageId(free), "none");
+	}
+
 	private void start(DeadScopePolicy policy) {
+		start(policy, RelayListener.NONE);
+	}
+
+	private void start(DeadScopePolicy policy, RelayListener listener) {
 		RelaySettings settings = new RelaySettings(2, 20, Duration.ofSeconds(60), Duration.ofMillis(200),
 				Duration.ofSeconds(2), PATIENT_RETRY, 3, Duration.ofSeconds(1));
-		Relay relay = new Relay(this.store, this.broker, new RelayWakeUp(), settings, RelayListener.NONE,
+		Relay relay = new Relay(this.store, this.broker, new RelayWakeUp(), settings, listener,
 				new OutboxBacklog());
 		relay.setDeadScopePolicy(policy);
 		this.relays.add(relay);
@@ -134,6 +201,28 @@ class OrderingRelayIntegrationTests {
 		OutboxScope scope = new OutboxScope(UUID.randomUUID(), List.of(message), null, null);
 		this.store.write(scope);
 		return scope;
+	}
+
+	private static UUID messageId(OutboxScope scope) {
+		return scope.messages().get(0).messageId();
+	}
+
+	private static List<UUID> messageIds(List<OutboxScope> scopes) {
+		return scopes.stream().map(OrderingRelayIntegrationTests::messageId).toList();
+	}
+
+	private long deliveries(OutboxScope scope) {
+		return this.broker.delivered().stream().filter((m) -> m.messageId().equals(messageId(scope))).count();
+	}
+
+	/** The broker's deliveries, each message where it was delivered last. */
+	private List<UUID> lastDeliveries() {
+		List<UUID> order = new ArrayList<>();
+		this.broker.delivered().forEach((message) -> {
+			order.remove(message.messageId());
+			order.add(message.messageId());
+		});
+		return order;
 	}
 
 	private List<String> delivered() {
