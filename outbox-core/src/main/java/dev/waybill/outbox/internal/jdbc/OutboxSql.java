@@ -198,13 +198,13 @@ final class OutboxSql {
 				), follows AS MATERIALIZED (
 				  SELECT w.id, h.ordering_key, w.ordering_seq
 				  FROM due h
-				  JOIN %2$s hm ON hm.outbox_id = h.id
 				  CROSS JOIN LATERAL (
 				    SELECT n.id, n.ordering_seq, bool_and(n.follows) OVER (ORDER BY n.ordering_seq) AS consecutive
 				    FROM (
 				      SELECT f.id, f.ordering_seq, f.status = 'pending' AND f.next_attempt_at <= now()
-				               AND f.message_count = 1 AND EXISTS (SELECT 1 FROM %2$s fm WHERE fm.outbox_id = f.id
-				                 AND fm.destination = hm.destination AND fm.routing_key = hm.routing_key) AS follows
+				               AND f.message_count = 1 AND EXISTS (SELECT 1 FROM %2$s fm JOIN %2$s hm
+				                 ON hm.destination = fm.destination AND hm.routing_key = fm.routing_key
+				                 WHERE fm.outbox_id = f.id AND hm.outbox_id = h.id) AS follows
 				      FROM %1$s f
 				      WHERE f.ordering_key = h.ordering_key AND f.ordering_seq > h.ordering_seq
 				        AND f.status IN ('pending', 'dead')
