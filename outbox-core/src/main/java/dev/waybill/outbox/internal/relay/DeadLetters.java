@@ -53,7 +53,7 @@ final class DeadLetters {
 			if (this.deadScopePolicy == DeadScopePolicy.SKIP && outcome.hasOrderingKey()
 					&& this.store.skip(List.of(scope.id())) > 0) {
 				logger.warn("Waybill skipped dead scope " + scope.id() + " in the order of its ordering key "
-						+ scope.messages().get(0).orderingKey() + " (waybill.outbox.ordering.dead-scope=skip)");
+						+ scope.messages().get(0).orderingKey() + " (waybill.outbox.relay.dead-scope-ordering: skip)");
 				this.promoted.run();
 			}
 		}
