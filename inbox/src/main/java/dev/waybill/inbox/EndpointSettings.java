@@ -20,55 +20,63 @@ import org.jspecify.annotations.Nullable;
  * @param neverRetry exceptions never retried, unmodifiable
  * @param ignore exceptions ignored, unmodifiable
  * @param bindings extra bindings of the queue, unmodifiable
+ * @param partitions the broker queues the endpoint's messages are spread over by ordering key, at
+ * least 1
  */
 record EndpointSettings(int concurrency, int prefetch, Map<String, Object> queueArguments,
 		boolean partitionByOrderingKey, @Nullable EndpointRetry retry, List<Class<? extends Throwable>> neverRetry,
-		List<Class<? extends Throwable>> ignore, List<EndpointBinding> bindings) {
+		List<Class<? extends Throwable>> ignore, List<EndpointBinding> bindings, int partitions) {
 
 	static final EndpointSettings DEFAULTS = new EndpointSettings(ReceiveEndpoint.DEFAULT_CONCURRENCY,
-			ReceiveEndpoint.DEFAULT_PREFETCH, Map.of(), true, null, List.of(), List.of(), List.of());
+			ReceiveEndpoint.DEFAULT_PREFETCH, Map.of(), true, null, List.of(), List.of(), List.of(), 1);
 
 	EndpointSettings withConcurrency(int concurrency) {
 		requireAtLeastOne("concurrency", concurrency);
 		return new EndpointSettings(concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
-				this.retry, this.neverRetry, this.ignore, this.bindings);
+				this.retry, this.neverRetry, this.ignore, this.bindings, this.partitions);
 	}
 
 	EndpointSettings withPrefetch(int prefetch) {
 		requireAtLeastOne("prefetch", prefetch);
 		return new EndpointSettings(this.concurrency, prefetch, this.queueArguments, this.partitionByOrderingKey,
-				this.retry, this.neverRetry, this.ignore, this.bindings);
+				this.retry, this.neverRetry, this.ignore, this.bindings, this.partitions);
 	}
 
 	EndpointSettings withQueueArguments(Map<String, ?> queueArguments) {
 		return new EndpointSettings(this.concurrency, this.prefetch,
 				Collections.unmodifiableMap(new LinkedHashMap<>(queueArguments)), this.partitionByOrderingKey, this.retry,
-				this.neverRetry, this.ignore, this.bindings);
+				this.neverRetry, this.ignore, this.bindings, this.partitions);
 	}
 
 	EndpointSettings withPartitionByOrderingKey(boolean partitionByOrderingKey) {
 		return new EndpointSettings(this.concurrency, this.prefetch, this.queueArguments, partitionByOrderingKey,
-				this.retry, this.neverRetry, this.ignore, this.bindings);
+				this.retry, this.neverRetry, this.ignore, this.bindings, this.partitions);
 	}
 
 	EndpointSettings withRetry(@Nullable EndpointRetry retry) {
 		return new EndpointSettings(this.concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
-				retry, this.neverRetry, this.ignore, this.bindings);
+				retry, this.neverRetry, this.ignore, this.bindings, this.partitions);
 	}
 
 	EndpointSettings withNeverRetry(List<Class<? extends Throwable>> neverRetry) {
 		return new EndpointSettings(this.concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
-				this.retry, List.copyOf(neverRetry), this.ignore, this.bindings);
+				this.retry, List.copyOf(neverRetry), this.ignore, this.bindings, this.partitions);
 	}
 
 	EndpointSettings withIgnore(List<Class<? extends Throwable>> ignore) {
 		return new EndpointSettings(this.concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
-				this.retry, this.neverRetry, List.copyOf(ignore), this.bindings);
+				this.retry, this.neverRetry, List.copyOf(ignore), this.bindings, this.partitions);
 	}
 
 	EndpointSettings withBindings(List<EndpointBinding> bindings) {
 		return new EndpointSettings(this.concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
-				this.retry, this.neverRetry, this.ignore, List.copyOf(bindings));
+				this.retry, this.neverRetry, this.ignore, List.copyOf(bindings), this.partitions);
+	}
+
+	EndpointSettings withPartitions(int partitions) {
+		requireAtLeastOne("partitions", partitions);
+		return new EndpointSettings(this.concurrency, this.prefetch, this.queueArguments, this.partitionByOrderingKey,
+				this.retry, this.neverRetry, this.ignore, this.bindings, partitions);
 	}
 
 	/**
@@ -82,7 +90,7 @@ record EndpointSettings(int concurrency, int prefetch, Map<String, Object> queue
 				+ (this.neverRetry.isEmpty() ? "" : ", neverRetry=" + this.neverRetry)
 				+ (this.ignore.isEmpty() ? "" : ", ignore=" + this.ignore)
 				+ (this.bindings.isEmpty() ? "" : ", bindings=" + this.bindings) + ", partitionByOrderingKey="
-				+ this.partitionByOrderingKey;
+				+ this.partitionByOrderingKey + ((this.partitions > 1) ? ", partitions=" + this.partitions : "");
 	}
 
 	private static void requireAtLeastOne(String name, int value) {

@@ -194,6 +194,22 @@ public final class ReceiveEndpoint {
 	}
 
 	/**
+	 * Returns a copy whose messages are spread over {@code partitions} broker queues by their
+	 * ordering key, so that several instances of a service share an ordered queue's keys: a key
+	 * always lands on one partition, each partition is consumed by one instance at a time, and the
+	 * instances share the partitions between them, taking over those of an instance that leaves.
+	 * 1 (the default) is one queue. The transport decides how: see the README's "Ordering" for
+	 * RabbitMQ's, which needs the broker's consistent-hash exchange and
+	 * {@link #withPartitionByOrderingKey partitioning by ordering key}.
+	 * @param partitions the number of partitions, at least 1
+	 * @return the changed endpoint
+	 * @throws IllegalArgumentException when {@code partitions} is below 1
+	 */
+	public ReceiveEndpoint withPartitions(int partitions) {
+		return with(this.settings.withPartitions(partitions));
+	}
+
+	/**
 	 * Returns a copy with a retry policy of its own instead of the inbox processor's
 	 * ({@code waybill.inbox.retry.*}).
 	 * @param retry the redelivery backoff, maximum attempts and in-process retries, or
@@ -289,6 +305,14 @@ public final class ReceiveEndpoint {
 	 */
 	public boolean partitionByOrderingKey() {
 		return this.settings.partitionByOrderingKey();
+	}
+
+	/**
+	 * Returns how many broker queues the endpoint's messages are spread over by ordering key.
+	 * @return at least 1; 1 by default
+	 */
+	public int partitions() {
+		return this.settings.partitions();
 	}
 
 	/**

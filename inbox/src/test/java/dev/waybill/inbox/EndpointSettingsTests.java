@@ -1,6 +1,7 @@
 package dev.waybill.inbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.util.ArrayList;
@@ -17,8 +18,15 @@ class EndpointSettingsTests {
 		EndpointSettings changed = EndpointSettings.DEFAULTS.withConcurrency(2).withPartitionByOrderingKey(false);
 
 		assertThat(changed).isEqualTo(new EndpointSettings(2, ReceiveEndpoint.DEFAULT_PREFETCH, Map.of(), false, null,
-				List.of(), List.of(), List.of()));
+				List.of(), List.of(), List.of(), 1));
 		assertThat(EndpointSettings.DEFAULTS.partitionByOrderingKey()).isTrue();
+		assertThat(EndpointSettings.DEFAULTS.withPartitions(4).partitions()).isEqualTo(4);
+	}
+
+	@Test
+	void partitionsAreAtLeastOne() {
+		assertThatIllegalArgumentException().isThrownBy(() -> EndpointSettings.DEFAULTS.withPartitions(0))
+			.withMessage("partitions must be at least 1, was 0");
 	}
 
 	@Test

@@ -56,7 +56,9 @@ final class EndpointDefinition {
 			.withNeverRetry(neverRetry)
 			.withIgnore(ignore)
 			.withBindings(bindings(prefix, handlers, own))
-			.withPartitionByOrderingKey(properties.isPartitionByOrderingKey());
+			.withPartitionByOrderingKey(properties.isPartitionByOrderingKey())
+			.withPartitions(positive(new Annotated<>(null, "partitions", null),
+					(own != null) ? own.getPartitions() : null, prefix + ".partitions", 1));
 	}
 
 	/**

@@ -45,6 +45,20 @@ public class EndpointProperties {
 
 	private @Nullable Retry retry;
 
+	/**
+	 * Broker queues this queue's messages are spread over by ordering key, each consumed by one
+	 * instance at a time, shared by the service's instances. 1 is one queue.
+	 */
+	private @Nullable Integer partitions;
+
+	public @Nullable Integer getPartitions() {
+		return this.partitions;
+	}
+
+	public void setPartitions(@Nullable Integer partitions) {
+		this.partitions = partitions;
+	}
+
 	public @Nullable Integer getConcurrency() {
 		return this.concurrency;
 	}

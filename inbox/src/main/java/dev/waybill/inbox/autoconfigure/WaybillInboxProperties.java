@@ -83,7 +83,7 @@ public class WaybillInboxProperties implements InitializingBean {
 
 	/**
 	 * Settings of single receive endpoints by queue name: concurrency, prefetch, retry, never-retry,
-	 * ignore and extra bindings; each unset one is the value above.
+	 * ignore, extra bindings and partitions; each unset one is the value above.
 	 */
 	private Map<String, EndpointProperties> endpoints = new LinkedHashMap<>();
 

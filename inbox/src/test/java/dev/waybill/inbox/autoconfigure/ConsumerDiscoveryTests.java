@@ -119,6 +119,7 @@ class ConsumerDiscoveryTests {
 					"waybill.inbox.endpoints.billing.retry.max-attempts=9",
 					"waybill.inbox.endpoints.billing.bindings[0].exchange=regions",
 					"waybill.inbox.endpoints.billing.bindings[0].routing-key=eu.*",
+					"waybill.inbox.endpoints.billing.partitions=6",
 					"waybill.inbox.endpoints.charge-card-handler.retry.immediate=2",
 					"waybill.inbox.retry.interval=3s")
 			.run((context) -> {
@@ -132,8 +133,10 @@ class ConsumerDiscoveryTests {
 				assertThat(billing.retry().policy().maxAttempts()).isEqualTo(9);
 				assertThat(billing.retry().policy().interval()).as("unset: the global value").hasSeconds(3);
 				assertThat(billing.bindings()).containsExactly(new EndpointBinding("regions", "eu.*"));
+				assertThat(billing.partitions()).isEqualTo(6);
 				ReceiveEndpoint other = registry.receiveEndpoint("charge-card-handler").orElseThrow();
 				assertThat(other.concurrency()).isEqualTo(4);
+				assertThat(other.partitions()).as("unset: one queue").isEqualTo(1);
 				assertThat(other.retry().immediate()).isEqualTo(2);
 				assertThat(other.retry().policy().maxAttempts()).isEqualTo(5);
 				assertThat(other.neverRetry()).isEmpty();
@@ -159,6 +162,10 @@ class ConsumerDiscoveryTests {
 			.withPropertyValues("waybill.inbox.endpoints.charge-card-handler.prefetch=0")
 			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
 				.hasMessageContaining("waybill.inbox.endpoints.charge-card-handler.prefetch"));
+		runner.withUserConfiguration(ChargeCardHandler.class)
+			.withPropertyValues("waybill.inbox.endpoints.charge-card-handler.partitions=0")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("waybill.inbox.endpoints.charge-card-handler.partitions"));
 		runner.withUserConfiguration(ChargeCardHandler.class)
 			.withPropertyValues("waybill.inbox.endpoints.charge-card-handler.retry.max-attempts=0")
 			.run((context) -> assertThat(context.getStartupFailure()).rootCause()

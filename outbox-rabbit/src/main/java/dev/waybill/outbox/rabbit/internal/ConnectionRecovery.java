@@ -14,7 +14,8 @@ import dev.waybill.outbox.rabbit.RabbitTopology;
 
 /**
  * Connects the receive endpoint and keeps it connected, on the connector thread: an attempt opens a
- * connection, declares the whole topology and consumes every queue; a failed one is tried again
+ * connection, declares the whole topology and consumes every queue (the partitions of an endpoint
+ * that has them: its share, see {@link PartitionBalancer}); a failed one is tried again
  * after a back-off, and a lost connection is replaced by a new one, so a broker that lost its
  * definitions (a fresh node, a reset) gets them back.
  *
@@ -38,6 +39,8 @@ final class ConnectionRecovery {
 
 	private final QueueSubscriber subscriber;
 
+	private final PartitionBalancer balancer;
+
 	// Confined to the connector thread, once started:
 
 	private int failedAttempts;
@@ -45,7 +48,8 @@ final class ConnectionRecovery {
 	private @Nullable String lastFailure;
 
 	ConnectionRecovery(RabbitTransport transport, ConnectionFactory connectionFactory, RabbitTopology topology,
-			EndpointStatus status, EndpointExecutors executors, QueueDeclarer declarer, QueueSubscriber subscriber) {
+			EndpointStatus status, EndpointExecutors executors, QueueDeclarer declarer, QueueSubscriber subscriber,
+			PartitionBalancer balancer) {
 		this.transport = transport;
 		this.connectionFactory = connectionFactory;
 		this.topology = topology;
@@ -53,6 +57,7 @@ final class ConnectionRecovery {
 		this.executors = executors;
 		this.declarer = declarer;
 		this.subscriber = subscriber;
+		this.balancer = balancer;
 	}
 
 	/**
@@ -70,7 +75,8 @@ final class ConnectionRecovery {
 				this.declarer.declare(created, endpoint);
 			}
 			for (ReceiveEndpoint endpoint : this.status.endpoints()) {
-				for (int i = 0; i < QueueSubscriber.channels(endpoint); i++) {
+				// an endpoint's partitions are consumed as the instances share them, below
+				for (int i = 0; i < QueueSubscriber.channels(endpoint) && endpoint.partitions() == 1; i++) {
 					this.subscriber.consume(created, endpoint);
 				}
 			}
@@ -79,6 +85,7 @@ final class ConnectionRecovery {
 			}
 			this.status.queueLosses().clear();
 			this.status.connection(created);
+			this.balancer.joined(created);
 			Connection session = created;
 			// called at once when the connection closed already
 			created.addShutdownListener((cause) -> {

@@ -62,20 +62,8 @@ final class ConsumerDrain {
 		// queue, before the broker serves anyone else. So: finish what the lanes are handling,
 		// leave what they hold unacknowledged, close.
 		for (InboxConsumer consumer : partitioned) {
-			try {
-				if (!Objects.requireNonNull(consumer.lanes()).awaitIdle(deadlineNanos)) {
-					logger.warn("Waybill's consumer of " + consumer.queue() + " did not finish its deliveries "
-							+ "within " + this.shutdownTimeout + "; the broker delivers those again");
-				}
-				consumer.getChannel().close();
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
+			if (!closeAfterLanes(consumer, deadlineNanos)) {
 				break;
-			}
-			catch (IOException | TimeoutException | RuntimeException ex) {
-				logger.debug("Closing the channel of the consumer of " + consumer.queue() + " failed: "
-						+ ex.getMessage());
 			}
 		}
 		for (InboxConsumer consumer : cancelled) {
@@ -101,6 +89,30 @@ final class ConsumerDrain {
 			}
 			return false;
 		});
+	}
+
+	/**
+	 * Lets a consumer partitioned by ordering key finish what its lanes are handling, then closes its
+	 * channel: what they hold goes back to the head of the queue, in order, before the broker serves
+	 * the queue's next consumer. The consumer must be {@linkplain InboxConsumer#stopping stopping}.
+	 * @return false when interrupted
+	 */
+	boolean closeAfterLanes(InboxConsumer consumer, long deadlineNanos) {
+		try {
+			if (!Objects.requireNonNull(consumer.lanes()).awaitIdle(deadlineNanos)) {
+				logger.warn("Waybill's consumer of " + consumer.queue() + " did not finish its deliveries "
+						+ "within " + this.shutdownTimeout + "; the broker delivers those again");
+			}
+			consumer.getChannel().close();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+		catch (IOException | TimeoutException | RuntimeException ex) {
+			logger.debug("Closing the channel of the consumer of " + consumer.queue() + " failed: " + ex.getMessage());
+		}
+		return true;
 	}
 
 }

@@ -17,11 +17,12 @@ final class ConsumerRefusal {
 
 	/**
 	 * Whether the broker was reached and refused: the credentials, or a declaration (a queue with
-	 * other arguments, a missing permission). Anything else is taken as the broker being
+	 * other arguments, a missing permission, partitions without the consistent-hash exchange). Anything else is taken as the broker being
 	 * unreachable.
 	 */
 	static boolean refused(Throwable failure) {
-		if (BrokerErrors.connectionRefused(failure) || BrokerErrors.certificateRejected(failure)) {
+		if (BrokerErrors.connectionRefused(failure) || BrokerErrors.certificateRejected(failure)
+				|| failure instanceof PartitionTopology.PartitionsUnsupportedException) {
 			return true;
 		}
 		ShutdownSignalException signal = BrokerErrors.signal(failure);

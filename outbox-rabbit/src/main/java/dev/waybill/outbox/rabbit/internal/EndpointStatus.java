@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Collectors;
@@ -38,16 +39,51 @@ final class EndpointStatus {
 	/** The consumers of the current and earlier connections, for cancelling them at stop. */
 	private final Queue<InboxConsumer> consumers = new ConcurrentLinkedQueue<>();
 
+	/** The partition queues of the endpoints with partitions, and their endpoints. */
+	private final Map<String, ReceiveEndpoint> partitionQueues = new LinkedHashMap<>();
+
+	/**
+	 * The partition queues the current connection owns, and the partitioned endpoints whose members
+	 * queue it subscribed to: the partitions it shares with the other instances.
+	 */
+	private final Set<String> owned = ConcurrentHashMap.newKeySet();
+
+	private final Set<String> members = ConcurrentHashMap.newKeySet();
+
 	EndpointStatus(List<ReceiveEndpoint> endpoints) {
-		endpoints.forEach((endpoint) -> this.endpoints.put(endpoint.queue(), endpoint));
+		for (ReceiveEndpoint endpoint : endpoints) {
+			this.endpoints.put(endpoint.queue(), endpoint);
+			for (int i = 0; i < endpoint.partitions() && endpoint.partitions() > 1; i++) {
+				this.partitionQueues.put(PartitionTopology.queue(endpoint, i), endpoint);
+			}
+		}
 	}
 
 	List<ReceiveEndpoint> endpoints() {
 		return List.copyOf(this.endpoints.values());
 	}
 
+	/**
+	 * Returns the endpoint of a broker queue: its own queue, or one of its partitions.
+	 */
 	ReceiveEndpoint endpoint(String queue) {
-		return Objects.requireNonNull(this.endpoints.get(queue), queue);
+		ReceiveEndpoint endpoint = this.endpoints.get(queue);
+		return Objects.requireNonNull((endpoint != null) ? endpoint : this.partitionQueues.get(queue), queue);
+	}
+
+	/** Whether a broker queue is a partition of an endpoint. */
+	boolean partition(String queue) {
+		return this.partitionQueues.containsKey(queue);
+	}
+
+	/** The partition queues the current connection owns. */
+	Set<String> owned() {
+		return this.owned;
+	}
+
+	/** The partitioned endpoints whose members queue the current connection subscribed to. */
+	Set<String> members() {
+		return this.members;
 	}
 
 	List<String> queues() {
@@ -100,18 +136,51 @@ final class EndpointStatus {
 		return this.running && current != null && current.isOpen();
 	}
 
-	/** Whether every channel of the queue has a consumer on the current connection. */
+	/**
+	 * Whether every channel of a broker queue has a consumer on the current connection; for an
+	 * endpoint with partitions, whether it takes part in sharing them and consumes those it owns.
+	 */
 	boolean consumes(String queue) {
-		Connection current = this.connection;
 		ReceiveEndpoint endpoint = this.endpoints.get(queue);
-		if (endpoint == null) {
-			return false;
+		if (endpoint != null && endpoint.partitions() > 1) {
+			return this.members.contains(queue) && partitionQueues(queue).stream()
+				.filter(this.owned::contains)
+				.allMatch((partition) -> subscribed(partition) >= 1);
 		}
-		long subscribed = this.consumers.stream()
+		if (endpoint == null) {
+			return partition(queue) && subscribed(queue) >= 1;
+		}
+		return subscribed(queue) >= QueueSubscriber.channels(endpoint);
+	}
+
+	private long subscribed(String queue) {
+		Connection current = this.connection;
+		return this.consumers.stream()
 			.filter((consumer) -> consumer.queue().equals(queue) && consumer.connection() == current
 					&& !consumer.cancelled() && consumer.getChannel().isOpen())
 			.count();
-		return subscribed >= QueueSubscriber.channels(endpoint);
+	}
+
+	/** The partition queues of an endpoint's queue; none when it has no partitions. */
+	List<String> partitionQueues(String queue) {
+		return this.partitionQueues.entrySet()
+			.stream()
+			.filter((entry) -> entry.getValue().queue().equals(queue))
+			.map(Map.Entry::getKey)
+			.toList();
+	}
+
+	/** Why a queue lost its consumer: its own loss, or those of its partitions. */
+	private @Nullable String loss(String queue) {
+		String own = this.queueLosses.get(queue);
+		if (own != null) {
+			return own;
+		}
+		String partitions = partitionQueues(queue).stream()
+			.filter(this.queueLosses::containsKey)
+			.map((partition) -> partition + ": " + this.queueLosses.get(partition))
+			.collect(Collectors.joining("; "));
+		return partitions.isEmpty() ? null : partitions;
 	}
 
 	@Nullable String notConsumingReason() {
@@ -124,7 +193,7 @@ final class EndpointStatus {
 		return this.endpoints.keySet()
 			.stream()
 			.filter((queue) -> !consumes(queue))
-			.map((queue) -> queue + ": " + Objects.requireNonNullElse(this.queueLosses.get(queue), "resuming"))
+			.map((queue) -> queue + ": " + Objects.requireNonNullElse(loss(queue), "resuming"))
 			.collect(Collectors.joining("; "));
 	}
 
@@ -132,7 +201,7 @@ final class EndpointStatus {
 		if (isConsuming(queue)) {
 			return null;
 		}
-		return connected() ? Objects.requireNonNullElse(this.queueLosses.get(queue), "resuming")
+		return connected() ? Objects.requireNonNullElse(loss(queue), "resuming")
 				: this.notConsumingReason;
 	}
 

@@ -35,6 +35,9 @@ final class InboxConsumer extends DefaultConsumer {
 
 	private final String queue;
 
+	/** The receive endpoint's queue, whose consumers the deliveries go to: {@link #queue} unless a partition's. */
+	private final String endpointQueue;
+
 	/** Whether partitioned by ordering key: a requeued delivery would come back behind its key's later ones. */
 	private final boolean partitionByOrderingKey;
 
@@ -66,10 +69,11 @@ final class InboxConsumer extends DefaultConsumer {
 	/** Whether the broker cancelled it: its channel is open, but nothing more comes. */
 	private volatile boolean cancelled;
 
-	InboxConsumer(Channel channel, String queue, boolean partitionByOrderingKey, boolean oneLane,
+	InboxConsumer(Channel channel, String queue, String endpointQueue, boolean partitionByOrderingKey, boolean oneLane,
 			DeliveryProcessor processor, ConsumerRegistry registry, RecordingOutageLog outageLog, LossListener losses) {
 		super(channel);
 		this.queue = queue;
+		this.endpointQueue = endpointQueue;
 		this.partitionByOrderingKey = partitionByOrderingKey;
 		this.oneLane = oneLane;
 		this.processor = processor;
@@ -78,8 +82,13 @@ final class InboxConsumer extends DefaultConsumer {
 		this.losses = losses;
 	}
 
+	/** The broker queue it consumes. */
 	String queue() {
 		return this.queue;
+	}
+
+	String endpointQueue() {
+		return this.endpointQueue;
 	}
 
 	boolean partitionByOrderingKey() {
@@ -179,7 +188,7 @@ final class InboxConsumer extends DefaultConsumer {
 		InboundMessage message = InboundMessages.of(envelope, properties, body);
 		Object supertypes = message.headers().get(MessageTypes.SUPERTYPES_HEADER);
 		Object classHint = message.headers().get(MessageTypes.CLASS_HEADER);
-		ConsumerRegistration<?> registration = this.registry.dispatch(this.queue, message.messageType(),
+		ConsumerRegistration<?> registration = this.registry.dispatch(this.endpointQueue, message.messageType(),
 				(supertypes instanceof String text) ? text : null, (classHint instanceof String name) ? name : null);
 		KeyPartitions<HeldDelivery> lanes = this.lanes;
 		if (lanes != null) {

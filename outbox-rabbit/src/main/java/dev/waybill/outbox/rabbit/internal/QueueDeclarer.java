@@ -19,7 +19,7 @@ import dev.waybill.inbox.ReceiveEndpoint;
 /**
  * Declares a receive endpoint's queue (durable, with the endpoint's arguments), binds it to the
  * exchange of each consumer's message type and to the endpoint's extra bindings, and declares its
- * error queue. Each declaration runs on a short-lived channel of its own, since a refused one
+ * error queue; an endpoint with partitions gets its {@link PartitionTopology} instead of the queue. Each declaration runs on a short-lived channel of its own, since a refused one
  * closes its channel.
  *
  * @since 0.1
@@ -38,25 +38,34 @@ final class QueueDeclarer {
 	}
 
 	void declare(Connection connection, ReceiveEndpoint endpoint) throws IOException {
-		String queue = endpoint.queue();
 		Channel channel = connection.createChannel();
 		try {
-			channel.queueDeclare(queue, true, false, false, endpoint.queueArguments());
-			for (ConsumerRegistration<?> consumer : endpoint.consumers()) {
-				String exchange = consumer.messageType();
-				channel.exchangeDeclare(exchange, this.transport.exchangeType(), true);
-				// Every message of the type: "#" on a topic exchange; the default empty routing key on a
-				// direct one; fanout ignores it.
-				channel.queueBind(queue, exchange, this.transport.bindAllKey());
+			if (endpoint.partitions() > 1) {
+				PartitionTopology.declare(channel, endpoint, this.transport.exchangeType(), this.transport.bindAllKey());
 			}
-			for (EndpointBinding binding : endpoint.bindings()) {
-				channel.queueBind(queue, binding.exchange(), binding.routingKey());
+			else {
+				declareQueue(channel, endpoint);
 			}
 		}
 		finally {
 			RabbitTransport.abortQuietly(channel);
 		}
 		declareErrorQueue(connection, endpoint.errorQueue(), endpoint.queueArguments());
+	}
+
+	private void declareQueue(Channel channel, ReceiveEndpoint endpoint) throws IOException {
+		String queue = endpoint.queue();
+		channel.queueDeclare(queue, true, false, false, endpoint.queueArguments());
+		for (ConsumerRegistration<?> consumer : endpoint.consumers()) {
+			String exchange = consumer.messageType();
+			channel.exchangeDeclare(exchange, this.transport.exchangeType(), true);
+			// Every message of the type: "#" on a topic exchange; the default empty routing key on a
+			// direct one; fanout ignores it.
+			channel.queueBind(queue, exchange, this.transport.bindAllKey());
+		}
+		for (EndpointBinding binding : endpoint.bindings()) {
+			channel.queueBind(queue, binding.exchange(), binding.routingKey());
+		}
 	}
 
 	/**

@@ -99,11 +99,15 @@ final class QueueRecovery implements InboxConsumer.LossListener {
 		if (!this.status.current(session)) {
 			return;
 		}
+		if (this.status.partition(queue) && !this.status.owned().contains(queue)) {
+			this.status.queueLosses().remove(queue); // handed over meanwhile: another instance's now
+			return;
+		}
 		ReceiveEndpoint endpoint = this.status.endpoint(queue);
 		try {
 			this.topology.declare(session); // its extra bindings may name declared exchanges an operator deleted too
 			this.declarer.declare(session, endpoint);
-			this.subscriber.consume(session, endpoint);
+			this.subscriber.consume(session, endpoint, queue);
 		}
 		catch (IOException | RuntimeException ex) {
 			if (!session.isOpen()) {

@@ -46,13 +46,20 @@ final class QueueSubscriber {
 	}
 
 	void consume(Connection connection, ReceiveEndpoint endpoint) throws IOException {
-		String queue = endpoint.queue();
+		consume(connection, endpoint, endpoint.queue());
+	}
+
+	/**
+	 * Consumes one broker queue of an endpoint: its own, or one of its partitions.
+	 */
+	void consume(Connection connection, ReceiveEndpoint endpoint, String queue) throws IOException {
 		Channel channel = connection.createChannel();
 		boolean partitionByOrderingKey = endpoint.partitionByOrderingKey();
 		int lanes = partitionByOrderingKey ? endpoint.concurrency() : 1;
 		channel.basicQos(endpoint.prefetch() * lanes);
-		InboxConsumer consumer = new InboxConsumer(channel, queue, partitionByOrderingKey, lanes == 1, this.processor,
-				this.registry, this.outageLogs.computeIfAbsent(queue, RecordingOutageLog::new), this.losses);
+		InboxConsumer consumer = new InboxConsumer(channel, queue, endpoint.queue(), partitionByOrderingKey, lanes == 1,
+				this.processor, this.registry, this.outageLogs.computeIfAbsent(endpoint.queue(), RecordingOutageLog::new),
+				this.losses);
 		// Without batched transactions (JPA's transaction manager) a lane takes one delivery at a
 		// time: handed several, the inbox would run them all, also after a stop began.
 		int batchSize = (this.processor.whyNotBatched() == null) ? this.settings.batchSize() : 1;

@@ -98,6 +98,7 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		this.transport = Objects.requireNonNull(transport, "transport must not be null");
 		Objects.requireNonNull(processor, "processor must not be null");
 		this.settings = Objects.requireNonNull(settings, "settings must not be null");
+		endpoints.forEach(RabbitReceiveEndpoint::requireOrderedPartitions);
 		ConsumerRegistry registry = ConsumerRegistry.ofEndpoints(endpoints);
 		processor.describeQueues(registry);
 		this.connectionFactory = ConsumingConnectionFactory.of(transport.connectionFactory(), transport.maxBodySize());
@@ -108,11 +109,24 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		this.subscriber = new QueueSubscriber(processor, registry, settings, this.status, this::channelLost);
 		this.queueRecovery = new QueueRecovery(transport, settings.topology(), settings.shutdownTimeout(), this.status,
 				this.executors, declarer, this.subscriber);
-		this.recovery = new ConnectionRecovery(transport, this.connectionFactory, settings.topology(), this.status,
-				this.executors, declarer, this.subscriber);
 		this.topologyCheck = new TopologyCheck(transport, settings.topology(), settings.topologyCheckInterval(),
 				this.status, this.executors, declarer);
 		this.drain = new ConsumerDrain(this.status, settings.shutdownTimeout());
+		PartitionBalancer balancer = new PartitionBalancer(this.status, this.executors, this.subscriber, this.drain,
+				settings.shutdownTimeout());
+		this.recovery = new ConnectionRecovery(transport, this.connectionFactory, settings.topology(), this.status,
+				this.executors, declarer, this.subscriber, balancer);
+	}
+
+	/** Partitions spread keys over instances: pointless, and misleading, for an unordered endpoint. */
+	private static void requireOrderedPartitions(ReceiveEndpoint endpoint) {
+		if (endpoint.partitions() > 1 && !endpoint.partitionByOrderingKey()) {
+			throw new IllegalArgumentException("Queue '" + endpoint.queue() + "' has " + endpoint.partitions()
+					+ " partitions but is not partitioned by ordering key: partitions keep each key on one instance "
+					+ "for its order, which an endpoint that handles a key's messages concurrently does not keep. "
+					+ "Partition it by ordering key (waybill.inbox.partition-by-ordering-key: true), or set its "
+					+ "partitions to 1.");
+		}
 	}
 
 	private void channelLost(Connection session, String queue, @Nullable InboxConsumer cancelled, String what) {
