@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.LongFunction;
 
 import com.rabbitmq.client.Connection;
@@ -34,10 +35,16 @@ import dev.waybill.outbox.spi.Transport;
  * Each message's latency is also split at its claim (commit to claim start, claim start to the
  * claim's return) and after it, with a timing view of the relay's transport
  * ({@link TimedTransport}): claim return to the relay's publish call, the call itself (to the
- * message written on the broker's socket), and publish return to confirm (the broker's share).
+ * message written on the broker's socket), and publish return to confirm (the broker's share);
+ * and confirm to marked published (when the relay reports the scope, after its mark).
  * {@code -Dwaybill.bench.latency.canary=<msg/s>} also runs a {@link ConfirmCanary}, a bare
  * publisher at that rate during each Waybill run, whose publish return to confirm is what the
  * broker gives any publisher under that run's load.
+ * <p>
+ * At {@link #ONE_KEY_RATE} each run also offers the same load with every message of one ordering
+ * key, right after the unordered one: keyed messages are claimed, not dispatched directly, and a
+ * key's next run of scopes only once the previous run was confirmed and marked published. Its
+ * figures are named with {@link #ONE_KEY} before the percentile.
  */
 final class Latency implements Benchmark {
 
@@ -47,6 +54,14 @@ final class Latency implements Benchmark {
 
 	/** The floor's figures: a bare publisher after each business transaction, at the same rate. */
 	static final String FLOOR = "floor (bare broker under write load) ";
+
+	/** The figures of the case where every message has the same ordering key. */
+	static final String ONE_KEY = "1 ordering key ";
+
+	/** The one rate at which the one-key case runs, beside the unordered case. */
+	static final int ONE_KEY_RATE = 1_000;
+
+	private static final String HOT_KEY = "hot";
 
 	static String figure(String what, int rate) {
 		return what + " @ " + String.format(java.util.Locale.ROOT, "%,d", rate) + " msg/s";
@@ -76,11 +91,15 @@ final class Latency implements Benchmark {
 		// When the relay called the channel's publish for each message, and when that call returned.
 		Map<UUID, Instant> publishCalled = timedTransport.get().publishCalled();
 		Map<UUID, Instant> publishReturned = timedTransport.get().publishReturned();
+		// When the relay had marked each message's scope published (it reports the scope then): a
+		// key's next run is claimed only after that.
+		Map<UUID, Instant> marked = new ConcurrentHashMap<>();
 		// The commit notifications sent, as other instances' relays hear them.
 		NotificationCounter notifier = context.register(new NotificationCounter(context.postgres(), wiring.schema()));
 		OutboxWiring.RunningRelay relay = context.register(wiring.startRelayOfScopes((scope, at) -> {
 			for (OutboxMessage message : scope.messages()) {
 				claimed.put(message.messageId(), scope.leaseUntil().minus(lease));
+				marked.put(message.messageId(), Instant.now());
 				Instant before = confirmed.put(message.messageId(), at);
 				if (before != null && duplicates.incrementAndGet() <= 3) {
 					System.err.println("Reported published twice: message " + message.messageId() + " attempts " + scope.attempts() + " owner "
@@ -105,10 +124,11 @@ final class Latency implements Benchmark {
 		// code needed (the compiler threads took ~40% of a core for the first ~25 s of load), while the
 		// floor, run after them in this JVM, found the code it shares with Waybill compiled. So each side
 		// first runs for jitWarmUpSeconds, untimed, at the highest of its rates up to 1,000 msg/s.
-		// One business transaction: a row and a message through the outbox; returns the message's id.
-		LongFunction<UUID> send = (index) -> transactions.execute((status) -> {
+		// One business transaction: a row and a message through the outbox, unordered or of the given
+		// ordering key (null: none); returns the message's id.
+		Function<String, LongFunction<UUID>> sender = (key) -> (index) -> transactions.execute((status) -> {
 			business.insertOrder(index);
-			return wiring.publisher().send(queue.exchange(), BenchOrder.of(index));
+			return wiring.publisher().send(queue.exchange(), BenchOrder.of(index), (options) -> options.orderingKey(key));
 		});
 		// Forgets what the relay reported of the messages so far, and empties the queue.
 		Runnable forget = () -> {
@@ -117,6 +137,7 @@ final class Latency implements Benchmark {
 			claimReturned.clear();
 			publishCalled.clear();
 			publishReturned.clear();
+			marked.clear();
 			queue.purge();
 		};
 		int warmUpRate = rates(sizes).stream().filter((rate) -> rate <= 1_000).max(Integer::compare).orElse(100);
@@ -125,10 +146,14 @@ final class Latency implements Benchmark {
 		long publishedBefore = relay.published();
 		// Counted as sent: a machine that cannot keep up drops sends (OpenLoopGenerator).
 		AtomicLong warmUpSent = new AtomicLong();
-		new OpenLoopGenerator(SENDERS).run(warmUpRate, warmUpSends, (index) -> {
-			send.apply(index);
-			warmUpSent.incrementAndGet();
-		});
+		// The one-key case runs the claim of keyed runs, which direct dispatch skips: warmed up too.
+		for (String key : keys(warmUpRate)) {
+			LongFunction<UUID> warmUpSend = sender.apply(key);
+			new OpenLoopGenerator(SENDERS).run(warmUpRate, warmUpSends, (index) -> {
+				warmUpSend.apply(index);
+				warmUpSent.incrementAndGet();
+			});
+		}
 		relay.awaitPublished(publishedBefore + warmUpSent.get(), Duration.ofMinutes(2));
 		BareLatency.measure(broker, queue.exchange(), warmUpRate, sizes.jitWarmUpSeconds(), 1,
 				(index) -> transactions.executeWithoutResult((status) -> business.insertOrder(index)));
@@ -136,90 +161,97 @@ final class Latency implements Benchmark {
 		// filled, and plans PostgreSQL made while they were empty replaced by plans for their size.
 		new Rows(wiring.schema()).vacuumAnalyze();
 		progress.report("warm-up (untimed): " + sizes.jitWarmUpSeconds() + " s of Waybill, then of the floor, at "
-				+ warmUpRate + " msg/s; " + cpu.report(warmUpSent.get() + warmUpSends));
+				+ warmUpRate + " msg/s" + (keys(warmUpRate).size() > 1 ? " (Waybill unordered, then of one key)" : "") + "; "
+				+ cpu.report(warmUpSent.get() + warmUpSends));
 		forget.run();
 		for (int rate : rates(sizes)) {
 			Map<String, List<Double>> figures = new LinkedHashMap<>();
 			for (int run = 1; run <= context.runs(); run++) {
 				for (boolean commitFirst : ab ? List.of(true, false) : List.of(false)) {
-					store.commitFirst(commitFirst);
-					String mode = !ab ? "" : commitFirst ? "A claim commits first, " : "B claim commit overlapped, ";
-					long warmUp = (long) rate * sizes.warmUpSeconds();
-					long total = warmUp + (long) rate * sizes.latencySeconds();
-					Map<UUID, Instant> committed = new ConcurrentHashMap<>();
-					long published = relay.published();
-					store.takeClaimCounts();
-					long notificationsBefore = notifier.received();
-					cpu.start();
-					AtomicLong sent = new AtomicLong();
-					ConfirmCanary canary = (canaryRate > 0) ? new ConfirmCanary(canaryConnection, queue.exchange(), canaryRate) : null;
-					OpenLoopGenerator generator = new OpenLoopGenerator(SENDERS);
-					Timer timer = Timer.start();
-					long measureFrom = System.nanoTime() + TimeUnit.SECONDS.toNanos(sizes.warmUpSeconds());
-					generator.run(rate, total, (index) -> {
-						UUID id = send.apply(index);
-						Instant at = Instant.now();
-						sent.incrementAndGet();
-						if (System.nanoTime() - measureFrom >= 0) {
-							committed.put(id, at);
+					for (String key : keys(rate)) {
+						store.commitFirst(commitFirst);
+						String mode = (!ab ? "" : commitFirst ? "A claim commits first, " : "B claim commit overlapped, ")
+								+ (key != null ? ONE_KEY : "");
+						LongFunction<UUID> sendOfCase = sender.apply(key);
+						long warmUp = (long) rate * sizes.warmUpSeconds();
+						long total = warmUp + (long) rate * sizes.latencySeconds();
+						Map<UUID, Instant> committed = new ConcurrentHashMap<>();
+						long published = relay.published();
+						store.takeClaimCounts();
+						long notificationsBefore = notifier.received();
+						cpu.start();
+						AtomicLong sent = new AtomicLong();
+						ConfirmCanary canary = (canaryRate > 0) ? new ConfirmCanary(canaryConnection, queue.exchange(), canaryRate) : null;
+						OpenLoopGenerator generator = new OpenLoopGenerator(SENDERS);
+						Timer timer = Timer.start();
+						long measureFrom = System.nanoTime() + TimeUnit.SECONDS.toNanos(sizes.warmUpSeconds());
+						generator.run(rate, total, (index) -> {
+							UUID id = sendOfCase.apply(index);
+							Instant at = Instant.now();
+							sent.incrementAndGet();
+							if (System.nanoTime() - measureFrom >= 0) {
+								committed.put(id, at);
+							}
+						});
+						double achieved = sent.get() / timer.seconds();
+						long[] canaryMicros = (canary != null) ? canary.stop() : null;
+						relay.awaitPublished(published + sent.get(), Duration.ofMinutes(2));
+						// What the relay did per message: claims (and empty ones), commit notifications sent.
+						String cpuUsed = cpu.report(sent.get());
+						long[] claimCounts = store.takeClaimCounts();
+						long notifications = notifier.received() - notificationsBefore;
+						if (committed.isEmpty()) {
+							throw new IllegalStateException("No transaction committed after the warm-up at " + rate + " msg/s");
 						}
-					});
-					double achieved = sent.get() / timer.seconds();
-					long[] canaryMicros = (canary != null) ? canary.stop() : null;
-					relay.awaitPublished(published + sent.get(), Duration.ofMinutes(2));
-					// What the relay did per message: claims (and empty ones), commit notifications sent.
-					String cpuUsed = cpu.report(sent.get());
-					long[] claimCounts = store.takeClaimCounts();
-					long notifications = notifier.received() - notificationsBefore;
-					if (committed.isEmpty()) {
-						throw new IllegalStateException("No transaction committed after the warm-up at " + rate + " msg/s");
+						long[] micros = committed.entrySet()
+							.stream()
+							.mapToLong((entry) -> Math.max(0,
+									TimeUnit.NANOSECONDS.toMicros(Duration.between(entry.getValue(), confirmed.get(entry.getKey())).toNanos())))
+							.sorted()
+							.toArray();
+						add(figures, figure(mode + "p50", rate), Stats.percentile(micros, 50) / 1000.0);
+						add(figures, figure(mode + "p95", rate), Stats.percentile(micros, 95) / 1000.0);
+						add(figures, figure(mode + "p99", rate), Stats.percentile(micros, 99) / 1000.0);
+						add(figures, figure(mode + "max", rate), micros[micros.length - 1] / 1000.0);
+						long[] toClaim = stage(committed, claimed);
+						long[] claimToConfirm = stage(claimed, confirmed, committed.keySet());
+						long[] claiming = stage(claimed, claimReturned, committed.keySet());
+						long[] returnedToConfirm = stage(claimReturned, confirmed, committed.keySet());
+						addMedianAndTail(figures, mode, "commit to claim", rate, toClaim);
+						addMedianAndTail(figures, mode, "claim to confirm", rate, claimToConfirm);
+						addMedianAndTail(figures, mode, "claim start to return", rate, claiming);
+						addMedianAndTail(figures, mode, "claim return to confirm", rate, returnedToConfirm);
+						// Claim return to confirm, split where the relay calls the channel and where that call returns.
+						long[] toPublish = stage(claimReturned, publishCalled, committed.keySet());
+						long[] publishing = stage(publishCalled, publishReturned, committed.keySet());
+						long[] brokerConfirm = stage(publishReturned, confirmed, committed.keySet());
+						addMedianAndTail(figures, mode, "claim return to publish call", rate, toPublish);
+						addMedianAndTail(figures, mode, "publish call to return", rate, publishing);
+						addMedianAndTail(figures, mode, "publish return to confirm", rate, brokerConfirm);
+						addMedianAndTail(figures, mode, "confirm to marked published", rate,
+								stage(confirmed, marked, committed.keySet()));
+						if (canaryMicros != null && canaryMicros.length > 0) {
+							addMedianAndTail(figures, mode, "canary publish return to confirm", rate, canaryMicros);
+						}
+						add(figures, figure(mode + "achieved", rate), achieved);
+						long claimedMessages = committed.keySet().stream().filter(claimReturned::containsKey).count();
+						progress.report(mode + rate + " msg/s, run " + run + ": p50 " + ResultTable.number(Stats.percentile(micros, 50) / 1000.0)
+								+ " ms, p99 " + ResultTable.number(Stats.percentile(micros, 99) / 1000.0) + " ms, achieved "
+								+ ResultTable.number(achieved) + " msg/s" + (generator.dropped() > 0 ? ", " + generator.dropped()
+										+ " sends dropped (could not start in time)" : "") + (duplicates.get() > 0 ? ", "
+										+ duplicates.get() + " reported published twice so far" : "") + "; " + claimedMessages + " of "
+								+ committed.size() + " measured messages claimed (the rest by direct dispatch); p50 publish call "
+								+ ResultTable.number(Stats.percentile(publishing, 50) / 1000.0) + " ms, publish return to confirm "
+								+ ResultTable.number(Stats.percentile(brokerConfirm, 50) / 1000.0) + " ms (p99 "
+								+ ResultTable.number(Stats.percentile(brokerConfirm, 99) / 1000.0) + ")"
+								+ ((canaryMicros != null && canaryMicros.length > 0) ? ", canary's " + ResultTable.number(
+										Stats.percentile(canaryMicros, 50) / 1000.0) + " ms (p99 " + ResultTable.number(
+												Stats.percentile(canaryMicros, 99) / 1000.0) + ")" : "")
+								+ "; per 100 messages: " + ResultTable.number(100.0 * claimCounts[0] / sent.get()) + " claims ("
+								+ ResultTable.number(100.0 * claimCounts[1] / sent.get()) + " empty), "
+								+ ResultTable.number(100.0 * notifications / sent.get()) + " commit notifications; " + cpuUsed);
+						forget.run();
 					}
-					long[] micros = committed.entrySet()
-						.stream()
-						.mapToLong((entry) -> Math.max(0,
-								TimeUnit.NANOSECONDS.toMicros(Duration.between(entry.getValue(), confirmed.get(entry.getKey())).toNanos())))
-						.sorted()
-						.toArray();
-					add(figures, figure(mode + "p50", rate), Stats.percentile(micros, 50) / 1000.0);
-					add(figures, figure(mode + "p95", rate), Stats.percentile(micros, 95) / 1000.0);
-					add(figures, figure(mode + "p99", rate), Stats.percentile(micros, 99) / 1000.0);
-					add(figures, figure(mode + "max", rate), micros[micros.length - 1] / 1000.0);
-					long[] toClaim = stage(committed, claimed);
-					long[] claimToConfirm = stage(claimed, confirmed, committed.keySet());
-					long[] claiming = stage(claimed, claimReturned, committed.keySet());
-					long[] returnedToConfirm = stage(claimReturned, confirmed, committed.keySet());
-					addMedianAndTail(figures, mode, "commit to claim", rate, toClaim);
-					addMedianAndTail(figures, mode, "claim to confirm", rate, claimToConfirm);
-					addMedianAndTail(figures, mode, "claim start to return", rate, claiming);
-					addMedianAndTail(figures, mode, "claim return to confirm", rate, returnedToConfirm);
-					// Claim return to confirm, split where the relay calls the channel and where that call returns.
-					long[] toPublish = stage(claimReturned, publishCalled, committed.keySet());
-					long[] publishing = stage(publishCalled, publishReturned, committed.keySet());
-					long[] brokerConfirm = stage(publishReturned, confirmed, committed.keySet());
-					addMedianAndTail(figures, mode, "claim return to publish call", rate, toPublish);
-					addMedianAndTail(figures, mode, "publish call to return", rate, publishing);
-					addMedianAndTail(figures, mode, "publish return to confirm", rate, brokerConfirm);
-					if (canaryMicros != null && canaryMicros.length > 0) {
-						addMedianAndTail(figures, mode, "canary publish return to confirm", rate, canaryMicros);
-					}
-					add(figures, figure(mode + "achieved", rate), achieved);
-					long claimedMessages = committed.keySet().stream().filter(claimReturned::containsKey).count();
-					progress.report(mode + rate + " msg/s, run " + run + ": p50 " + ResultTable.number(Stats.percentile(micros, 50) / 1000.0)
-							+ " ms, p99 " + ResultTable.number(Stats.percentile(micros, 99) / 1000.0) + " ms, achieved "
-							+ ResultTable.number(achieved) + " msg/s" + (generator.dropped() > 0 ? ", " + generator.dropped()
-									+ " sends dropped (could not start in time)" : "") + (duplicates.get() > 0 ? ", "
-									+ duplicates.get() + " reported published twice so far" : "") + "; " + claimedMessages + " of "
-							+ committed.size() + " measured messages claimed (the rest by direct dispatch); p50 publish call "
-							+ ResultTable.number(Stats.percentile(publishing, 50) / 1000.0) + " ms, publish return to confirm "
-							+ ResultTable.number(Stats.percentile(brokerConfirm, 50) / 1000.0) + " ms (p99 "
-							+ ResultTable.number(Stats.percentile(brokerConfirm, 99) / 1000.0) + ")"
-							+ ((canaryMicros != null && canaryMicros.length > 0) ? ", canary's " + ResultTable.number(
-									Stats.percentile(canaryMicros, 50) / 1000.0) + " ms (p99 " + ResultTable.number(
-											Stats.percentile(canaryMicros, 99) / 1000.0) + ")" : "")
-							+ "; per 100 messages: " + ResultTable.number(100.0 * claimCounts[0] / sent.get()) + " claims ("
-							+ ResultTable.number(100.0 * claimCounts[1] / sent.get()) + " empty), "
-							+ ResultTable.number(100.0 * notifications / sent.get()) + " commit notifications; " + cpuUsed);
-					forget.run();
 				}
 			}
 			perRate.put(rate, figures);
@@ -255,7 +287,8 @@ final class Latency implements Benchmark {
 							+ " s measured after " + sizes.warmUpSeconds() + " s warm-up (and " + sizes.jitWarmUpSeconds()
 							+ " s of untimed load of each side before the first run), " + (figure.startsWith(FLOOR)
 									? "1-row business tx without outbox, then a bare publish, same rate and threads: commit to confirm"
-									: "1-row business tx + 1 outbox message: commit to confirm"))));
+									: figure.contains(ONE_KEY) ? "1-row business tx + 1 outbox message, every one of the same ordering key: commit to confirm"
+											: "1-row business tx + 1 outbox message: commit to confirm"))));
 		}
 		return results;
 	}
@@ -271,6 +304,11 @@ final class Latency implements Benchmark {
 		String only = System.getProperty("waybill.bench.latency.rates");
 		return (only == null || only.isBlank()) ? sizes.latencyRates()
 				: java.util.Arrays.stream(only.split(",")).map(String::trim).map(Integer::valueOf).toList();
+	}
+
+	/** The ordering keys a run at {@code rate} offers its load with: none (null), and one key at {@link #ONE_KEY_RATE}. */
+	private static List<String> keys(int rate) {
+		return (rate == ONE_KEY_RATE) ? java.util.Arrays.asList(null, HOT_KEY) : java.util.Collections.singletonList(null);
 	}
 
 	/** Sorted microseconds from {@code from} to {@code to} of every message in {@code from}. */

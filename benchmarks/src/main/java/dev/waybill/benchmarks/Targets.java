@@ -42,6 +42,13 @@ final class Targets {
 					.drawnOn(Latency.NAME, Latency.figure(percentile, 1_000), goal * floor.get()));
 			}
 		}
+		Optional<Double> unorderedTail = median(measurements, Latency.NAME, Latency.figure("p99", Latency.ONE_KEY_RATE));
+		Optional<Double> oneKeyTail = median(measurements, Latency.NAME,
+				Latency.figure(Latency.ONE_KEY + "p99", Latency.ONE_KEY_RATE));
+		if (unorderedTail.isPresent() && oneKeyTail.isPresent()) {
+			targets.add(Target.atMost("p99 1 key / unordered @ 1,000 msg/s", oneKeyTail.get() / unorderedTail.get(), 2.0,
+					"<= 2.0"));
+		}
 		Optional<Double> bare = median(measurements, InboxThroughput.NAME, InboxThroughput.BARE);
 		Optional<Double> inbox = median(measurements, InboxThroughput.NAME, InboxThroughput.INBOX);
 		if (bare.isPresent() && inbox.isPresent()) {

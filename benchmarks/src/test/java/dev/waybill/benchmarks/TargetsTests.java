@@ -87,6 +87,18 @@ class TargetsTests {
 	}
 
 	@Test
+	void theOneKeyLatencyTailIsCheckedAgainstTheUnorderedTailOfItsRun() {
+		List<Target> targets = Targets.check(List.of(figure(Latency.NAME, Latency.figure("p99", 1_000), 10, 12, 30),
+				figure(Latency.NAME, Latency.figure(Latency.ONE_KEY + "p99", 1_000), 25, 20, 24),
+				figure(Latency.NAME, Latency.figure(Latency.ONE_KEY + "p50", 1_000), 5)));
+		assertThat(targets).extracting(Target::name).containsExactly("p99 1 key / unordered @ 1,000 msg/s");
+		assertThat(targets).extracting(Target::goal).containsExactly("<= 2.0");
+		assertThat(targets).extracting(Target::measured).containsExactly(2.0);
+		assertThat(targets).extracting(Target::met).containsExactly(true);
+		assertThat(targets).extracting(Target::line).containsOnlyNulls();
+	}
+
+	@Test
 	void targetsWhoseFiguresWereNotMeasuredAreLeftOut() {
 		assertThat(Targets.check(List.of(figure(RelayThroughput.NAME, RelayThroughput.figure(1), 4_000)))).isEmpty();
 	}
