@@ -40,6 +40,36 @@ final class OrderingHeads {
 		});
 	}
 
+	/**
+	 * Makes the head of each key claimable after its predecessor was published, without waiting for
+	 * the key's writers unless the key has nothing unpublished left (see
+	 * {@code OutboxSql.promoteAfterPublish}).
+	 * @param keys the keys of the scopes just published, with repeats
+	 */
+	void promoteAfterPublish(List<String> keys) {
+		if (keys.isEmpty()) {
+			return;
+		}
+		Object[] distinct = keys.stream().distinct().toArray();
+		List<String> drained = this.statements.autonomous().query((Connection connection) -> {
+			PreparedStatement statement = connection.prepareStatement(this.statements.sql().promoteAfterPublish);
+			statement.setArray(1, connection.createArrayOf("text", distinct));
+			statement.setArray(2, connection.createArrayOf("text", distinct));
+			return statement;
+		}, (ResultSet row, int rowNum) -> row.getString(1));
+		if (drained.isEmpty()) {
+			return;
+		}
+		// waits for a writer of these keys that is committing now; its scope is visible to the next statement
+		this.statements.autonomous().query((Connection connection) -> {
+			PreparedStatement statement = connection.prepareStatement(this.statements.sql().lockKeys);
+			statement.setArray(1, connection.createArrayOf("text", drained.toArray()));
+			return statement;
+		}, (ResultSet row) -> {
+		});
+		promote(drained);
+	}
+
 	int skip(Collection<UUID> scopeIds) {
 		if (scopeIds.isEmpty()) {
 			return 0;

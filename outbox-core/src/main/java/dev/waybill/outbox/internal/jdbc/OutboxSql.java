@@ -54,6 +54,8 @@ final class OutboxSql {
 
 	final String promote;
 
+	final String promoteAfterPublish;
+
 	final String skip;
 
 	final String sweep;
@@ -158,6 +160,17 @@ final class OutboxSql {
 		String promoteHeads = "UPDATE " + state + " s SET ordering_held = false FROM (" + heads + ") h "
 				+ "WHERE s.id = h.id AND h.ordering_held AND s.status IN ('pending', 'dead')";
 		this.promote = promoteHeads.formatted("AND ordering_key = ANY(?)");
+		// After a publication: promotes each key's head and returns, from the same snapshot, the keys
+		// with no unpublished scope left. Only those can have a writer that is committing now and
+		// held its scope back behind the scope just published (its snapshot came before the mark);
+		// the caller waits for their writers (lockKeys: a writer holds its key's lock until it
+		// commits) and promotes them once more. A key with an unpublished scope left needs neither: a
+		// writer committing now comes after that scope (it took its sequence value later, under the
+		// lock), whose own publication promotes what follows. So the mark of a hot key does not queue
+		// behind the writers of that key.
+		this.promoteAfterPublish = "WITH promoted AS (" + this.promote + " RETURNING s.id) SELECT k FROM unnest(?::text[]) k "
+				+ "WHERE NOT EXISTS (SELECT 1 FROM " + state + " p WHERE p.ordering_key = k AND p.ordering_key IS NOT NULL "
+				+ "AND p.status IN ('pending', 'dead'))";
 		// The safety net for a write whose snapshot missed its head's publication (a REPEATABLE
 		// READ writer), run now and then: one pass over the unpublished keyed scopes.
 		this.sweep = promoteHeads.formatted("");
@@ -242,19 +255,14 @@ final class OutboxSql {
 				micros("c.lease_until"), micros("m.created_at"), micros("m.not_before"), micros("m.expires_at"));
 		// Unkeyed scopes (nearly all, and every scope sent by direct dispatch) are marked by primary key
 		// alone. Keyed ones, in a statement of their own run only when some scope was not marked by
-		// the first, under the locks of their keys: a writer of one of those keys that is committing
-		// now finishes first, so the promotion that follows (a later statement) sees its scope, and
-		// one that comes after sees these published. Returns the keys to promote. Neither reads
+		// the first, returning the keys to promote (see promoteAfterPublish). Neither reads
 		// anything but the marked scopes' primary-key entries, whatever plan PostgreSQL caches: a
 		// single statement that probes "is any keyed scope unpublished" gets a generic plan, made
 		// while the table is new, that scans the whole table at every mark until the next ANALYZE.
 		this.markPublished = "UPDATE " + state + " SET status = 'published', published_at = now(), last_error = NULL, "
 				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " AND ordering_key IS NULL";
 		this.markPublishedKeyed = "UPDATE " + state + " SET status = 'published', published_at = now(), last_error = NULL, "
-				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " AND ordering_key IS NOT NULL AND ("
-				+ keyLocks.formatted(state, state + " WHERE id = ANY(?) AND ordering_key IS NOT NULL")
-					.replace("hashtext(k)", "hashtext(ordering_key)")
-				+ ") >= 0 RETURNING ordering_key";
+				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " AND ordering_key IS NOT NULL RETURNING ordering_key";
 		// By primary key and owner: its cost is the held scopes', whatever the table holds.
 		this.renew = "UPDATE " + state + " SET lease_until = now() + ?" + MILLIS + ", next_attempt_at = now() + ?" + MILLIS
 				+ " WHERE id = ANY(?) AND " + FENCE;

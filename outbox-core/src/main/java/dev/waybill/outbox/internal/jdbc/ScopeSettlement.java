@@ -48,12 +48,11 @@ final class ScopeSettlement {
 			PreparedStatement statement = connection.prepareStatement(this.sql.markPublishedKeyed);
 			statement.setArray(1, connection.createArrayOf("uuid", ids));
 			statement.setString(2, leaseOwner);
-			statement.setArray(3, connection.createArrayOf("uuid", ids));
 			return statement;
 		}, (ResultSet row) -> {
 			keys.add(row.getString(1));
 		});
-		this.heads.promote(keys);
+		this.heads.promoteAfterPublish(keys);
 		return unkeyed + keys.size();
 	}
 
