@@ -29,8 +29,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.spi.DeliveryProcessor;
 import dev.waybill.inbox.test.TestInbox;
-import dev.waybill.integration.support.ChildJvm;
 import dev.waybill.integration.relay.RelayProcess;
+import dev.waybill.integration.support.Resources;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.RetryPolicy;
@@ -42,7 +42,6 @@ import dev.waybill.outbox.spi.TransportChannel;
 import dev.waybill.outbox.spi.TransportException;
 import dev.waybill.outbox.test.ForwardingTransport;
 import dev.waybill.outbox.test.TestOutbox;
-import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestRelay;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -60,7 +59,7 @@ class OrderingEndToEndIntegrationTests {
 
 	private static final int EVENTS_PER_KEY = 50;
 
-	private final List<AutoCloseable> resources = new ArrayList<>();
+	private final Resources resources = new Resources();
 
 	private TestSchema orders;
 
@@ -78,14 +77,7 @@ class OrderingEndToEndIntegrationTests {
 
 	@AfterEach
 	void tearDown() throws Exception {
-		for (int i = this.resources.size() - 1; i >= 0; i--) {
-			try {
-				this.resources.get(i).close();
-			}
-			catch (Exception ex) {
-				// best effort
-			}
-		}
+		this.resources.close();
 		try (Connection connection = TestRabbit.get().connect(); Channel channel = connection.createChannel()) {
 			channel.queueDelete(this.queue);
 			channel.queueDelete(this.queue + "_error");
@@ -204,10 +196,7 @@ class OrderingEndToEndIntegrationTests {
 	}
 
 	private Process startRelayProcess(Duration lease, int batchSize) throws Exception {
-		TestPostgres postgres = TestPostgres.get();
-		return ChildJvm.builder(RelayProcess.class, List.of(), postgres.url(), postgres.user(), postgres.password(),
-				this.orders.name(), TestRabbit.get().host(), String.valueOf(TestRabbit.get().port()),
-				String.valueOf(lease.toMillis()), String.valueOf(batchSize))
+		return RelayProcess.builder(this.orders.name(), lease, batchSize)
 			.redirectOutput(ProcessBuilder.Redirect.DISCARD)
 			.start();
 	}

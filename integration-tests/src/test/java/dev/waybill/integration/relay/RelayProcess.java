@@ -1,16 +1,19 @@
 package dev.waybill.integration.relay;
 
 import java.time.Duration;
+import java.util.List;
 
 import com.rabbitmq.client.ConnectionFactory;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
+import dev.waybill.integration.support.ChildJvm;
 import dev.waybill.kernel.OutboxTables;
 import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.TestOutbox;
+import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestRelay;
 
 /**
@@ -20,6 +23,21 @@ import dev.waybill.outbox.test.TestRelay;
 public final class RelayProcess {
 
 	private RelayProcess() {
+	}
+
+	/**
+	 * A process builder for a relay of the outbox tables in {@code schema} of the test database,
+	 * publishing to the test broker; not started.
+	 * @param schema the schema of the outbox tables
+	 * @param lease how long its claims hold
+	 * @param batchSize the most scopes one claim takes
+	 * @return the builder
+	 */
+	public static ProcessBuilder builder(String schema, Duration lease, int batchSize) {
+		TestPostgres postgres = TestPostgres.get();
+		return ChildJvm.builder(RelayProcess.class, List.of(), postgres.url(), postgres.user(), postgres.password(),
+				schema, TestRabbit.get().host(), String.valueOf(TestRabbit.get().port()), String.valueOf(lease.toMillis()),
+				String.valueOf(batchSize));
 	}
 
 	public static void main(String[] args) throws Exception {
