@@ -74,7 +74,8 @@ final class QueueSubscriber {
 				consumer.gate(new PredecessorGate(this.settings.predecessorWait(), queue,
 						(held, previous) -> this.processor.received(held.registration(), previous), partitions::submit,
 						(held, previous) -> this.processor.predecessorMissing(held.registration(), held.message(),
-								previous)));
+								previous),
+						endpoint.prefetch() * lanes, new TailMover(channel, queue)));
 			}
 		}
 		this.status.consumers().removeIf((earlier) -> !earlier.getChannel().isOpen());
