@@ -64,7 +64,6 @@ final class OutboxSql {
 
 	final String markPublished;
 
-	final String markPublishedKeyed;
 
 	final String renew;
 
@@ -253,16 +252,13 @@ final class OutboxSql {
 				FROM claimed c LEFT JOIN %2$s m ON m.outbox_id = c.id
 				ORDER BY c.ordering_seq, m.sequence_number""".formatted(state, message, MILLIS, micros("c.created_at"),
 				micros("c.lease_until"), micros("m.created_at"), micros("m.not_before"), micros("m.expires_at"));
-		// Unkeyed scopes (nearly all, and every scope sent by direct dispatch) are marked by primary key
-		// alone. Keyed ones, in a statement of their own run only when some scope was not marked by
-		// the first, returning the keys to promote (see promoteAfterPublish). Neither reads
+		// By primary key alone, returning each marked scope's ordering key: those not null are the keys
+		// to promote (see promoteAfterPublish). It reads
 		// anything but the marked scopes' primary-key entries, whatever plan PostgreSQL caches: a
 		// single statement that probes "is any keyed scope unpublished" gets a generic plan, made
 		// while the table is new, that scans the whole table at every mark until the next ANALYZE.
 		this.markPublished = "UPDATE " + state + " SET status = 'published', published_at = now(), last_error = NULL, "
-				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " AND ordering_key IS NULL";
-		this.markPublishedKeyed = "UPDATE " + state + " SET status = 'published', published_at = now(), last_error = NULL, "
-				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " AND ordering_key IS NOT NULL RETURNING ordering_key";
+				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " RETURNING ordering_key";
 		// By primary key and owner: its cost is the held scopes', whatever the table holds.
 		this.renew = "UPDATE " + state + " SET lease_until = now() + ?" + MILLIS + ", next_attempt_at = now() + ?" + MILLIS
 				+ " WHERE id = ANY(?) AND " + FENCE;

@@ -38,22 +38,22 @@ final class ScopeSettlement {
 			return 0;
 		}
 		Object[] ids = scopeIds.toArray();
-		int unkeyed = updateFenced(this.sql.markPublished, ids, leaseOwner);
-		if (unkeyed == ids.length) {
-			return unkeyed;
-		}
-		// Keyed scopes (or ones whose lease is lost, which neither statement marks).
 		List<String> keys = new ArrayList<>();
+		int[] marked = { 0 };
 		this.jdbc.query((Connection connection) -> {
-			PreparedStatement statement = connection.prepareStatement(this.sql.markPublishedKeyed);
+			PreparedStatement statement = connection.prepareStatement(this.sql.markPublished);
 			statement.setArray(1, connection.createArrayOf("uuid", ids));
 			statement.setString(2, leaseOwner);
 			return statement;
 		}, (ResultSet row) -> {
-			keys.add(row.getString(1));
+			marked[0]++;
+			String key = row.getString(1);
+			if (key != null) {
+				keys.add(key);
+			}
 		});
 		this.heads.promoteAfterPublish(keys);
-		return unkeyed + keys.size();
+		return marked[0];
 	}
 
 	int renew(String leaseOwner, Collection<UUID> scopeIds, Duration lease) {

@@ -388,15 +388,13 @@ class OrderingStoreIntegrationTests {
 		assertThat(bodies(store.claim("relay-a", LEASE, 100))).containsExactlyInAnyOrder("free", "a1");
 		// What each statement reads, whatever the parameters (a generic plan, what a server-prepared
 		// statement keeps) and the table's size (sequential scans off: a table this small is read
-		// whole): the unkeyed mark, the marked scopes by primary key and nothing else (an earlier
-		// mark probed the ordering index first); the keyed one, their keys by primary key as well.
+		// whole): the mark, the marked scopes by primary key and nothing else (an earlier mark probed
+		// the ordering index first, and took the keys' locks); the promotion after it and its look for
+		// keys left with nothing unpublished, the ordering index.
 		OutboxSql sql = new OutboxSql(schema.tables());
 		String ids = "'{" + free.id() + "," + a1.id() + "}'";
-		assertThat(genericPlan(sql.markPublished, "uuid[], text", ids + ", 'relay-a'"))
-			.contains("outbox_state_pkey").doesNotContain("InitPlan").doesNotContain("ordering_idx");
-		assertThat(genericPlan(sql.markPublishedKeyed, "uuid[], text", ids + ", 'relay-a'"))
-			.contains("outbox_state_pkey").doesNotContain("pg_advisory_xact_lock").doesNotContain("ordering_idx");
-		// the promotion after it, and its look for keys left with nothing unpublished: the ordering index
+		assertThat(genericPlan(sql.markPublished, "uuid[], text", ids + ", 'relay-a'")).contains("outbox_state_pkey")
+			.doesNotContain("InitPlan").doesNotContain("ordering_idx").doesNotContain("pg_advisory_xact_lock");
 		assertThat(genericPlan(sql.promoteAfterPublish, "text[], text[]", "'{A}', '{A}'"))
 			.contains("outbox_state_ordering_idx").doesNotContain("Seq Scan");
 
