@@ -41,12 +41,13 @@ final class OrderingHeads {
 	}
 
 	/**
-	 * Makes the head of each key claimable after its predecessor was published, without waiting for
-	 * the key's writers unless the key has nothing unpublished left (see
-	 * {@code OutboxSql.promoteAfterPublish}).
+	 * Makes the head of each key claimable after its predecessor was published, waiting for the
+	 * key's writers only where the key has nothing unpublished left and a writer held its lock at the
+	 * mark (see {@code OutboxSql.promoteAfterPublish}).
 	 * @param keys the keys of the scopes just published, with repeats
+	 * @param busy those whose lock a writer held at the mark
 	 */
-	void promoteAfterPublish(List<String> keys) {
+	void promoteAfterPublish(List<String> keys, List<String> busy) {
 		if (keys.isEmpty()) {
 			return;
 		}
@@ -57,6 +58,7 @@ final class OrderingHeads {
 			statement.setArray(2, connection.createArrayOf("text", distinct));
 			return statement;
 		}, (ResultSet row, int rowNum) -> row.getString(1));
+		drained.retainAll(busy);
 		if (drained.isEmpty()) {
 			return;
 		}

@@ -160,13 +160,13 @@ final class OutboxSql {
 				+ "WHERE s.id = h.id AND h.ordering_held AND s.status IN ('pending', 'dead')";
 		this.promote = promoteHeads.formatted("AND ordering_key = ANY(?)");
 		// After a publication: promotes each key's head and returns, from the same snapshot, the keys
-		// with no unpublished scope left. Only those can have a writer that is committing now and
-		// held its scope back behind the scope just published (its snapshot came before the mark);
-		// the caller waits for their writers (lockKeys: a writer holds its key's lock until it
-		// commits) and promotes them once more. A key with an unpublished scope left needs neither: a
-		// writer committing now comes after that scope (it took its sequence value later, under the
-		// lock), whose own publication promotes what follows. So the mark of a hot key does not queue
-		// behind the writers of that key.
+		// with no unpublished scope left. Of those, a key whose lock the mark could not take may have a
+		// writer that is committing now and held its scope back behind the scope just published (its
+		// snapshot came before the mark): the caller waits for that key's writers (lockKeys: a writer
+		// holds its key's lock until it commits) and promotes it once more. A key with an unpublished
+		// scope left needs nothing more: a writer committing now comes after that scope (it took its
+		// sequence value later, under the lock), whose own publication promotes what follows. So the
+		// mark of a hot key does not queue behind the writers of that key.
 		this.promoteAfterPublish = "WITH promoted AS (" + this.promote + " RETURNING s.id) SELECT k FROM unnest(?::text[]) k "
 				+ "WHERE NOT EXISTS (SELECT 1 FROM " + state + " p WHERE p.ordering_key = k AND p.ordering_key IS NOT NULL "
 				+ "AND p.status IN ('pending', 'dead'))";
@@ -252,13 +252,19 @@ final class OutboxSql {
 				FROM claimed c LEFT JOIN %2$s m ON m.outbox_id = c.id
 				ORDER BY c.ordering_seq, m.sequence_number""".formatted(state, message, MILLIS, micros("c.created_at"),
 				micros("c.lease_until"), micros("m.created_at"), micros("m.not_before"), micros("m.expires_at"));
-		// By primary key alone, returning each marked scope's ordering key: those not null are the keys
-		// to promote (see promoteAfterPublish). It reads
+		// By primary key alone, returning each marked scope's ordering key (those not null are the keys
+		// to promote, see promoteAfterPublish) and whether it took the key's lock without waiting: a
+		// key locked so holds no writer that is committing now, and a writer that comes later waits
+		// for this commit and sees the scope published, so the promotion that follows sees all there
+		// is. A key whose lock a writer holds is marked all the same; promoteAfterPublish deals with
+		// it. It reads
 		// anything but the marked scopes' primary-key entries, whatever plan PostgreSQL caches: a
 		// single statement that probes "is any keyed scope unpublished" gets a generic plan, made
 		// while the table is new, that scans the whole table at every mark until the next ANALYZE.
 		this.markPublished = "UPDATE " + state + " SET status = 'published', published_at = now(), last_error = NULL, "
-				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " RETURNING ordering_key";
+				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " RETURNING ordering_key, ordering_key IS NULL "
+				+ "OR pg_try_advisory_xact_lock(hashtext('" + state + "'), hashtext(ordering_key) & " + (KEY_LOCK_BUCKETS - 1)
+				+ ")";
 		// By primary key and owner: its cost is the held scopes', whatever the table holds.
 		this.renew = "UPDATE " + state + " SET lease_until = now() + ?" + MILLIS + ", next_attempt_at = now() + ?" + MILLIS
 				+ " WHERE id = ANY(?) AND " + FENCE;

@@ -39,6 +39,7 @@ final class ScopeSettlement {
 		}
 		Object[] ids = scopeIds.toArray();
 		List<String> keys = new ArrayList<>();
+		List<String> busy = new ArrayList<>();
 		int[] marked = { 0 };
 		this.jdbc.query((Connection connection) -> {
 			PreparedStatement statement = connection.prepareStatement(this.sql.markPublished);
@@ -50,9 +51,12 @@ final class ScopeSettlement {
 			String key = row.getString(1);
 			if (key != null) {
 				keys.add(key);
+				if (!row.getBoolean(2)) {
+					busy.add(key);
+				}
 			}
 		});
-		this.heads.promoteAfterPublish(keys);
+		this.heads.promoteAfterPublish(keys, busy);
 		return marked[0];
 	}
 
