@@ -54,6 +54,9 @@ class ConsumerSideAutoConfigurationTests {
 			Channel channel = connection.createChannel();
 			channel.queueDelete(QUEUE);
 			channel.queueDelete(QUEUE + "_error");
+			channel.queueDelete(QUEUE + ".partition-0");
+			channel.queueDelete(QUEUE + ".partition-1");
+			channel.exchangeDelete(QUEUE + ".partitions");
 			channel.exchangeDelete(TYPE);
 		}
 		schema.close();
@@ -97,6 +100,24 @@ class ConsumerSideAutoConfigurationTests {
 				.atMost(Duration.ofSeconds(10))
 				.until(() -> context.getBean(RabbitReceiveEndpoint.class).isConsuming());
 		});
+	}
+
+	@Test
+	void anEndpointWithPartitionsFromItsPropertiesConsumesEachPartition() {
+		service().withUserConfiguration(PingHandler.class)
+			.withPropertyValues("waybill.inbox.endpoints[" + QUEUE + "].partitions=2")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				RabbitReceiveEndpoint endpoint = context.getBean(RabbitReceiveEndpoint.class);
+				assertThat(endpoint.queues()).containsExactly(QUEUE);
+				Awaitility.await().atMost(Duration.ofSeconds(10)).until(endpoint::isConsuming);
+				try (Connection connection = TestRabbit.get().connect()) {
+					Channel channel = connection.createChannel();
+					// alone, this instance owns both partitions
+					assertThat(channel.queueDeclarePassive(QUEUE + ".partition-0").getConsumerCount()).isEqualTo(1);
+					assertThat(channel.queueDeclarePassive(QUEUE + ".partition-1").getConsumerCount()).isEqualTo(1);
+				}
+			});
 	}
 
 	@Test
