@@ -135,6 +135,48 @@ class PartitionedQueueIntegrationTests {
 				+ ", B " + handledBy("B") + ", C " + handledBy("C"));
 	}
 
+	@Test
+	void aFreePartitionAnOperatorDeletedIsDeclaredAgainByTheInstanceThatTakesIt() throws Exception {
+		try (Connection connection = TestRabbit.get().connect()) {
+			// another instance, as far as A can tell: A takes half the partitions
+			Channel other = connection.createChannel();
+			String members = this.queue + ".partitions.members";
+			other.queueDeclare(members, false, false, true, null);
+			other.basicConsume(members, true, new com.rabbitmq.client.DefaultConsumer(other));
+			TestReceiveEndpoint a = endpoint(null, recorder("A", new KeyedRecorder.Shared()));
+			a.start();
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(a::isConsuming);
+			List<String> free = new ArrayList<>();
+			for (int i = 0; i < PARTITIONS; i++) {
+				String partition = this.queue + ".partition-" + i;
+				if (other.queueDeclarePassive(partition).getConsumerCount() == 0) {
+					free.add(partition);
+				}
+			}
+			assertThat(free).hasSize(PARTITIONS / 2);
+			for (String partition : free) {
+				other.queueDelete(partition);
+			}
+
+			other.close(); // the other instance leaves: A takes the rest
+
+			// well before the periodic topology check (30 s) would declare them
+			Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
+				.until(() -> free.stream().allMatch((partition) -> consumers(connection, partition) == 1));
+			assertThat(a.isConsuming()).isTrue();
+		}
+	}
+
+	/** A queue's consumers, or -1 while it does not exist (which closes the channel asking). */
+	private static int consumers(Connection connection, String queue) {
+		try (Channel channel = connection.createChannel()) {
+			return channel.queueDeclarePassive(queue).getConsumerCount();
+		}
+		catch (Exception ex) {
+			return -1;
+		}
+	}
+
 	/** Writes every key's events, each in a transaction of its own, at a pace the hand-overs fall within. */
 	private void write() {
 		OutboxPublisher publisher = TestOutbox.on(this.orders).publisher();

@@ -41,6 +41,8 @@ final class PartitionBalancer {
 
 	private final EndpointExecutors executors;
 
+	private final QueueDeclarer declarer;
+
 	private final QueueSubscriber subscriber;
 
 	private final ConsumerDrain drain;
@@ -53,10 +55,11 @@ final class PartitionBalancer {
 	/** The last failure to balance an endpoint, told once until it changes. Confined to the connector thread. */
 	private final Map<String, String> lastFailures = new ConcurrentHashMap<>();
 
-	PartitionBalancer(EndpointStatus status, EndpointExecutors executors, QueueSubscriber subscriber,
-			ConsumerDrain drain, Duration shutdownTimeout) {
+	PartitionBalancer(EndpointStatus status, EndpointExecutors executors, QueueDeclarer declarer,
+			QueueSubscriber subscriber, ConsumerDrain drain, Duration shutdownTimeout) {
 		this.status = status;
 		this.executors = executors;
+		this.declarer = declarer;
 		this.subscriber = subscriber;
 		this.drain = drain;
 		this.shutdownTimeout = shutdownTimeout;
@@ -162,7 +165,22 @@ final class PartitionBalancer {
 			RabbitTransport.abortQuietly(channel);
 		}
 		this.status.owned().add(partition);
-		this.subscriber.consume(session, endpoint, partition);
+		try {
+			// a partition nobody consumed meanwhile may have been deleted, by an operator or a reset
+			this.declarer.declare(session, endpoint);
+			this.subscriber.consume(session, endpoint, partition);
+		}
+		catch (IOException | RuntimeException ex) {
+			// owned but not consumed, it would stay unconsumed: free it for whoever can
+			this.status.owned().remove(partition);
+			try {
+				deleteOwner(session, partition);
+			}
+			catch (IOException | RuntimeException cleanup) {
+				ex.addSuppressed(cleanup); // the connection is going: its end frees the partition
+			}
+			throw ex;
+		}
 		logger.info("Waybill consuming " + partition + ", " + describe(endpoint, instances));
 		return true;
 	}
@@ -182,6 +200,11 @@ final class PartitionBalancer {
 				this.status.consumers().remove(consumer);
 			}
 		}
+		deleteOwner(session, partition);
+		logger.info("Waybill handed " + partition + " over to another instance, " + describe(endpoint, instances));
+	}
+
+	private static void deleteOwner(Connection session, String partition) throws IOException {
 		Channel channel = session.createChannel();
 		try {
 			channel.queueDelete(PartitionTopology.owner(partition));
@@ -189,7 +212,6 @@ final class PartitionBalancer {
 		finally {
 			RabbitTransport.abortQuietly(channel);
 		}
-		logger.info("Waybill handed " + partition + " over to another instance, " + describe(endpoint, instances));
 	}
 
 	private static String describe(ReceiveEndpoint endpoint, int instances) {

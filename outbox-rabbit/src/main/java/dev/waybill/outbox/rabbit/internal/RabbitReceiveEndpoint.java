@@ -112,8 +112,8 @@ public final class RabbitReceiveEndpoint implements SmartLifecycle {
 		this.topologyCheck = new TopologyCheck(transport, settings.topology(), settings.topologyCheckInterval(),
 				this.status, this.executors, declarer);
 		this.drain = new ConsumerDrain(this.status, settings.shutdownTimeout());
-		PartitionBalancer balancer = new PartitionBalancer(this.status, this.executors, this.subscriber, this.drain,
-				settings.shutdownTimeout());
+		PartitionBalancer balancer = new PartitionBalancer(this.status, this.executors, declarer, this.subscriber,
+				this.drain, settings.shutdownTimeout());
 		this.recovery = new ConnectionRecovery(transport, this.connectionFactory, settings.topology(), this.status,
 				this.executors, declarer, this.subscriber, balancer);
 	}
