@@ -19,7 +19,8 @@ public final class BenchmarkMain {
 	private static final Map<String, Supplier<Benchmark>> BENCHMARKS = Map.of(BrokerCeiling.NAME, BrokerCeiling::new,
 			RelayThroughput.NAME, RelayThroughput::new, WritePath.NAME, WritePath::new, Latency.NAME, Latency::new,
 			InboxThroughput.NAME, InboxThroughput::new, RetentionPurge.NAME, RetentionPurge::new, TableScale.NAME,
-			TableScale::new, OrderedRelayThroughput.NAME, OrderedRelayThroughput::new, TracingCost.NAME, TracingCost::new);
+			TableScale::new, OrderedRelayThroughput.NAME, OrderedRelayThroughput::new, TracingCost.NAME, TracingCost::new, WalLifecycle.NAME,
+			WalLifecycle::new);
 
 	private BenchmarkMain() {
 	}

@@ -81,6 +81,10 @@ final class Targets {
 		}
 		Optional<Double> pacedPurge = median(measurements, RetentionPurge.NAME, RetentionPurge.PACED_RATIO);
 		pacedPurge.ifPresent((ratio) -> targets.add(Target.atLeast("paced purge rate / write rate", ratio, 5, ">= 5.0")));
+		median(measurements, WalLifecycle.NAME, WalLifecycle.ratioFigure(WalLifecycle.LIFECYCLE)).ifPresent(
+				(ratio) -> targets.add(Target.atMost("WAL per message, whole lifecycle / floor", ratio, 1.3, "<= 1.3")));
+		median(measurements, WalLifecycle.NAME, WalLifecycle.ratioFigure(WalLifecycle.CLAIMED)).ifPresent(
+				(ratio) -> targets.add(Target.atMost("WAL per message, claimed path / floor", ratio, 1.5, "<= 1.5")));
 		List<Measurement> claims = measurements.stream()
 			.filter((m) -> m.benchmark().equals(TableScale.NAME) && m.figure().startsWith("claim time"))
 			.toList();

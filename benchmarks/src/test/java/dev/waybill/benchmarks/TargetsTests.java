@@ -99,6 +99,19 @@ class TargetsTests {
 	}
 
 	@Test
+	void theWalOfTheLifecycleAndOfTheClaimedPathIsCheckedAgainstTheFloorOfItsRun() {
+		List<Target> targets = Targets.check(List.of(
+				figure(WalLifecycle.NAME, WalLifecycle.ratioFigure(WalLifecycle.LIFECYCLE), 1.9, 1.8, 2.0),
+				figure(WalLifecycle.NAME, WalLifecycle.ratioFigure(WalLifecycle.CLAIMED), 1.4),
+				figure(WalLifecycle.NAME, WalLifecycle.ratioFigure(WalLifecycle.DIRECT), 1.7)));
+		assertThat(targets).extracting(Target::name)
+			.containsExactly("WAL per message, whole lifecycle / floor", "WAL per message, claimed path / floor");
+		assertThat(targets).extracting(Target::goal).containsExactly("<= 1.3", "<= 1.5");
+		assertThat(targets).extracting(Target::measured).containsExactly(1.9, 1.4);
+		assertThat(targets).extracting(Target::met).containsExactly(false, true);
+	}
+
+	@Test
 	void targetsWhoseFiguresWereNotMeasuredAreLeftOut() {
 		assertThat(Targets.check(List.of(figure(RelayThroughput.NAME, RelayThroughput.figure(1), 4_000)))).isEmpty();
 	}

@@ -52,6 +52,19 @@ public final class TestPostgres {
 		return instance;
 	}
 
+	/**
+	 * Returns a database found by other means than {@link #get()}, e.g. a server a benchmark
+	 * started for itself.
+	 * @param url its JDBC URL
+	 * @param user the user
+	 * @param password the password, empty for none
+	 * @param origin where it comes from, shown by {@link #toString()}
+	 * @return the database
+	 */
+	public static TestPostgres at(String url, String user, String password, String origin) {
+		return new TestPostgres(url, user, password, origin);
+	}
+
 	public String url() {
 		return this.url;
 	}

@@ -32,9 +32,19 @@ public final class TestSchema implements AutoCloseable {
 	 * @return the schema
 	 */
 	public static TestSchema create(String prefix) {
+		return create(TestPostgres.get(), prefix);
+	}
+
+	/**
+	 * Creates an empty schema with a unique name in a given database.
+	 * @param postgres the database
+	 * @param prefix a readable prefix
+	 * @return the schema
+	 */
+	public static TestSchema create(TestPostgres postgres, String prefix) {
 		String name = (prefix.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_") + "_"
 				+ UUID.randomUUID().toString().substring(0, 8));
-		HikariDataSource dataSource = TestPostgres.get().pool("test-" + name, 12);
+		HikariDataSource dataSource = postgres.pool("test-" + name, 12);
 		TestSchema schema = new TestSchema(name, dataSource);
 		schema.execute("CREATE SCHEMA " + name);
 		return schema;
@@ -46,7 +56,18 @@ public final class TestSchema implements AutoCloseable {
 	 * @return the schema
 	 */
 	public static TestSchema withWaybillTables(String prefix) {
-		TestSchema schema = create(prefix);
+		return withWaybillTables(TestPostgres.get(), prefix);
+	}
+
+	/**
+	 * Creates a schema with Waybill's tables in it, applied by the Liquibase changelog, in a given
+	 * database.
+	 * @param postgres the database
+	 * @param prefix a readable prefix
+	 * @return the schema
+	 */
+	public static TestSchema withWaybillTables(TestPostgres postgres, String prefix) {
+		TestSchema schema = create(postgres, prefix);
 		try {
 			new OutboxSchemaInitializer(schema.dataSource(), schema.tables()).migrate();
 		}
