@@ -64,7 +64,6 @@ final class OutboxSql {
 
 	final String markPublished;
 
-
 	final String renew;
 
 	final String retryLater;
@@ -254,13 +253,12 @@ final class OutboxSql {
 				micros("c.lease_until"), micros("m.created_at"), micros("m.not_before"), micros("m.expires_at"));
 		// By primary key alone, returning each marked scope's ordering key (those not null are the keys
 		// to promote, see promoteAfterPublish) and whether it took the key's lock without waiting: a
-		// key locked so holds no writer that is committing now, and a writer that comes later waits
-		// for this commit and sees the scope published, so the promotion that follows sees all there
-		// is. A key whose lock a writer holds is marked all the same; promoteAfterPublish deals with
-		// it. It reads
-		// anything but the marked scopes' primary-key entries, whatever plan PostgreSQL caches: a
-		// single statement that probes "is any keyed scope unpublished" gets a generic plan, made
-		// while the table is new, that scans the whole table at every mark until the next ANALYZE.
+		// key locked so has no writer committing now, and a writer that comes later waits for this
+		// commit and sees the scope published, so the promotion that follows sees all there is. A key
+		// whose lock a writer holds is marked all the same; promoteAfterPublish deals with it. It reads
+		// nothing but the marked scopes' primary-key entries, whatever plan PostgreSQL caches: a
+		// statement that probes "is any keyed scope unpublished" gets a generic plan, made while the
+		// table is new, that scans the whole table at every mark until the next ANALYZE.
 		this.markPublished = "UPDATE " + state + " SET status = 'published', published_at = now(), last_error = NULL, "
 				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " RETURNING ordering_key, ordering_key IS NULL "
 				+ "OR pg_try_advisory_xact_lock(hashtext('" + state + "'), hashtext(ordering_key) & " + (KEY_LOCK_BUCKETS - 1)

@@ -42,19 +42,19 @@ final class EndpointStatus {
 	/** The partition queues of the endpoints with partitions, and their endpoints. */
 	private final Map<String, ReceiveEndpoint> partitionQueues = new LinkedHashMap<>();
 
-	/**
-	 * The partition queues the current connection owns, and the partitioned endpoints whose members
-	 * queue it subscribed to: the partitions it shares with the other instances.
-	 */
+	/** The partition queues the current connection owns, of those it shares with the other instances. */
 	private final Set<String> owned = ConcurrentHashMap.newKeySet();
 
+	/** The endpoints with partitions whose members queue the current connection subscribed to. */
 	private final Set<String> members = ConcurrentHashMap.newKeySet();
 
 	EndpointStatus(List<ReceiveEndpoint> endpoints) {
 		for (ReceiveEndpoint endpoint : endpoints) {
 			this.endpoints.put(endpoint.queue(), endpoint);
-			for (int i = 0; i < endpoint.partitions() && endpoint.partitions() > 1; i++) {
-				this.partitionQueues.put(PartitionTopology.queue(endpoint, i), endpoint);
+			if (endpoint.partitions() > 1) {
+				for (int i = 0; i < endpoint.partitions(); i++) {
+					this.partitionQueues.put(PartitionTopology.queue(endpoint, i), endpoint);
+				}
 			}
 		}
 	}

@@ -87,10 +87,6 @@ final class InboxConsumer extends DefaultConsumer {
 		return this.queue;
 	}
 
-	String endpointQueue() {
-		return this.endpointQueue;
-	}
-
 	boolean partitionByOrderingKey() {
 		return this.partitionByOrderingKey;
 	}
