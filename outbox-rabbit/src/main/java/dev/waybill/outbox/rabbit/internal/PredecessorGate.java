@@ -1,6 +1,5 @@
 package dev.waybill.outbox.rabbit.internal;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -32,20 +31,11 @@ import org.jspecify.annotations.Nullable;
  * it, told at WARN and to the inbox's listeners (its meters count the gaps). Held deliveries stay unacknowledged, so a closed
  * channel or a crash returns them to the queue like any other.
  * <p>
- * Held deliveries count against the channel's prefetch. When they fill it, nothing more can
- * arrive, the predecessor included (a run longer than the prefetch overtook it): the gate then
- * moves every delivery it holds to the tail of the queue, behind the predecessor, in order (a
- * copy published and confirmed, then the original acknowledged; see {@link Mover}). Each copy
- * carries when it was first held ({@value #HELD_SINCE_HEADER}), so its wait goes on from there.
- * <p>
  * Called on the channel's dispatch thread, and on a timer for the wait; thread-safe.
  */
 final class PredecessorGate {
 
 	private static final Log logger = LogFactory.getLog(PredecessorGate.class);
-
-	/** When a moved delivery was first held back, epoch milliseconds. */
-	static final String HELD_SINCE_HEADER = "waybill-held-since";
 
 	/** The ids of the deliveries passed on most recently: a predecessor among them needs no lookup. */
 	private static final int REMEMBERED = 8192;
@@ -74,11 +64,6 @@ final class PredecessorGate {
 	/** Told of a delivery that goes on without its predecessor, named second. */
 	private final BiConsumer<HeldDelivery, String> gaps;
 
-	/** How many unacknowledged deliveries the channel takes: the prefetch of all its lanes. */
-	private final int capacity;
-
-	private final Mover toTail;
-
 	private volatile boolean everHeld;
 
 	private boolean closed;
@@ -89,18 +74,14 @@ final class PredecessorGate {
 	 * @param recorded whether the inbox has a row of a message id for the consumer of a delivery
 	 * @param pass passes a delivery on to its key's lane
 	 * @param gaps told of each delivery that goes on without its predecessor, and the predecessor's id
-	 * @param capacity how many unacknowledged deliveries the channel takes, at least 1
-	 * @param toTail moves held deliveries to the tail of the queue once they fill the channel
 	 */
 	PredecessorGate(Duration wait, String queue, BiPredicate<HeldDelivery, String> recorded,
-			BiConsumer<String, HeldDelivery> pass, BiConsumer<HeldDelivery, String> gaps, int capacity, Mover toTail) {
+			BiConsumer<String, HeldDelivery> pass, BiConsumer<HeldDelivery, String> gaps) {
 		this.wait = wait;
 		this.queue = queue;
 		this.recorded = recorded;
 		this.pass = pass;
 		this.gaps = gaps;
-		this.capacity = capacity;
-		this.toTail = toTail;
 	}
 
 	/**
@@ -122,58 +103,14 @@ final class PredecessorGate {
 			waiting = new ArrayDeque<>();
 			this.held.put(key, waiting);
 			this.everHeld = true;
-			Waiting first = new Waiting(previous, delivery, heldSince(delivery));
-			waiting.add(first);
+			waiting.add(new Waiting(previous, delivery, System.nanoTime()));
 			logger.debug("Waybill holds delivery " + delivery.message().messageId() + " of ordering key '" + key
 					+ "' on " + this.queue + " until its predecessor " + previous + " arrives");
-			expireIn(key, Math.max(0, first.since + this.wait.toNanos() - System.nanoTime()));
-		}
-		else {
-			waiting.add(new Waiting(previous, delivery, heldSince(delivery)));
-			release(key, waiting);
-		}
-		if (holding() >= this.capacity) {
-			moveToTail();
-		}
-	}
-
-	/** When a delivery was first held: now, or as its copy says when it was moved before. */
-	private static long heldSince(HeldDelivery delivery) {
-		long now = System.nanoTime();
-		Object since = delivery.message().headers().get(HELD_SINCE_HEADER);
-		if (since instanceof Number millis) {
-			long ago = System.currentTimeMillis() - millis.longValue();
-			return now - TimeUnit.MILLISECONDS.toNanos(Math.max(0, ago));
-		}
-		return now;
-	}
-
-	/**
-	 * Moves everything held to the tail of the queue, each key's deliveries in order; kept held if
-	 * the move fails (the wait still ends it).
-	 */
-	private void moveToTail() {
-		List<HeldDelivery> moved = new ArrayList<>();
-		List<Long> since = new ArrayList<>();
-		long nowNanos = System.nanoTime();
-		long nowMillis = System.currentTimeMillis();
-		for (ArrayDeque<Waiting> waiting : this.held.values()) {
-			for (Waiting next : waiting) {
-				moved.add(next.delivery);
-				since.add(nowMillis - TimeUnit.NANOSECONDS.toMillis(nowNanos - next.since));
-			}
-		}
-		try {
-			this.toTail.move(moved, since);
-		}
-		catch (IOException | RuntimeException ex) {
-			logger.debug("Waybill could not move " + moved.size() + " held deliveries to the tail of " + this.queue
-					+ "; they wait for their predecessors: " + ex);
+			expireIn(key, this.wait.toNanos());
 			return;
 		}
-		this.held.clear();
-		logger.debug("Waybill moved " + moved.size() + " deliveries held for their predecessors, which filled the "
-				+ "prefetch, to the tail of " + this.queue);
+		waiting.add(new Waiting(previous, delivery, System.nanoTime()));
+		release(key, waiting);
 	}
 
 	/** Whether it ever held a delivery: from then on its consumer's acknowledgements are one each. */
@@ -282,19 +219,6 @@ final class PredecessorGate {
 	}
 
 	private record Waiting(@Nullable String previous, HeldDelivery delivery, long since) {
-	}
-
-	/** Moves deliveries to the tail of their queue: a copy published and confirmed, then the original acknowledged. */
-	interface Mover {
-
-		/**
-		 * @param deliveries in the order their copies must join the queue
-		 * @param heldSince when each was first held, epoch milliseconds, for its copy's
-		 * {@value PredecessorGate#HELD_SINCE_HEADER}
-		 * @throws IOException when a copy was not confirmed: nothing was acknowledged
-		 */
-		void move(List<HeldDelivery> deliveries, List<Long> heldSince) throws IOException;
-
 	}
 
 }

@@ -74,8 +74,7 @@ final class QueueSubscriber {
 				consumer.gate(new PredecessorGate(this.settings.predecessorWait(), queue,
 						(held, previous) -> this.processor.received(held.registration(), previous), partitions::submit,
 						(held, previous) -> this.processor.predecessorMissing(held.registration(), held.message(),
-								previous),
-						endpoint.prefetch() * lanes, new TailMover(channel, queue)));
+								previous)));
 			}
 		}
 		this.status.consumers().removeIf((earlier) -> !earlier.getChannel().isOpen());
