@@ -24,6 +24,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import dev.waybill.inbox.ReceiveEndpoint;
 import dev.waybill.inbox.spi.DeliveryProcessor;
 import dev.waybill.inbox.test.TestInbox;
+import dev.waybill.integration.support.Resources;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.RetryPolicy;
@@ -53,7 +54,7 @@ class PartitionedQueueIntegrationTests {
 
 	private static final int TOTAL = KEYS * EVENTS_PER_KEY;
 
-	private final List<AutoCloseable> resources = new ArrayList<>();
+	private final Resources resources = new Resources();
 
 	private TestSchema orders;
 
@@ -71,14 +72,7 @@ class PartitionedQueueIntegrationTests {
 
 	@AfterEach
 	void tearDown() throws Exception {
-		for (int i = this.resources.size() - 1; i >= 0; i--) {
-			try {
-				this.resources.get(i).close();
-			}
-			catch (Exception ex) {
-				// best effort
-			}
-		}
+		this.resources.close();
 		try (Connection connection = TestRabbit.get().connect(); Channel channel = connection.createChannel()) {
 			for (int i = 0; i < PARTITIONS; i++) {
 				channel.queueDelete(this.queue + ".partition-" + i);
@@ -206,7 +200,8 @@ class PartitionedQueueIntegrationTests {
 			.settings(2, 100, Duration.ofSeconds(5), Duration.ofMillis(50), Duration.ofSeconds(5), retry, 3,
 					Duration.ofSeconds(1))
 			.start();
-		this.resources.add(relay::stop);
+		AutoCloseable stopRelay = relay::stop;
+		this.resources.add(stopRelay);
 	}
 
 	private List<String> disorderedKeys(KeyedRecorder.Shared recorded) {

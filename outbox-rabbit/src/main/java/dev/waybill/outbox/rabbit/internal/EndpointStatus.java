@@ -1,5 +1,6 @@
 package dev.waybill.outbox.rabbit.internal;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +43,9 @@ final class EndpointStatus {
 	/** The partition queues of the endpoints with partitions, and their endpoints. */
 	private final Map<String, ReceiveEndpoint> partitionQueues = new LinkedHashMap<>();
 
+	/** The same, by endpoint queue: each endpoint's partition queues in order. */
+	private final Map<String, List<String>> partitionsOf = new LinkedHashMap<>();
+
 	/** The partition queues the current connection owns, of those it shares with the other instances. */
 	private final Set<String> owned = ConcurrentHashMap.newKeySet();
 
@@ -52,9 +56,13 @@ final class EndpointStatus {
 		for (ReceiveEndpoint endpoint : endpoints) {
 			this.endpoints.put(endpoint.queue(), endpoint);
 			if (endpoint.partitions() > 1) {
+				List<String> partitions = new ArrayList<>();
 				for (int i = 0; i < endpoint.partitions(); i++) {
-					this.partitionQueues.put(PartitionTopology.queue(endpoint, i), endpoint);
+					String partition = PartitionTopology.queue(endpoint, i);
+					this.partitionQueues.put(partition, endpoint);
+					partitions.add(partition);
 				}
+				this.partitionsOf.put(endpoint.queue(), List.copyOf(partitions));
 			}
 		}
 	}
@@ -163,11 +171,7 @@ final class EndpointStatus {
 
 	/** The partition queues of an endpoint's queue; none when it has no partitions. */
 	List<String> partitionQueues(String queue) {
-		return this.partitionQueues.entrySet()
-			.stream()
-			.filter((entry) -> entry.getValue().queue().equals(queue))
-			.map(Map.Entry::getKey)
-			.toList();
+		return this.partitionsOf.getOrDefault(queue, List.of());
 	}
 
 	/** Why a queue lost its consumer: its own loss, or those of its partitions. */

@@ -3,9 +3,9 @@ package dev.waybill.outbox.rabbit.internal;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 import com.rabbitmq.client.AMQP;
@@ -53,7 +53,7 @@ final class PartitionBalancer {
 	private final int offset = ThreadLocalRandom.current().nextInt(1 << 16);
 
 	/** The last failure to balance an endpoint, told once until it changes. Confined to the connector thread. */
-	private final Map<String, String> lastFailures = new ConcurrentHashMap<>();
+	private final Map<String, String> lastFailures = new HashMap<>();
 
 	PartitionBalancer(EndpointStatus status, EndpointExecutors executors, QueueDeclarer declarer,
 			QueueSubscriber subscriber, ConsumerDrain drain, Duration shutdownTimeout) {
