@@ -7,6 +7,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 
 import dev.waybill.kernel.OutboxTables;
 import dev.waybill.kernel.SqlIdentifiers;
+import dev.waybill.outbox.internal.autoconfigure.PropertyChecks;
 import dev.waybill.outbox.internal.autoconfigure.RelaySettingsMapper;
 
 /**
@@ -33,6 +34,9 @@ public class WaybillProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final OutboxProperties outbox = new OutboxProperties();
 
+	@NestedConfigurationProperty
+	private final NotificationProperties notifications = new NotificationProperties();
+
 	public String getSchema() {
 		return this.schema;
 	}
@@ -53,6 +57,10 @@ public class WaybillProperties implements InitializingBean {
 		return this.outbox;
 	}
 
+	public NotificationProperties getNotifications() {
+		return this.notifications;
+	}
+
 	@Override
 	public void afterPropertiesSet() {
 		validate();
@@ -68,6 +76,7 @@ public class WaybillProperties implements InitializingBean {
 		this.outbox.maxMessageBytesChecked();
 		this.outbox.maxPendingChecked();
 		RelaySettingsMapper.toRelaySettings(this.outbox);
+		PropertyChecks.positive("waybill.notifications.poll-interval", this.notifications.getPollInterval());
 	}
 
 	/**

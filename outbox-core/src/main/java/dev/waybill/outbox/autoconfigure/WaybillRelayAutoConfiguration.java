@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 import dev.waybill.kernel.OutboxTables;
 import dev.waybill.kernel.RelayWakeUp;
@@ -24,6 +25,7 @@ import dev.waybill.outbox.internal.observation.RelayObservation;
 import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
 import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
 import dev.waybill.outbox.internal.relay.Relay;
+import dev.waybill.outbox.internal.relay.WakeUpMode;
 import dev.waybill.outbox.observation.RelayPublishObservationConvention;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxStore;
@@ -85,16 +87,25 @@ public final class WaybillRelayAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnClass(name = "org.postgresql.PGConnection")
-	PostgresNotificationListener waybillNotificationListener(DataSource dataSource, OutboxTables tables,
+	PostgresNotificationListener waybillNotificationListener(DataSource dataSource,
+			@WaybillNotificationsDataSource ObjectProvider<DataSource> notificationsDataSource, OutboxTables tables,
 			RelayWakeUp wakeUp, ObjectProvider<PostgresCommitNotifier> notifier, ObjectProvider<WaybillThreads> threads,
-			WaybillProperties properties, ConfigurableListableBeanFactory beanFactory) {
-		// It holds one pooled connection for good: a pool with no other leaves everything waiting.
-		ConnectionPoolCheck.check(dataSource, beanFactory, properties.getOutbox().getRelay().getWorkers());
+			WaybillProperties properties, ConfigurableListableBeanFactory beanFactory, Environment environment) {
+		NotificationProperties notifications = properties.getNotifications();
+		DataSource listening = NotificationsDataSource.of(notifications, notificationsDataSource.getIfAvailable(),
+				environment);
+		WakeUpMode mode = WakeUpMode.valueOf(notifications.getMode().name());
+		if (listening == null && mode != WakeUpMode.POLL) {
+			// It holds one pooled connection for good: a pool with no other leaves everything waiting.
+			ConnectionPoolCheck.check(dataSource, beanFactory, properties.getOutbox().getRelay().getWorkers());
+		}
 		// This instance's commits wake its relay in-process; its own notifications would only cost
 		// empty claims.
 		PostgresCommitNotifier ownNotifier = notifier.getIfUnique();
-		PostgresNotificationListener listener = new PostgresNotificationListener(dataSource, tables.notifyChannel(),
-				wakeUp, (ownNotifier != null) ? ownNotifier.senderId() : null);
+		PostgresNotificationListener listener = new PostgresNotificationListener(
+				(listening != null) ? listening : dataSource, tables.notifyChannel(), wakeUp,
+				(ownNotifier != null) ? ownNotifier.senderId() : null);
+		listener.setMode(mode, dataSource, notifications.getPollInterval());
 		listener.setThreads(threads.getIfAvailable(WaybillThreads::platform));
 		return listener;
 	}

@@ -1,8 +1,6 @@
 package dev.waybill.retention.internal;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,6 +15,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
+import dev.waybill.kernel.AdvisoryTransactionLock;
 import dev.waybill.kernel.OutageLog;
 import dev.waybill.kernel.OutboxTables;
 import dev.waybill.outbox.WaybillPhases;
@@ -46,11 +45,12 @@ import dev.waybill.retention.RetentionRunner;
  * redelivery pending, by {@code received_at}) together with theirs; and pending scopes only when
  * {@code purgePendingAfter} is set. No inbox row younger than {@code inboxMinimumAge} is ever purged.
  * <p>
- * At most one worker purges a set of tables at a time: a run first takes a PostgreSQL session
- * advisory lock with {@code pg_try_advisory_lock} on one pooled connection, runs every batch on
- * that same connection and unlocks it there before handing the connection back. A run that does
- * not get the lock returns {@link RetentionResult#SKIPPED} at once. If the host dies the session
- * ends and PostgreSQL releases the lock, so another host takes over at its next run.
+ * At most one worker purges a set of tables at a time: a run first takes a PostgreSQL advisory
+ * lock ({@link AdvisoryTransactionLock}: held by an open transaction of one pooled connection, so
+ * that a transaction-mode pooler does not defeat it), runs its batches on a second connection and
+ * releases the lock at its end. A run that does not get the lock returns
+ * {@link RetentionResult#SKIPPED} at once. If the host dies, its connection goes and PostgreSQL
+ * releases the lock, so another host takes over at its next run.
  *
  * @since 0.1
  */
@@ -122,44 +122,46 @@ public final class RetentionWorker implements RetentionRunner, SmartLifecycle {
 
 	@Override
 	public RetentionResult runOnce() {
-		try (Connection connection = this.dataSource.getConnection()) {
-			connection.setAutoCommit(true);
-			if (!lock(connection, "pg_try_advisory_lock")) {
+		try (AdvisoryTransactionLock lock = AdvisoryTransactionLock.tryAcquire(this.dataSource, this.sql.lockKey)) {
+			if (lock == null) {
 				return RetentionResult.SKIPPED;
 			}
 			RetentionResult run = RetentionResult.NOTHING;
-			try {
+			try (Connection connection = this.dataSource.getConnection()) {
 				connection.setAutoCommit(false);
-				RetentionPacer pacer = new RetentionPacer(this.pacing);
-				boolean full = true;
-				while (full && !this.stopping) {
-					int limit = this.batchSize;
-					long started = System.nanoTime();
-					RetentionResult batch;
-					try {
-						batch = this.batch.run(connection, limit, this.archive);
-					}
-					catch (SQLException ex) {
-						if (limit > 1 && STATEMENT_TIMEOUT.equals(ex.getSQLState())) {
-							shrink(limit, ex);
-							continue;
+				try {
+					RetentionPacer pacer = new RetentionPacer(this.pacing);
+					boolean full = true;
+					// A lock whose holding connection died is free for another host, which may be
+					// purging already: this run ends rather than purge beside it.
+					while (full && !this.stopping && lock.stillHeld()) {
+						int limit = this.batchSize;
+						long started = System.nanoTime();
+						RetentionResult batch;
+						try {
+							batch = this.batch.run(connection, limit, this.archive);
 						}
-						throw ex;
-					}
-					Duration took = Duration.ofNanos(System.nanoTime() - started);
-					run = run.plus(batch);
-					this.listener.batchCommitted(batch, took);
-					// A full batch of archived messages means more may be due as well.
-					full = batch.outboxStates() >= limit || batch.inboxStates() >= limit
-							|| batch.archivedMessages() >= limit;
-					if (full && !pause(pacer.pauseAfter(batch.outboxStates() + batch.inboxStates(), took))) {
-						break;
+						catch (SQLException ex) {
+							if (limit > 1 && STATEMENT_TIMEOUT.equals(ex.getSQLState())) {
+								shrink(limit, ex);
+								continue;
+							}
+							throw ex;
+						}
+						Duration took = Duration.ofNanos(System.nanoTime() - started);
+						run = run.plus(batch);
+						this.listener.batchCommitted(batch, took);
+						// A full batch of archived messages means more may be due as well.
+						full = batch.outboxStates() >= limit || batch.inboxStates() >= limit
+								|| batch.archivedMessages() >= limit;
+						if (full && !pause(pacer.pauseAfter(batch.outboxStates() + batch.inboxStates(), took))) {
+							break;
+						}
 					}
 				}
-			}
-			finally {
-				connection.setAutoCommit(true);
-				lock(connection, "pg_advisory_unlock");
+				finally {
+					connection.setAutoCommit(true);
+				}
 			}
 			this.listener.runCompleted(run, Instant.now());
 			return run;
@@ -181,15 +183,6 @@ public final class RetentionWorker implements RetentionRunner, SmartLifecycle {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			return false;
-		}
-	}
-
-	private boolean lock(Connection connection, String function) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement("SELECT " + function + "(?)")) {
-			statement.setLong(1, this.sql.lockKey);
-			try (ResultSet result = statement.executeQuery()) {
-				return result.next() && result.getBoolean(1);
-			}
 		}
 	}
 

@@ -11,13 +11,18 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.outbox.test.TestPostgres;
+import dev.waybill.outbox.test.TestPgBouncer;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.retention.RetentionListener;
 import dev.waybill.retention.RetentionResult;
@@ -361,11 +366,61 @@ class RetentionWorkerIntegrationTests {
 
 	@Test
 	void ofTwoWorkersStartedAtOnceOnePurgesAndTheOtherSkipsThatRun() throws Exception {
+		oneOfTwoWorkersPurges(schema.dataSource());
+	}
+
+	@Test
+	void throughATransactionModePoolerTwoWorkersNeverHoldTheLockAtOnce() throws Exception {
+		// The pooler hands each transaction whichever server session is free: a session lock taken
+		// through it stayed with a server session, and the next worker to be given it took it again.
+		try (TestPgBouncer pooler = TestPgBouncer.start(2); HikariDataSource pooled = pooler.pool("retention-pooled", 4)) {
+			for (int i = 0; i < 3; i++) {
+				emptyTables();
+				oneOfTwoWorkersPurges(pooled);
+			}
+		}
+	}
+
+	private static void oneOfTwoWorkersPurges(DataSource dataSource) throws Exception {
 		schema.execute("INSERT INTO " + schema.tables().qualifiedOutboxState() + " (id, status, published_at) "
 				+ "SELECT gen_random_uuid(), 'published', now() - interval '31 days' FROM generate_series(1, 30)");
 		CountDownLatch firstBatchDone = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
-		RetentionWorker first = worker(RetentionSettings.defaults().withBatchSize(10), new RetentionListener() {
+		RetentionWorker first = new RetentionWorker(dataSource, schema.tables(),
+				RetentionSettings.defaults().withBatchSize(10), awaiting(firstBatchDone, release));
+		RetentionWorker second = new RetentionWorker(dataSource, schema.tables(),
+				RetentionSettings.defaults().withBatchSize(10), RetentionListener.NONE);
+		CompletableFuture<RetentionResult> firstRun = CompletableFuture.supplyAsync(first::runOnce);
+		assertThat(firstBatchDone.await(30, TimeUnit.SECONDS)).isTrue();
+		RetentionResult secondRun = second.runOnce();
+		release.countDown();
+		assertThat(secondRun).isEqualTo(RetentionResult.SKIPPED);
+		assertThat(firstRun.get(30, TimeUnit.SECONDS).outboxStates()).isEqualTo(30);
+		// The lock went with the first run: the second worker's next run goes ahead.
+		assertThat(second.runOnce()).isEqualTo(RetentionResult.NOTHING.plus(new RetentionResult(false, 1, 0, 0, 0)));
+	}
+
+	@Test
+	void aRunWhoseLockWentWithItsConnectionStopsAfterItsBatch() throws Exception {
+		schema.execute("INSERT INTO " + schema.tables().qualifiedOutboxState() + " (id, status, published_at) "
+				+ "SELECT gen_random_uuid(), 'published', now() - interval '31 days' FROM generate_series(1, 30)");
+		CountDownLatch firstBatchDone = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		RetentionWorker first = worker(RetentionSettings.defaults().withBatchSize(10), awaiting(firstBatchDone, release));
+		CompletableFuture<RetentionResult> firstRun = CompletableFuture.supplyAsync(first::runOnce);
+		assertThat(firstBatchDone.await(30, TimeUnit.SECONDS)).isTrue();
+		// The holder of the lock: the one session of the database holding an advisory lock.
+		assertThat(new JdbcTemplate(schema.dataSource()).queryForObject(
+				"SELECT count(pg_terminate_backend(l.pid)) FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 1 "
+						+ "AND ((l.classid::int8 << 32) | l.objid::int8) = ? AND l.pid <> pg_backend_pid()", Integer.class, RetentionSql.lockKey(schema.tables())))
+			.isOne();
+		release.countDown();
+		assertThat(firstRun.get(30, TimeUnit.SECONDS).outboxStates()).as("purged by the run that lost its lock").isEqualTo(10);
+		assertThat(worker(RetentionSettings.defaults().withBatchSize(10)).runOnce().outboxStates()).isEqualTo(20);
+	}
+
+	private static RetentionListener awaiting(CountDownLatch firstBatchDone, CountDownLatch release) {
+		return new RetentionListener() {
 
 			@Override
 			public void batchCommitted(RetentionResult batch, Duration duration) {
@@ -378,16 +433,7 @@ class RetentionWorkerIntegrationTests {
 				}
 			}
 
-		});
-		RetentionWorker second = worker(RetentionSettings.defaults().withBatchSize(10));
-		CompletableFuture<RetentionResult> firstRun = CompletableFuture.supplyAsync(first::runOnce);
-		assertThat(firstBatchDone.await(30, TimeUnit.SECONDS)).isTrue();
-		RetentionResult secondRun = second.runOnce();
-		release.countDown();
-		assertThat(secondRun).isEqualTo(RetentionResult.SKIPPED);
-		assertThat(firstRun.get(30, TimeUnit.SECONDS).outboxStates()).isEqualTo(30);
-		// The lock went with the first run: the second worker's next run goes ahead.
-		assertThat(second.runOnce()).isEqualTo(RetentionResult.NOTHING.plus(new RetentionResult(false, 1, 0, 0, 0)));
+		};
 	}
 
 	@Test

@@ -8,6 +8,7 @@ import org.springframework.boot.health.contributor.Health;
 
 import dev.waybill.kernel.WaybillHealthComponent;
 import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
+import dev.waybill.outbox.internal.relay.WakeUpMode;
 import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.relay.CircuitState;
 
@@ -17,7 +18,9 @@ import dev.waybill.outbox.relay.CircuitState;
  * the broker blocks publishing (a resource alarm), while its claims fail (most often: the
  * database is unavailable; nothing is claimed) or when one of its threads died; UP otherwise.
  * A lost {@code LISTEN} connection is shown ({@code listening=false}) but leaves it UP: the relay
- * still polls, only later.
+ * still polls, only later. {@code wakeUps} says how other instances' commits wake it: {@code listen},
+ * {@code poll} (no session to listen in, see {@code waybill.notifications.*}), or {@code testing}
+ * while that is found out at start-up.
  *
  * @since 0.1
  */
@@ -71,7 +74,11 @@ public final class RelayHealthIndicator implements WaybillHealthComponent {
 				.withDetail("claimFailure", this.relay.lastClaimFailure());
 		}
 		if (this.notifications != null) {
-			health.withDetail("listening", this.notifications.isListening());
+			WakeUpMode mode = this.notifications.modeInEffect();
+			health.withDetail("wakeUps", (mode != null) ? mode.name().toLowerCase(java.util.Locale.ROOT) : "testing");
+			if (mode != WakeUpMode.POLL) {
+				health.withDetail("listening", this.notifications.isListening());
+			}
 		}
 		return health.build();
 	}

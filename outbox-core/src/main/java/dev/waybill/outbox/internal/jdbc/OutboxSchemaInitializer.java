@@ -14,6 +14,7 @@ import org.springframework.beans.factory.InitializingBean;
 import org.springframework.core.io.DefaultResourceLoader;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
+import dev.waybill.kernel.AdvisoryTransactionLock;
 import dev.waybill.kernel.OutboxTables;
 
 /**
@@ -58,8 +59,9 @@ public final class OutboxSchemaInitializer implements InitializingBean {
 	public void migrate() throws Exception {
 		// Instances of a service that start together on a fresh database would race: Liquibase's
 		// lock table does not cover creating the schema or its history table, and the losers fail
-		// start-up ('relation "outbox_state_changelog" already exists'). A session advisory lock,
-		// taken on the connection Liquibase then uses, makes them apply the changelog one at a time.
+		// start-up ('relation "outbox_state_changelog" already exists'). An advisory lock makes them
+		// apply the changelog one at a time; it is held by a transaction of a second connection, not
+		// by a session, so that it also holds through a transaction-mode pooler.
 		Connection connected;
 		try {
 			connected = this.dataSource.getConnection();
@@ -67,40 +69,46 @@ public final class OutboxSchemaInitializer implements InitializingBean {
 		catch (SQLException ex) {
 			throw new SchemaDatabaseUnreachableException(this.tables.schema(), ex);
 		}
-		try (Connection connection = connected) {
-			long key = lockKey(connection);
-			lock(connection, "SELECT pg_advisory_lock(?)", key);
+		try (Connection connection = connected; AdvisoryTransactionLock lock = lock(connection)) {
+			// Liquibase keeps its history in this schema, so the schema must exist before it starts.
+			// Only created when missing: PostgreSQL checks the CREATE privilege on the database
+			// before it looks for the schema, so CREATE SCHEMA IF NOT EXISTS fails for a role that
+			// may not create schemas (a DBA's schema) although there is nothing to create.
+			if (!schemaExists(connection)) {
+				try (Statement statement = connection.createStatement()) {
+					statement.execute("CREATE SCHEMA IF NOT EXISTS " + this.tables.schema());
+				}
+				catch (SQLException ex) {
+					throw refused(connection, "create the schema, which does not exist,", ex);
+				}
+			}
+			if (!connection.getAutoCommit()) {
+				connection.commit();
+			}
 			try {
-				// Liquibase keeps its history in this schema, so the schema must exist before it starts.
-				// Only created when missing: PostgreSQL checks the CREATE privilege on the database
-				// before it looks for the schema, so CREATE SCHEMA IF NOT EXISTS fails for a role that
-				// may not create schemas (a DBA's schema) although there is nothing to create.
-				if (!schemaExists(connection)) {
-					try (Statement statement = connection.createStatement()) {
-						statement.execute("CREATE SCHEMA IF NOT EXISTS " + this.tables.schema());
-					}
-					catch (SQLException ex) {
-						throw refused(connection, "create the schema, which does not exist,", ex);
-					}
-				}
-				if (!connection.getAutoCommit()) {
-					connection.commit();
-				}
-				try {
-					update(new SingleConnectionDataSource(connection, true));
-				}
-				catch (Exception ex) {
-					throw refused(connection, "apply its changelog", ex);
-				}
+				update(new SingleConnectionDataSource(connection, true));
+			}
+			catch (Exception ex) {
+				throw refused(connection, "apply its changelog", ex);
 			}
 			finally {
-				if (!connection.isClosed()) {
-					if (!connection.getAutoCommit()) {
-						connection.rollback();
-					}
-					lock(connection, "SELECT pg_advisory_unlock(?)", key);
+				if (!connection.isClosed() && !connection.getAutoCommit()) {
+					connection.rollback();
 				}
 			}
+		}
+	}
+
+	private AdvisoryTransactionLock lock(Connection connection) throws SQLException, InterruptedException {
+		long key = lockKey(connection);
+		if (!connection.getAutoCommit()) {
+			connection.commit();
+		}
+		try {
+			return AdvisoryTransactionLock.acquire(this.dataSource, key);
+		}
+		catch (SQLException ex) {
+			throw new SchemaDatabaseUnreachableException(this.tables.schema(), ex);
 		}
 	}
 
@@ -146,16 +154,6 @@ public final class OutboxSchemaInitializer implements InitializingBean {
 				result.next();
 				return result.getLong(1);
 			}
-		}
-	}
-
-	private static void lock(Connection connection, String sql, long key) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(sql)) {
-			statement.setLong(1, key);
-			statement.execute();
-		}
-		if (!connection.getAutoCommit()) {
-			connection.commit();
 		}
 	}
 

@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
@@ -24,6 +25,11 @@ import dev.waybill.outbox.WaybillThreads;
  * connection of its own, held for as long as it runs, and signals the {@link RelayWakeUp} for
  * each notification. A lost connection is reopened with backoff; meanwhile the relay's poll
  * covers the gap.
+ * <p>
+ * Where {@code LISTEN} cannot work (a connection behind a transaction-mode pooler keeps no
+ * session), it polls instead: it signals the relay every poll interval of its own, which costs one
+ * claim that finds nothing when nothing waits, and holds no connection. {@link WakeUpMode#AUTO}
+ * finds out which at start-up ({@link NotificationProbe}) and says so at INFO.
  *
  * @since 0.1
  */
@@ -34,6 +40,9 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 	private static final int RECEIVE_TIMEOUT_MILLIS = 500;
 
 	private static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(30);
+
+	/** How long the start-up probe's notification may take: commits' usually take a millisecond. */
+	private static final Duration PROBE_WAIT = Duration.ofSeconds(2);
 
 	private final DataSource dataSource;
 
@@ -46,6 +55,14 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 	private volatile boolean running;
 
 	private volatile boolean listening;
+
+	private volatile WakeUpMode mode = WakeUpMode.LISTEN;
+
+	private volatile @Nullable WakeUpMode inEffect;
+
+	private volatile @Nullable DataSource senders;
+
+	private volatile Duration pollInterval = Duration.ofMillis(100);
 
 	private Thread thread;
 
@@ -82,6 +99,33 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 	}
 
 	/**
+	 * Sets how the relay is woken: {@link WakeUpMode#LISTEN} (the default),
+	 * {@link WakeUpMode#POLL}, or {@link WakeUpMode#AUTO}, which tries {@code LISTEN} at start-up
+	 * with a notification sent from {@code senders}, the way commits send theirs.
+	 * @param mode the mode
+	 * @param senders the DataSource commits notify through (the application's), used by
+	 * {@link WakeUpMode#AUTO}
+	 * @param pollInterval how often {@link WakeUpMode#POLL} wakes the relay
+	 */
+	public void setMode(WakeUpMode mode, DataSource senders, Duration pollInterval) {
+		this.mode = Objects.requireNonNull(mode, "mode must not be null");
+		this.senders = Objects.requireNonNull(senders, "senders must not be null");
+		if (pollInterval.isNegative() || pollInterval.isZero()) {
+			throw new IllegalArgumentException("pollInterval must be positive, was " + pollInterval);
+		}
+		this.pollInterval = pollInterval;
+	}
+
+	/**
+	 * Returns the mode in effect: {@link WakeUpMode#LISTEN} or {@link WakeUpMode#POLL}, or
+	 * {@literal null} while {@link WakeUpMode#AUTO} is still finding out.
+	 * @return the mode in effect
+	 */
+	public @Nullable WakeUpMode modeInEffect() {
+		return this.inEffect;
+	}
+
+	/**
 	 * Sets where the listener's threads come from; {@link WaybillThreads#platform()} by default.
 	 * @param threads the thread source
 	 */
@@ -107,7 +151,7 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 			return;
 		}
 		this.running = true;
-		this.thread = this.threads.newThread("waybill-outbox-listener", this::listen);
+		this.thread = this.threads.newThread("waybill-outbox-listener", this::run);
 		this.thread.start();
 	}
 
@@ -143,6 +187,95 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 	 */
 	public boolean isListening() {
 		return this.listening;
+	}
+
+	private void run() {
+		checkPreparedStatements();
+		WakeUpMode decided = (this.mode == WakeUpMode.AUTO) ? decide() : this.mode;
+		if (this.mode == WakeUpMode.POLL) {
+			logger.info("Waybill's relay polls for other instances' commits every " + this.pollInterval
+					+ " (waybill.notifications.mode=poll)");
+		}
+		else if (this.mode == WakeUpMode.LISTEN && this.senders != null) {
+			logger.info("Waybill's relay is woken by PostgreSQL LISTEN/NOTIFY on channel " + this.channel
+					+ " (waybill.notifications.mode=listen)");
+		}
+		this.inEffect = decided;
+		if (decided == WakeUpMode.POLL) {
+			poll();
+		}
+		else {
+			listen();
+		}
+	}
+
+	/** Runs the probe and says what it found; a database that cannot be asked gets LISTEN, retried. */
+	private WakeUpMode decide() {
+		DataSource senders = Objects.requireNonNull(this.senders, "senders");
+		try (Connection connection = this.dataSource.getConnection()) {
+			NotificationProbe.Outcome outcome = new NotificationProbe(senders, this.channel, PROBE_WAIT).probe(connection);
+			if (outcome.listens()) {
+				logger.info("Waybill's relay is woken by PostgreSQL LISTEN/NOTIFY on channel " + this.channel
+						+ ": a test notification arrived after " + millis(outcome.took()));
+				return WakeUpMode.LISTEN;
+			}
+			logger.info("Waybill's relay polls for other instances' commits every " + this.pollInterval
+					+ " instead of listening on channel " + this.channel + ", because " + outcome.why()
+					+ ". A message another instance commits, and does not publish itself, waits up to "
+					+ this.pollInterval + " longer for this relay; each poll is one claim. To listen, set "
+					+ "waybill.notifications.url to a connection straight to PostgreSQL (or a session-mode pool).");
+			return WakeUpMode.POLL;
+		}
+		catch (SQLException | RuntimeException ex) {
+			logger.info("Waybill could not test PostgreSQL LISTEN/NOTIFY at start-up (" + ex.getMessage()
+					+ "); it listens on channel " + this.channel + " and retries, polling every relay poll interval meanwhile");
+			return WakeUpMode.LISTEN;
+		}
+	}
+
+	/**
+	 * Warns when the application's connections keep no session (a transaction-mode pooler) while
+	 * the driver names server-side prepared statements: PgBouncer before 1.21 hands them to other
+	 * clients' sessions, where they do not exist, and every statement Waybill repeats fails.
+	 */
+	private void checkPreparedStatements() {
+		DataSource senders = this.senders;
+		if (senders == null) {
+			return;
+		}
+		try (Connection connection = senders.getConnection()) {
+			int threshold = connection.unwrap(PGConnection.class).getPrepareThreshold();
+			if (threshold <= 0) {
+				return;
+			}
+			if (!connection.getAutoCommit()) {
+				connection.setAutoCommit(true);
+			}
+			String evidence = NotificationProbe.sessionlessEvidence(connection, senders);
+			if (evidence != null) {
+				logger.warn("Waybill's database connections keep no session, as behind a transaction-mode pooler ("
+						+ evidence + "), but the PostgreSQL driver prepares statements on the server after "
+						+ threshold + " uses: through PgBouncer before 1.21 (or without max_prepared_statements) they "
+						+ "fail with 'prepared statement \"S_1\" does not exist' and Waybill's work waits as if the "
+						+ "database were down. Add prepareThreshold=0 to spring.datasource.url.");
+			}
+		}
+		catch (SQLException | RuntimeException ex) {
+			logger.debug("Waybill could not check how the driver prepares statements: " + ex);
+		}
+	}
+
+	private static String millis(@Nullable Duration took) {
+		return (took == null) ? "?" : String.format(java.util.Locale.ROOT, "%.1f ms", took.toNanos() / 1e6);
+	}
+
+	private void poll() {
+		while (this.running) {
+			sleep(this.pollInterval);
+			if (this.running) {
+				this.wakeUp.signal();
+			}
+		}
 	}
 
 	private void listen() {
@@ -204,9 +337,10 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 
 	private void sleep(Duration delay) {
 		long deadline = System.nanoTime() + delay.toNanos();
-		while (this.running && System.nanoTime() < deadline) {
+		long left;
+		while (this.running && (left = deadline - System.nanoTime()) > 0) {
 			try {
-				Thread.sleep(50);
+				TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();

@@ -11,6 +11,9 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,6 +25,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import dev.waybill.kernel.OutboxTables;
 import dev.waybill.outbox.ScopeStatus;
 import dev.waybill.outbox.test.TestMessages;
+import dev.waybill.outbox.test.TestPgBouncer;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -79,7 +83,28 @@ class OutboxSchemaIntegrationTests {
 		// Several instances of a service starting at once on a fresh database: Liquibase's own lock
 		// table does not cover the creation of its history table, so without a lock of Waybill's
 		// one instance failed start-up with 'relation "outbox_state_changelog" already exists'.
-		for (int round = 0; round < 5; round++) {
+		instancesStartTogether(this.schema.dataSource(), 5);
+	}
+
+	@Test
+	void throughATransactionModePoolerInstancesStartingTogetherAllApplyTheChangelogAndLeaveNoLockBehind()
+			throws Exception {
+		// A session lock taken through the pooler stayed with the server session that ran it, and
+		// the next start-up given another session waited on it for ever. Fewer server connections
+		// than instances: a waiter must not keep one while the holder applies the changelog.
+		try (TestPgBouncer pooler = TestPgBouncer.start(3); HikariDataSource pooled = pooler.pool("schema-pooled", 12)) {
+			instancesStartTogether(pooled, 3);
+			new OutboxSchemaInitializer(pooled, this.schema.tables()).migrate();
+			new OutboxSchemaInitializer(pooled, this.schema.tables()).migrate();
+		}
+		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 "
+				+ "AND ((classid::int8 << 32) | objid::int8) = hashtextextended(?, 0)", Integer.class,
+				"waybill-liquibase:" + this.schema.tables().schema() + "." + this.schema.tables().changelogTable()))
+			.as("the migration's lock left held").isZero();
+	}
+
+	private void instancesStartTogether(DataSource dataSource, int rounds) throws Exception {
+		for (int round = 0; round < rounds; round++) {
 			OutboxTables tables = OutboxTables.inSchema(this.schema.name() + "_race" + round);
 			int instances = 6;
 			ExecutorService pool = Executors.newFixedThreadPool(instances);
@@ -89,7 +114,7 @@ class OutboxSchemaIntegrationTests {
 				for (int i = 0; i < instances; i++) {
 					runs.add(pool.submit(() -> {
 						start.await();
-						new OutboxSchemaInitializer(this.schema.dataSource(), tables).migrate();
+						new OutboxSchemaInitializer(dataSource, tables).migrate();
 						return null;
 					}));
 				}

@@ -107,6 +107,16 @@ final class DemoServices implements AutoCloseable {
 		return this.billing.getBean(JdbcTemplate.class);
 	}
 
+	/** Returns a bean of the order service, for checks of its state. */
+	<T> T orderBean(String name, Class<T> type) {
+		return this.orders.getBean(name, type);
+	}
+
+	/** Returns a bean of the billing service, for checks of its state. */
+	<T> T billingBean(String name, Class<T> type) {
+		return this.billing.getBean(name, type);
+	}
+
 	ServiceMonitor orderMonitor() {
 		return this.orderMonitor;
 	}

@@ -8,7 +8,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -28,7 +27,6 @@ import dev.waybill.inbox.InboxOutcome;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.samples.billing.OrderPlacedHandler;
-import dev.waybill.samples.messages.PaymentMethod;
 import dev.waybill.samples.test.SampleInfrastructure;
 
 /**
@@ -84,7 +82,7 @@ class ConnectionLossIntegrationTests {
 						}
 						return null;
 					});
-					List<UUID> orders = placeOrders(services.orderPort(), threads);
+					List<UUID> orders = OrderLoad.place(List.of(services.orderPort()), ORDERS, PLACING, threads);
 					Thread.sleep(2000); // the last orders are billed under terminations too
 					terminating.set(false);
 					terminator.get(10, TimeUnit.SECONDS);
@@ -127,36 +125,6 @@ class ConnectionLossIntegrationTests {
 				}
 			}
 		}
-	}
-
-	/**
-	 * Places the orders from 4 threads, spread evenly over {@link #PLACING}.
-	 */
-	private static List<UUID> placeOrders(int port, ExecutorService threads) throws Exception {
-		OrderClient client = new OrderClient(port);
-		List<UUID> placed = Collections.synchronizedList(new ArrayList<>());
-		long start = System.nanoTime();
-		long spacing = PLACING.toNanos() / ORDERS;
-		AtomicInteger next = new AtomicInteger();
-		List<Future<?>> placing = new ArrayList<>();
-		for (int t = 0; t < 4; t++) {
-			placing.add(threads.submit(() -> {
-				for (int n = next.getAndIncrement(); n < ORDERS; n = next.getAndIncrement()) {
-					long due = start + n * spacing;
-					long wait = due - System.nanoTime();
-					if (wait > 0) {
-						TimeUnit.NANOSECONDS.sleep(wait);
-					}
-					placed.add(client.place("customer-" + (n % 40), 500 + n,
-							(n % 3 == 0) ? PaymentMethod.INVOICE : PaymentMethod.CARD));
-				}
-				return null;
-			}));
-		}
-		for (Future<?> task : placing) {
-			task.get(PLACING.toSeconds() + 60, TimeUnit.SECONDS);
-		}
-		return placed;
 	}
 
 	/**
