@@ -63,7 +63,9 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			// Spring Boot auto-configuration (public by Boot's convention, named in exclusions and
 			// ordering) and the classes bound from waybill.*.
 			"dev.waybill.outbox.autoconfigure.CircuitBreakerProperties",
+			"dev.waybill.outbox.autoconfigure.NotificationProperties",
 			"dev.waybill.outbox.autoconfigure.OutboxProperties",
+			"dev.waybill.outbox.autoconfigure.WaybillNotificationsDataSource",
 			"dev.waybill.outbox.autoconfigure.RelayProperties",
 			"dev.waybill.outbox.autoconfigure.RetrySettings",
 			"dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration",

@@ -69,7 +69,7 @@ public final class OutboxSchemaInitializer implements InitializingBean {
 		catch (SQLException ex) {
 			throw new SchemaDatabaseUnreachableException(this.tables.schema(), ex);
 		}
-		try (Connection connection = connected; AdvisoryTransactionLock lock = lock(connection)) {
+		try (Connection connection = connected; AutoCloseable lock = lock(connection)) {
 			// Liquibase keeps its history in this schema, so the schema must exist before it starts.
 			// Only created when missing: PostgreSQL checks the CREATE privilege on the database
 			// before it looks for the schema, so CREATE SCHEMA IF NOT EXISTS fails for a role that
@@ -99,16 +99,50 @@ public final class OutboxSchemaInitializer implements InitializingBean {
 		}
 	}
 
-	private AdvisoryTransactionLock lock(Connection connection) throws SQLException, InterruptedException {
+	private AutoCloseable lock(Connection connection) throws SQLException, InterruptedException {
 		long key = lockKey(connection);
 		if (!connection.getAutoCommit()) {
 			connection.commit();
+		}
+		if (singleConnectionPool(this.dataSource)) {
+			// No second connection to hold the lock: a session lock on this one, as a pool of one
+			// connection is not shared through a transaction-mode pooler's sessions either.
+			sessionLock(connection, "SELECT pg_advisory_lock(?)", key);
+			return () -> {
+				if (!connection.isClosed()) {
+					if (!connection.getAutoCommit()) {
+						connection.rollback();
+					}
+					sessionLock(connection, "SELECT pg_advisory_unlock(?)", key);
+				}
+			};
 		}
 		try {
 			return AdvisoryTransactionLock.acquire(this.dataSource, key);
 		}
 		catch (SQLException ex) {
 			throw new SchemaDatabaseUnreachableException(this.tables.schema(), ex);
+		}
+	}
+
+	private static void sessionLock(Connection connection, String sql, long key) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			statement.setLong(1, key);
+			statement.execute();
+		}
+		if (!connection.getAutoCommit()) {
+			connection.commit();
+		}
+	}
+
+	/** Whether the DataSource is a pool (HikariCP's, or one with the same getter) of one connection. */
+	private static boolean singleConnectionPool(DataSource dataSource) {
+		try {
+			Object size = dataSource.getClass().getMethod("getMaximumPoolSize").invoke(dataSource);
+			return (size instanceof Integer max) && max == 1;
+		}
+		catch (ReflectiveOperationException | RuntimeException ex) {
+			return false;
 		}
 	}
 
