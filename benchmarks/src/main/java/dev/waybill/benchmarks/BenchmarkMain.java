@@ -16,11 +16,13 @@ import java.util.function.Supplier;
  */
 public final class BenchmarkMain {
 
-	private static final Map<String, Supplier<Benchmark>> BENCHMARKS = Map.of(BrokerCeiling.NAME, BrokerCeiling::new,
-			RelayThroughput.NAME, RelayThroughput::new, WritePath.NAME, WritePath::new, Latency.NAME, Latency::new,
-			InboxThroughput.NAME, InboxThroughput::new, RetentionPurge.NAME, RetentionPurge::new, TableScale.NAME,
-			TableScale::new, OrderedRelayThroughput.NAME, OrderedRelayThroughput::new, TracingCost.NAME, TracingCost::new, WalLifecycle.NAME,
-			WalLifecycle::new);
+	private static final Map<String, Supplier<Benchmark>> BENCHMARKS = Map.ofEntries(
+			Map.entry(BrokerCeiling.NAME, BrokerCeiling::new), Map.entry(RelayThroughput.NAME, RelayThroughput::new),
+			Map.entry(WritePath.NAME, WritePath::new), Map.entry(Latency.NAME, Latency::new),
+			Map.entry(InboxThroughput.NAME, InboxThroughput::new), Map.entry(RetentionPurge.NAME, RetentionPurge::new),
+			Map.entry(TableScale.NAME, TableScale::new), Map.entry(OrderedRelayThroughput.NAME, OrderedRelayThroughput::new),
+			Map.entry(TracingCost.NAME, TracingCost::new), Map.entry(WalLifecycle.NAME, WalLifecycle::new),
+			Map.entry(PooledLatency.NAME, PooledLatency::new));
 
 	private BenchmarkMain() {
 	}

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -126,10 +125,7 @@ final class Latency implements Benchmark {
 		// first runs for jitWarmUpSeconds, untimed, at the highest of its rates up to 1,000 msg/s.
 		// One business transaction: a row and a message through the outbox, unordered or of the given
 		// ordering key (null: none); returns the message's id.
-		Function<String, LongFunction<UUID>> sender = (key) -> (index) -> transactions.execute((status) -> {
-			business.insertOrder(index);
-			return wiring.publisher().send(queue.exchange(), BenchOrder.of(index), (options) -> options.orderingKey(key));
-		});
+		Function<String, LongFunction<UUID>> sender = (key) -> (index) -> business.sendOrder(index, key);
 		// Forgets what the relay reported of the messages so far, and empties the queue.
 		Runnable forget = () -> {
 			confirmed.clear();
@@ -173,71 +169,49 @@ final class Latency implements Benchmark {
 						String mode = (!ab ? "" : commitFirst ? "A claim commits first, " : "B claim commit overlapped, ")
 								+ (key != null ? ONE_KEY : "");
 						LongFunction<UUID> sendOfCase = sender.apply(key);
-						long warmUp = (long) rate * sizes.warmUpSeconds();
-						long total = warmUp + (long) rate * sizes.latencySeconds();
-						Map<UUID, Instant> committed = new ConcurrentHashMap<>();
 						long published = relay.published();
 						store.takeClaimCounts();
 						long notificationsBefore = notifier.received();
 						cpu.start();
-						AtomicLong sent = new AtomicLong();
 						ConfirmCanary canary = (canaryRate > 0) ? new ConfirmCanary(canaryConnection, queue.exchange(), canaryRate) : null;
-						OpenLoopGenerator generator = new OpenLoopGenerator(SENDERS);
-						Timer timer = Timer.start();
-						long measureFrom = System.nanoTime() + TimeUnit.SECONDS.toNanos(sizes.warmUpSeconds());
-						generator.run(rate, total, (index) -> {
-							UUID id = sendOfCase.apply(index);
-							Instant at = Instant.now();
-							sent.incrementAndGet();
-							if (System.nanoTime() - measureFrom >= 0) {
-								committed.put(id, at);
-							}
-						});
-						double achieved = sent.get() / timer.seconds();
+						MeasuredLoad load = MeasuredLoad.run(SENDERS, rate, sizes.warmUpSeconds(), sizes.latencySeconds(), sendOfCase);
+						Map<UUID, Instant> committed = load.committed();
 						long[] canaryMicros = (canary != null) ? canary.stop() : null;
-						relay.awaitPublished(published + sent.get(), Duration.ofMinutes(2));
+						relay.awaitPublished(published + load.sent(), Duration.ofMinutes(2));
 						// What the relay did per message: claims (and empty ones), commit notifications sent.
-						String cpuUsed = cpu.report(sent.get());
+						String cpuUsed = cpu.report(load.sent());
 						long[] claimCounts = store.takeClaimCounts();
 						long notifications = notifier.received() - notificationsBefore;
-						if (committed.isEmpty()) {
-							throw new IllegalStateException("No transaction committed after the warm-up at " + rate + " msg/s");
-						}
-						long[] micros = committed.entrySet()
-							.stream()
-							.mapToLong((entry) -> Math.max(0,
-									TimeUnit.NANOSECONDS.toMicros(Duration.between(entry.getValue(), confirmed.get(entry.getKey())).toNanos())))
-							.sorted()
-							.toArray();
+						long[] micros = Intervals.micros(committed, confirmed);
 						add(figures, figure(mode + "p50", rate), Stats.percentile(micros, 50) / 1000.0);
 						add(figures, figure(mode + "p95", rate), Stats.percentile(micros, 95) / 1000.0);
 						add(figures, figure(mode + "p99", rate), Stats.percentile(micros, 99) / 1000.0);
 						add(figures, figure(mode + "max", rate), micros[micros.length - 1] / 1000.0);
-						long[] toClaim = stage(committed, claimed);
-						long[] claimToConfirm = stage(claimed, confirmed, committed.keySet());
-						long[] claiming = stage(claimed, claimReturned, committed.keySet());
-						long[] returnedToConfirm = stage(claimReturned, confirmed, committed.keySet());
+						long[] toClaim = Intervals.micros(committed, claimed);
+						long[] claimToConfirm = Intervals.micros(claimed, confirmed, committed.keySet());
+						long[] claiming = Intervals.micros(claimed, claimReturned, committed.keySet());
+						long[] returnedToConfirm = Intervals.micros(claimReturned, confirmed, committed.keySet());
 						addMedianAndTail(figures, mode, "commit to claim", rate, toClaim);
 						addMedianAndTail(figures, mode, "claim to confirm", rate, claimToConfirm);
 						addMedianAndTail(figures, mode, "claim start to return", rate, claiming);
 						addMedianAndTail(figures, mode, "claim return to confirm", rate, returnedToConfirm);
 						// Claim return to confirm, split where the relay calls the channel and where that call returns.
-						long[] toPublish = stage(claimReturned, publishCalled, committed.keySet());
-						long[] publishing = stage(publishCalled, publishReturned, committed.keySet());
-						long[] brokerConfirm = stage(publishReturned, confirmed, committed.keySet());
+						long[] toPublish = Intervals.micros(claimReturned, publishCalled, committed.keySet());
+						long[] publishing = Intervals.micros(publishCalled, publishReturned, committed.keySet());
+						long[] brokerConfirm = Intervals.micros(publishReturned, confirmed, committed.keySet());
 						addMedianAndTail(figures, mode, "claim return to publish call", rate, toPublish);
 						addMedianAndTail(figures, mode, "publish call to return", rate, publishing);
 						addMedianAndTail(figures, mode, "publish return to confirm", rate, brokerConfirm);
 						addMedianAndTail(figures, mode, "confirm to marked published", rate,
-								stage(confirmed, marked, committed.keySet()));
+								Intervals.micros(confirmed, marked, committed.keySet()));
 						if (canaryMicros != null && canaryMicros.length > 0) {
 							addMedianAndTail(figures, mode, "canary publish return to confirm", rate, canaryMicros);
 						}
-						add(figures, figure(mode + "achieved", rate), achieved);
+						add(figures, figure(mode + "achieved", rate), load.achieved());
 						long claimedMessages = committed.keySet().stream().filter(claimReturned::containsKey).count();
 						progress.report(mode + rate + " msg/s, run " + run + ": p50 " + ResultTable.number(Stats.percentile(micros, 50) / 1000.0)
 								+ " ms, p99 " + ResultTable.number(Stats.percentile(micros, 99) / 1000.0) + " ms, achieved "
-								+ ResultTable.number(achieved) + " msg/s" + (generator.dropped() > 0 ? ", " + generator.dropped()
+								+ ResultTable.number(load.achieved()) + " msg/s" + (load.dropped() > 0 ? ", " + load.dropped()
 										+ " sends dropped (could not start in time)" : "") + (duplicates.get() > 0 ? ", "
 										+ duplicates.get() + " reported published twice so far" : "") + "; " + claimedMessages + " of "
 								+ committed.size() + " measured messages claimed (the rest by direct dispatch); p50 publish call "
@@ -247,9 +221,9 @@ final class Latency implements Benchmark {
 								+ ((canaryMicros != null && canaryMicros.length > 0) ? ", canary's " + ResultTable.number(
 										Stats.percentile(canaryMicros, 50) / 1000.0) + " ms (p99 " + ResultTable.number(
 												Stats.percentile(canaryMicros, 99) / 1000.0) + ")" : "")
-								+ "; per 100 messages: " + ResultTable.number(100.0 * claimCounts[0] / sent.get()) + " claims ("
-								+ ResultTable.number(100.0 * claimCounts[1] / sent.get()) + " empty), "
-								+ ResultTable.number(100.0 * notifications / sent.get()) + " commit notifications; " + cpuUsed);
+								+ "; per 100 messages: " + ResultTable.number(100.0 * claimCounts[0] / load.sent()) + " claims ("
+								+ ResultTable.number(100.0 * claimCounts[1] / load.sent()) + " empty), "
+								+ ResultTable.number(100.0 * notifications / load.sent()) + " commit notifications; " + cpuUsed);
 						forget.run();
 					}
 				}
@@ -311,19 +285,6 @@ final class Latency implements Benchmark {
 		return (rate == ONE_KEY_RATE) ? java.util.Arrays.asList(null, HOT_KEY) : java.util.Collections.singletonList(null);
 	}
 
-	/** Sorted microseconds from {@code from} to {@code to} of every message in {@code from}. */
-	private static long[] stage(Map<UUID, Instant> from, Map<UUID, Instant> to) {
-		return stage(from, to, from.keySet());
-	}
-
-	private static long[] stage(Map<UUID, Instant> from, Map<UUID, Instant> to, java.util.Set<UUID> ids) {
-		return ids.stream()
-			.filter((id) -> from.containsKey(id) && to.containsKey(id))
-			.mapToLong((id) -> Math.max(0, TimeUnit.NANOSECONDS.toMicros(Duration.between(from.get(id), to.get(id)).toNanos())))
-			.sorted()
-			.toArray();
-	}
-
 	/**
 	 * Adds a stage's p50 and p99, in ms, from its sorted microseconds; nothing when no message
 	 * passed through it (the claim stages, when every message went out by direct dispatch).
@@ -337,7 +298,8 @@ final class Latency implements Benchmark {
 		add(figures, figure(mode + "p99 " + stage, rate), Stats.percentile(sortedMicros, 99) / 1000.0);
 	}
 
-	private static void add(Map<String, List<Double>> figures, String figure, double value) {
+	/** Adds one run's value of a figure. */
+	static void add(Map<String, List<Double>> figures, String figure, double value) {
 		figures.computeIfAbsent(figure, (key) -> new ArrayList<>()).add(value);
 	}
 

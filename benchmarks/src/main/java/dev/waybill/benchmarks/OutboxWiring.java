@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
+import javax.sql.DataSource;
 
 import org.springframework.context.Lifecycle;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -69,8 +70,12 @@ final class OutboxWiring implements AutoCloseable {
 		return this.app.transactions();
 	}
 
+	/**
+	 * Returns SQL on the application's DataSource, so that it joins the application's transactions.
+	 * @return a template on that DataSource
+	 */
 	JdbcTemplate jdbc() {
-		return new JdbcTemplate(this.schema.dataSource());
+		return new JdbcTemplate(this.app.bean(DataSource.class));
 	}
 
 	/**

@@ -56,7 +56,8 @@ final class WaybillApp implements AutoCloseable {
 
 	/**
 	 * Starts describing an application on a schema with Waybill's tables.
-	 * @param schema the schema, whose pool becomes the application's DataSource
+	 * @param schema the schema, whose pool becomes the application's DataSource unless
+	 * {@link Builder#dataSource} sets another
 	 * @return the builder
 	 */
 	static Builder on(TestSchema schema) {
@@ -128,6 +129,8 @@ final class WaybillApp implements AutoCloseable {
 
 		private final List<Class<?>> sources = new ArrayList<>(List.of(Waybill.class));
 
+		private DataSource dataSource;
+
 		private Builder(TestSchema schema) {
 			this.schema = schema;
 			property("waybill.schema", schema.name());
@@ -139,10 +142,18 @@ final class WaybillApp implements AutoCloseable {
 			if ("false".equals(System.getProperty("waybill.bench.direct-dispatch"))) {
 				property("waybill.outbox.relay.direct-dispatch", false);
 			}
-			DataSource dataSource = schema.dataSource();
-			// The schema's pool, closed with the schema and not with the application.
-			this.beans.add((context) -> context.registerBean(DataSource.class, () -> dataSource,
-					(definition) -> definition.setDestroyMethodName("")));
+			this.dataSource = schema.dataSource();
+		}
+
+		/**
+		 * Makes another pool the application's DataSource instead of the schema's, e.g. one through
+		 * a connection pooler; the caller closes it.
+		 * @param dataSource connections to the schema's database
+		 * @return this builder
+		 */
+		Builder dataSource(DataSource dataSource) {
+			this.dataSource = dataSource;
+			return this;
 		}
 
 		/**
@@ -196,6 +207,10 @@ final class WaybillApp implements AutoCloseable {
 		 * @return the running application
 		 */
 		WaybillApp start() {
+			DataSource pool = this.dataSource;
+			// Closed by its owner (the schema, or whoever passed it) and not with the application.
+			this.beans.add((context) -> context.registerBean(DataSource.class, () -> pool,
+					(definition) -> definition.setDestroyMethodName("")));
 			return new WaybillApp(new SpringApplicationBuilder(this.sources.toArray(Class<?>[]::new))
 				.web(WebApplicationType.NONE)
 				.bannerMode(Banner.Mode.OFF)

@@ -2,12 +2,14 @@ package dev.waybill.benchmarks;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -36,10 +38,13 @@ final class WriteLoad {
 
 	private final String rawOutboxInsert;
 
+	private final TransactionTemplate transactions;
+
 	WriteLoad(OutboxWiring wiring, String destination) {
 		this.wiring = wiring;
 		this.destination = destination;
 		this.jdbc = wiring.jdbc();
+		this.transactions = wiring.transactions();
 		this.orders = wiring.schema().name() + ".orders";
 		this.insert = "INSERT INTO " + this.orders + " (customer, total) VALUES (?, ?)";
 		this.jdbc.execute("CREATE TABLE IF NOT EXISTS " + this.orders + " (id bigint GENERATED ALWAYS AS IDENTITY "
@@ -212,6 +217,20 @@ final class WriteLoad {
 	 */
 	void insertOrder(long seq) {
 		this.jdbc.update(this.insert, "customer-" + (seq % 1000), 42.50);
+	}
+
+	/**
+	 * Runs one business transaction: one row, and one message through the outbox to the load's
+	 * destination.
+	 * @param seq the row's and the message's sequence number
+	 * @param orderingKey the message's ordering key, or null for none
+	 * @return the message's id
+	 */
+	UUID sendOrder(long seq, @Nullable String orderingKey) {
+		return this.transactions.execute((status) -> {
+			insertOrder(seq);
+			return this.wiring.publisher().send(this.destination, BenchOrder.of(seq), (options) -> options.orderingKey(orderingKey));
+		});
 	}
 
 	private void loop(Mode mode, AtomicLong committed, AtomicBoolean stop, List<Throwable> failures) {
