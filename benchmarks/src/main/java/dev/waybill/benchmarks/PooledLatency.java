@@ -67,11 +67,12 @@ final class PooledLatency implements Benchmark {
 				StringBuilder line = new StringBuilder(wakeUp.label() + "run " + run + ":");
 				for (int percentile : PERCENTILES) {
 					double millis = window.percentileMillis(percentile);
+					Latency.add(figures, Latency.figure(wakeUp.label() + "p" + percentile, RATE), millis);
+					// The reference runs first in every run (WakeUpCase.ALL), so the others divide by this run's.
 					if (wakeUp.equals(WakeUpCase.REFERENCE)) {
 						reference.put(percentile, millis);
 					}
-					Latency.add(figures, Latency.figure(wakeUp.label() + "p" + percentile, RATE), millis);
-					if (!wakeUp.equals(WakeUpCase.REFERENCE)) {
+					else {
 						Latency.add(figures, Latency.figure(wakeUp.label() + "p" + percentile + OVER_REFERENCE, RATE),
 								millis / reference.get(percentile));
 					}
