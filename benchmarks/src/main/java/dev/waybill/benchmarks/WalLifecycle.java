@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.ToLongFunction;
 
+import dev.waybill.outbox.test.PrivatePostgres;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.retention.RetentionResult;
 import dev.waybill.retention.RetentionRunner;
@@ -53,7 +54,7 @@ final class WalLifecycle implements Benchmark {
 	@Override
 	public List<Measurement> run(BenchContext context, Progress progress) throws Exception {
 		int messages = context.sizes().walMessages();
-		PrivatePostgres postgres = context.register(PrivatePostgres.start());
+		PrivatePostgres postgres = context.register(PrivatePostgres.start("wal"));
 		progress.report("isolated on " + postgres + " (initdb, trust, default settings, fsync on); "
 				+ "autovacuum off on the measured tables; CHECKPOINT before each group of windows");
 		TestSchema floorSchema = context.register(TestSchema.create(postgres.database(), "wal_floor"));

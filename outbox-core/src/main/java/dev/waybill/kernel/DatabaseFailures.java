@@ -128,6 +128,19 @@ public final class DatabaseFailures {
 	}
 
 	/**
+	 * Tells whether a failed pass of one of Waybill's background workers (the relay's claims, a
+	 * retention run, a replay batch) means the database was unavailable: as {@link #unavailable},
+	 * or it took no writes ({@code read_only_sql_transaction}, 25006: a standby, or a primary in
+	 * {@code default_transaction_read_only}), which its own read-write statements meet only when
+	 * the database refuses all writes.
+	 * @param failure what the pass threw
+	 * @return {@literal true} when the pass failed for the database, not for what it worked on
+	 */
+	public static boolean unavailableOrReadOnly(@Nullable Throwable failure) {
+		return failure != null && (unavailable(failure, ConnectionState.UNKNOWN) || readOnly(failure));
+	}
+
+	/**
 	 * Tells whether a failure of Waybill's own statements (the inbox row, the outbox rows), run in a
 	 * transaction Waybill began read-write, means the database was unavailable: as
 	 * {@link #unavailable}, or the database refused to write at all (SQLState 25006,

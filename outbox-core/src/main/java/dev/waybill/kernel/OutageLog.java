@@ -6,8 +6,6 @@ import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.NestedExceptionUtils;
 
-import dev.waybill.kernel.DatabaseFailures.ConnectionState;
-
 /**
  * Tells a background worker's failing passes (the retention worker's runs, the replay worker's
  * batches) as one story, as the relay tells a database outage ({@link OutageLogger}): a warning when
@@ -50,7 +48,7 @@ public final class OutageLog {
 	private record Pass(RuntimeException failure, Duration retryEvery) {
 
 		boolean databaseUnavailable() {
-			return DatabaseFailures.unavailable(this.failure, ConnectionState.UNKNOWN);
+			return DatabaseFailures.unavailableOrReadOnly(this.failure);
 		}
 
 		String reason() {

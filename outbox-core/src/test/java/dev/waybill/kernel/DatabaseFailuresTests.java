@@ -79,6 +79,19 @@ class DatabaseFailuresTests {
 	}
 
 	@Test
+	void aWorkersPassThatMeetsADatabaseTakingNoWritesFailedForTheDatabase() {
+		SQLException readOnly = new SQLException("cannot execute UPDATE in a read-only transaction", "25006");
+
+		assertThat(DatabaseFailures.unavailableOrReadOnly(new UncategorizedSQLException("claim", "UPDATE ...", readOnly)))
+			.isTrue();
+		assertThat(DatabaseFailures.unavailableOrReadOnly(new SQLException("lost", "08006"))).isTrue();
+		assertThat(DatabaseFailures.unavailableOrReadOnly(new SQLException("duplicate key", "23505"))).isFalse();
+		assertThat(DatabaseFailures.unavailableOrReadOnly(new SQLException("no such table", "42P01")))
+			.as("an operator's fix, not an outage").isFalse();
+		assertThat(DatabaseFailures.unavailableOrReadOnly(null)).isFalse();
+	}
+
+	@Test
 	void aReadOnlyTransactionIsAnOutageForWaybillsOwnStatementsOnly() {
 		SQLException readOnly = new SQLException("cannot execute INSERT in a read-only transaction", "25006");
 		Exception translated = new UncategorizedSQLException("insert", "INSERT ...", readOnly);

@@ -2,6 +2,7 @@ package dev.waybill.outbox.autoconfigure;
 
 import java.time.Duration;
 
+import dev.waybill.outbox.internal.autoconfigure.PropertyChecks;
 import dev.waybill.outbox.relay.DeadScopePolicy;
 
 /**
@@ -57,6 +58,36 @@ public class RelayProperties {
 	 * the lease ends. Off, every scope waits for a claim.
 	 */
 	private boolean directDispatch = true;
+
+	/**
+	 * How many streaming standbys must have flushed a transaction before the relay publishes its
+	 * messages; 0 publishes at once. With asynchronous replication, a failover can lose the last
+	 * transactions the old primary acknowledged; waiting for a standby means no message of such a
+	 * transaction was published. The database role must be able to read the standbys' positions
+	 * (superuser, or a member of {@code pg_monitor}). While fewer standbys stream, nothing is
+	 * published.
+	 */
+	private int awaitStandbys;
+
+	public int getAwaitStandbys() {
+		return this.awaitStandbys;
+	}
+
+	public void setAwaitStandbys(int awaitStandbys) {
+		this.awaitStandbys = awaitStandbys;
+	}
+
+	/**
+	 * Returns how many standbys the relay waits for.
+	 * @return the count, 0 for none
+	 * @throws org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException
+	 * when it is negative
+	 */
+	public int awaitStandbysChecked() {
+		PropertyChecks.check("waybill.outbox.relay.await-standbys", this.awaitStandbys, this.awaitStandbys >= 0,
+				"at least 0 (0 means publish without waiting for standbys)");
+		return this.awaitStandbys;
+	}
 
 	public boolean isDirectDispatch() {
 		return this.directDispatch;

@@ -64,7 +64,7 @@ public final class WaybillRelayAutoConfiguration {
 	@Bean(name = RELAY_BEAN_NAME)
 	@ConditionalOnMissingBean
 	Relay waybillRelay(OutboxStore store, ObjectProvider<JdbcOutboxStore> jdbcStore, Transport transport,
-			RelayWakeUp wakeUp, WaybillProperties properties,
+			DataSource dataSource, RelayWakeUp wakeUp, WaybillProperties properties,
 			ObjectProvider<RelayListener> listeners, OutboxBacklog backlog, ObjectProvider<WaybillThreads> threads,
 			WaybillObservationProperties observation, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<RelayPublishObservationConvention> convention) {
@@ -72,6 +72,10 @@ public final class WaybillRelayAutoConfiguration {
 		Relay relay = new Relay(store, transport, wakeUp, RelaySettingsMapper.toRelaySettings(properties.getOutbox()), listener, backlog);
 		relay.setThreads(threads.getIfAvailable(WaybillThreads::platform));
 		relay.setDeadScopePolicy(properties.getOutbox().getRelay().getDeadScopeOrdering());
+		int standbys = properties.getOutbox().getRelay().awaitStandbysChecked();
+		if (standbys > 0) {
+			relay.awaitStandbys(dataSource, standbys);
+		}
 		// The store that writes takes the dispatcher, even when the relay's store is a decorator of it.
 		JdbcOutboxStore writer = (store instanceof JdbcOutboxStore jdbc) ? jdbc : jdbcStore.getIfUnique();
 		if (properties.getOutbox().getRelay().isDirectDispatch() && writer != null) {

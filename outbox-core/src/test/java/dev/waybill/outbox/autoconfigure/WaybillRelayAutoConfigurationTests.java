@@ -172,6 +172,19 @@ class WaybillRelayAutoConfigurationTests {
 		assertThat(threads[1]).as("the relay's threads with direct dispatch on").isEqualTo(threads[0] + 1);
 	}
 
+	@Test
+	void awaitStandbysMakesTheRelayWaitForStandbysAndANegativeCountFailsStartUpNamingTheProperty() {
+		ApplicationContextRunner withBroker = this.runner.withBean(Transport.class, FakeTransport::new);
+		withBroker.run((context) -> assertThat(context.getBean(Relay.class).awaitsStandbys()).isFalse());
+		withBroker.withPropertyValues("waybill.outbox.relay.await-standbys=1")
+			.run((context) -> assertThat(context.getBean(Relay.class).awaitsStandbys()).isTrue());
+		withBroker.withPropertyValues("waybill.outbox.relay.await-standbys=-1").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("Property waybill.outbox.relay.await-standbys with value '-1' is invalid");
+		});
+	}
+
 	/** An application's store decorator, as one that times or logs the relay's calls. */
 	@Configuration(proxyBeanMethods = false)
 	static class DecoratedStoreConfiguration {

@@ -3,6 +3,9 @@ package dev.waybill.outbox.test;
 import java.time.Duration;
 import java.util.Objects;
 
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.Lifecycle;
 
 import dev.waybill.kernel.RelayWakeUp;
@@ -85,6 +88,15 @@ public final class TestRelay implements Lifecycle, AutoCloseable {
 		return this.relay.circuitState();
 	}
 
+	/**
+	 * Returns how long the relay has been holding messages back until standbys have their
+	 * commits, when longer than a second.
+	 * @return how long, or {@literal null}
+	 */
+	public @Nullable Duration standbysAwaitedFor() {
+		return this.relay.standbysAwaitedFor();
+	}
+
 	DirectDispatcher enableDirectDispatch() {
 		return this.relay.enableDirectDispatch();
 	}
@@ -107,6 +119,10 @@ public final class TestRelay implements Lifecycle, AutoCloseable {
 		private RelayListener listener = RelayListener.NONE;
 
 		private DeadScopePolicy deadScopePolicy = DeadScopePolicy.BLOCK;
+
+		private @Nullable DataSource standbysOf;
+
+		private int standbys;
 
 		private Builder(OutboxStore store, Transport transport) {
 			this.store = Objects.requireNonNull(store, "store must not be null");
@@ -178,6 +194,18 @@ public final class TestRelay implements Lifecycle, AutoCloseable {
 		}
 
 		/**
+		 * Makes the relay publish only what {@code standbys} standbys have flushed.
+		 * @param primary the relay's database
+		 * @param standbys how many standbys
+		 * @return this builder
+		 */
+		public Builder awaitStandbys(DataSource primary, int standbys) {
+			this.standbysOf = Objects.requireNonNull(primary, "primary must not be null");
+			this.standbys = standbys;
+			return this;
+		}
+
+		/**
 		 * Builds the relay, not started.
 		 * @return the relay
 		 */
@@ -185,6 +213,9 @@ public final class TestRelay implements Lifecycle, AutoCloseable {
 			Relay relay = new Relay(this.store, this.transport, this.wakeUp, this.settings, this.listener,
 					this.backlog);
 			relay.setDeadScopePolicy(this.deadScopePolicy);
+			if (this.standbysOf != null) {
+				relay.awaitStandbys(this.standbysOf, this.standbys);
+			}
 			return new TestRelay(relay);
 		}
 

@@ -16,7 +16,9 @@ import dev.waybill.outbox.relay.CircuitState;
  * The {@code relay} component: DOWN while the relay is stopped, while its circuit breaker is not
  * closed (the broker is unreachable, or being probed after an outage; nothing is delivered), while
  * the broker blocks publishing (a resource alarm), while its claims fail (most often: the
- * database is unavailable; nothing is claimed) or when one of its threads died; UP otherwise.
+ * database is unavailable; nothing is claimed), while it has held messages back for more than a
+ * second until standbys have their commits ({@code waybill.outbox.relay.await-standbys}; no
+ * standby streams) or when one of its threads died; UP otherwise.
  * A lost {@code LISTEN} connection is shown ({@code listening=false}) but leaves it UP: the relay
  * still polls, only later. {@code wakeUps} says how other instances' commits wake it: {@code listen},
  * {@code poll} (no session to listen in, see {@code waybill.notifications.*}), or {@code testing}
@@ -53,11 +55,12 @@ public final class RelayHealthIndicator implements WaybillHealthComponent {
 		int expected = this.relay.expectedThreads();
 		Duration claimsFailing = this.relay.claimsFailingFor();
 		String blocked = this.relay.brokerBlocked();
+		Duration awaitingStandbys = this.relay.standbysAwaitedFor();
 		// HALF_OPEN is an outage still: its probe of a broker that black-holes connections waits out
 		// the connection timeout after every cool-down. A blocked connection delivers nothing either,
 		// and its confirms would be overdue only after the confirm timeout.
 		Health.Builder health = (running && circuit == CircuitState.CLOSED && claimsFailing == null
-				&& blocked == null && live == expected) ? Health.up() : Health.down();
+				&& blocked == null && awaitingStandbys == null && live == expected) ? Health.up() : Health.down();
 		health.withDetail("id", this.relay.id())
 			.withDetail("running", running)
 			.withDetail("circuit", circuit.name())
@@ -68,6 +71,9 @@ public final class RelayHealthIndicator implements WaybillHealthComponent {
 		}
 		if (blocked != null) {
 			health.withDetail("brokerBlocked", blocked);
+		}
+		if (awaitingStandbys != null) {
+			health.withDetail("standbysAwaitedFor", awaitingStandbys.toString());
 		}
 		if (claimsFailing != null) {
 			health.withDetail("claimsFailingFor", claimsFailing.toString())

@@ -7,10 +7,8 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.NestedRuntimeException;
-import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.dao.TransientDataAccessResourceException;
-import org.springframework.transaction.CannotCreateTransactionException;
 
+import dev.waybill.kernel.DatabaseFailures;
 import dev.waybill.kernel.OutageLogger;
 import dev.waybill.kernel.SharedOutage;
 
@@ -98,11 +96,8 @@ final class ClaimFailureLog implements OutageLogger.Wording<RuntimeException> {
 				+ " failed tries)";
 	}
 
-	/** Spring's translations of a database that cannot be reached, or a connection lost. */
 	private static boolean databaseUnavailable(RuntimeException failure) {
-		return failure instanceof DataAccessResourceFailureException
-				|| failure instanceof TransientDataAccessResourceException
-				|| failure instanceof CannotCreateTransactionException;
+		return DatabaseFailures.unavailableOrReadOnly(failure);
 	}
 
 	/**

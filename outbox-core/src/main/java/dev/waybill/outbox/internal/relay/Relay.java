@@ -9,6 +9,8 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import javax.sql.DataSource;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -100,6 +102,8 @@ public final class Relay implements SmartLifecycle {
 
 	private volatile RelayObservation observation = RelayObservation.NONE;
 
+	private volatile StandbyReplication replication = StandbyReplication.NONE;
+
 	private volatile boolean running;
 
 	/** Guarded by this. */
@@ -144,6 +148,38 @@ public final class Relay implements SmartLifecycle {
 				this.pacing::dueIn, this.wakeUp::signal);
 		settler.setDeadScopePolicy(this.deadScopePolicy);
 		return settler;
+	}
+
+	/**
+	 * Makes the relay publish a scope only once {@code standbys} streaming standbys of the
+	 * database have flushed the transaction that wrote it, so that a failover to a standby of an
+	 * asynchronously replicated primary never leaves a published message whose transaction is
+	 * lost; call before {@link #start()}.
+	 * @param dataSource the relay's database, the primary
+	 * @param standbys how many standbys, at least 1
+	 * @throws IllegalStateException when the database's role may not read the standbys' positions
+	 * @since 0.1
+	 */
+	public void awaitStandbys(DataSource dataSource, int standbys) {
+		this.replication = StandbyReplication.of(dataSource, standbys);
+	}
+
+	/**
+	 * Returns how long the relay has been holding messages back for standbys to catch up, when
+	 * longer than a second: standbys that stream take milliseconds.
+	 * @return how long, or {@literal null} when it is not ({@link #awaitStandbys} not called, or
+	 * they have what it publishes)
+	 */
+	public @Nullable Duration standbysAwaitedFor() {
+		return this.replication.stalledFor();
+	}
+
+	/**
+	 * Returns whether the relay waits for standbys before it publishes.
+	 * @return whether {@link #awaitStandbys} was called
+	 */
+	public boolean awaitsStandbys() {
+		return this.replication.enabled();
 	}
 
 	/**
@@ -283,7 +319,7 @@ public final class Relay implements SmartLifecycle {
 		this.renewal.started();
 		RelayContext context = new RelayContext(this.id, this.store, this.transport, this.settings, this.wakeUp,
 				this.breaker, this.claimFailures, () -> this.settler, this.leases, () -> this.claimCommits,
-				() -> this.observation, this.pacing, this.outages, this::running, this.claims);
+				() -> this.observation, this.pacing, this.outages, this::running, this.claims, this.replication);
 		Map<String, Runnable> workers = new LinkedHashMap<>();
 		for (int i = 0; i < this.settings.workers(); i++) {
 			workers.put("waybill-relay-" + i, new RelayWorker(context, i)::run);

@@ -29,12 +29,14 @@ import dev.waybill.outbox.spi.Transport;
  * @param outages notes broker failures for the outage log
  * @param active whether the relay claims and publishes: started, not stopped, no thread died
  * @param claims counts claims, for distinct lease owners
+ * @param replication what a worker waits for before it publishes what it claimed or was handed
  * @since 0.1
  */
 record RelayContext(String id, OutboxStore store, Transport transport, RelaySettings settings, RelayWakeUp wakeUp,
 		CircuitBreaker breaker, ClaimFailureLog claimFailures, Supplier<Settler> settlers, Leases leases,
 		Supplier<ClaimCommits> commits, Supplier<RelayObservation> observations, RelayPacing pacing,
-		BrokerOutageLog outages, BooleanSupplier active, AtomicLong claims) {
+		BrokerOutageLog outages, BooleanSupplier active, AtomicLong claims,
+		StandbyReplication replication) {
 
 	Settler settler() {
 		return this.settlers.get();

@@ -148,6 +148,9 @@ final class RelayWorker {
 			this.context.wakeUp().signal(); // more may be due: let another worker help
 		}
 		CompletableFuture<Void> committed = this.claimCommitted;
+		if (!awaitStandbys()) {
+			return; // stopping: the leases run out and another start claims the scopes again
+		}
 		publish(channel, batch, (committed != null) ? committed : CompletableFuture.completedFuture(null), () -> {
 		});
 	}
@@ -175,7 +178,34 @@ final class RelayWorker {
 			direct.giveBack(batch);
 			return;
 		}
+		try {
+			if (!awaitStandbys()) {
+				direct.giveBack(batch);
+				return;
+			}
+		}
+		catch (RuntimeException ex) {
+			direct.giveBack(batch);
+			throw ex;
+		}
 		publish(channel, batch, CompletableFuture.completedFuture(null), () -> direct.finished(batch));
+	}
+
+	/**
+	 * Waits, when the relay is told to, until standbys have the commits of the scopes about to be
+	 * published; gives the in-flight permit back unless it returns {@literal true}.
+	 */
+	private boolean awaitStandbys() throws InterruptedException {
+		boolean replicated = false;
+		try {
+			replicated = this.context.replication().awaitCommitted(this.context::running);
+			return replicated;
+		}
+		finally {
+			if (!replicated) {
+				this.inFlight.release();
+			}
+		}
 	}
 
 	private void commitLater(Runnable commit) {

@@ -42,30 +42,42 @@ public final class SampleInfrastructure implements AutoCloseable {
 
 	private static final Pattern DATABASE = Pattern.compile("^(jdbc:postgresql://[^/]+/)([^?]*)(.*)$");
 
+	private final TestPostgres server;
+
 	private final String database;
 
 	private final String url;
 
-	private SampleInfrastructure(String database, String url) {
+	private SampleInfrastructure(TestPostgres server, String database, String url) {
+		this.server = server;
 		this.database = database;
 		this.url = url;
 	}
 
 	/**
-	 * Creates a database of its own and clears the samples' queues and exchanges.
+	 * Creates a database of its own on the test server and clears the samples' queues and exchanges.
 	 * @param name what the database is for, a lowercase word
 	 * @return the infrastructure
 	 */
 	public static SampleInfrastructure create(String name) {
-		TestPostgres postgres = TestPostgres.get();
-		Matcher url = DATABASE.matcher(postgres.url());
+		return create(name, TestPostgres.get());
+	}
+
+	/**
+	 * Creates a database of its own on a given server and clears the samples' queues and exchanges.
+	 * @param name what the database is for, a lowercase word
+	 * @param server a database of the server, through which the new one is created
+	 * @return the infrastructure
+	 */
+	public static SampleInfrastructure create(String name, TestPostgres server) {
+		Matcher url = DATABASE.matcher(server.url());
 		if (!url.matches()) {
-			throw new IllegalStateException("Cannot tell the database in " + postgres.url());
+			throw new IllegalStateException("Cannot tell the database in " + server.url());
 		}
 		String database = "samples_" + name + "_" + UUID.randomUUID().toString().substring(0, 8);
-		execute("CREATE DATABASE " + database);
+		execute(server, "CREATE DATABASE " + database);
 		deleteQueuesAndExchanges();
-		return new SampleInfrastructure(database, url.group(1) + database + url.group(3));
+		return new SampleInfrastructure(server, database, url.group(1) + database + url.group(3));
 	}
 
 	/**
@@ -82,7 +94,7 @@ public final class SampleInfrastructure implements AutoCloseable {
 			throw new IllegalStateException("Cannot tell the database in " + postgres.url());
 		}
 		String database = "samples_" + name + "_" + UUID.randomUUID().toString().substring(0, 8);
-		execute("CREATE DATABASE " + database);
+		execute(postgres, "CREATE DATABASE " + database);
 		registry.add("spring.datasource.url", () -> url.group(1) + database + url.group(3));
 		registry.add("spring.datasource.username", postgres::user);
 		registry.add("spring.datasource.password", postgres::password);
@@ -96,8 +108,8 @@ public final class SampleInfrastructure implements AutoCloseable {
 	 */
 	public List<String> arguments() {
 		TestRabbit rabbit = TestRabbit.get();
-		return List.of("--spring.datasource.url=" + this.url, "--spring.datasource.username=" + TestPostgres.get().user(),
-				"--spring.datasource.password=" + TestPostgres.get().password(), "--spring.rabbitmq.host=" + rabbit.host(),
+		return List.of("--spring.datasource.url=" + this.url, "--spring.datasource.username=" + this.server.user(),
+				"--spring.datasource.password=" + this.server.password(), "--spring.rabbitmq.host=" + rabbit.host(),
 				"--spring.rabbitmq.port=" + rabbit.port(), "--spring.rabbitmq.virtual-host=" + rabbit.virtualHost(),
 				"--spring.rabbitmq.username=" + rabbit.username(), "--spring.rabbitmq.password=" + rabbit.password());
 	}
@@ -105,7 +117,7 @@ public final class SampleInfrastructure implements AutoCloseable {
 	@Override
 	public void close() {
 		deleteQueuesAndExchanges();
-		execute("DROP DATABASE IF EXISTS " + this.database + " WITH (FORCE)");
+		execute(this.server, "DROP DATABASE IF EXISTS " + this.database + " WITH (FORCE)");
 	}
 
 	/**
@@ -130,7 +142,7 @@ public final class SampleInfrastructure implements AutoCloseable {
 		@Override
 		public void stop() {
 			this.running = false;
-			execute("DROP DATABASE IF EXISTS " + this.database + " WITH (FORCE)");
+			execute(TestPostgres.get(), "DROP DATABASE IF EXISTS " + this.database + " WITH (FORCE)");
 		}
 
 		@Override
@@ -145,12 +157,12 @@ public final class SampleInfrastructure implements AutoCloseable {
 
 	}
 
-	private static void execute(String sql) {
-		try (Connection connection = TestPostgres.get().connect(); Statement statement = connection.createStatement()) {
+	private static void execute(TestPostgres server, String sql) {
+		try (Connection connection = server.connect(); Statement statement = connection.createStatement()) {
 			statement.execute(sql.toLowerCase(Locale.ROOT));
 		}
 		catch (SQLException ex) {
-			throw new IllegalStateException(sql + " failed on " + TestPostgres.get() + ": " + ex.getMessage(), ex);
+			throw new IllegalStateException(sql + " failed on " + server + ": " + ex.getMessage(), ex);
 		}
 	}
 
