@@ -73,6 +73,14 @@ final class WaybillApp implements AutoCloseable {
 		return this.context.getBean(type);
 	}
 
+	/**
+	 * Returns the application's beans, for the test fixtures that read them.
+	 * @return the application context
+	 */
+	org.springframework.beans.factory.BeanFactory beans() {
+		return this.context;
+	}
+
 	OutboxPublisher publisher() {
 		return bean(OutboxPublisher.class);
 	}

@@ -9,8 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 
-import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
-import dev.waybill.outbox.internal.relay.WakeUpMode;
+import dev.waybill.outbox.test.RelayWakeUps;
 import dev.waybill.outbox.test.TestPgBouncer;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -67,21 +66,21 @@ record WriterAndRelay(WakeUpCase wakeUp, WriteLoad writer, OutboxWiring relay) {
 	 * @throws IllegalStateException when it runs in another mode or does not listen
 	 */
 	void checkWakeUp() {
-		PostgresNotificationListener listener = this.relay.app().bean(PostgresNotificationListener.class);
-		WakeUpMode expected = this.wakeUp.expected();
+		RelayWakeUps wakeUps = RelayWakeUps.of(this.relay.app().beans());
+		String expected = this.wakeUp.expected();
 		long deadline = System.nanoTime() + MODE_DECIDED_WITHIN.toNanos();
-		while (!inMode(listener, expected) && System.nanoTime() - deadline < 0) {
+		while (!inMode(wakeUps, expected) && System.nanoTime() - deadline < 0) {
 			sleepBriefly();
 		}
-		if (!inMode(listener, expected)) {
+		if (!inMode(wakeUps, expected)) {
 			throw new IllegalStateException(this.wakeUp.label() + "case: the relay's wake-up in effect is "
-					+ listener.modeInEffect() + (listener.isListening() ? ", listening" : ", not listening")
+					+ wakeUps.mode() + (wakeUps.listening() ? ", listening" : ", not listening")
 					+ ", where the case needs " + expected);
 		}
 	}
 
-	private static boolean inMode(PostgresNotificationListener listener, WakeUpMode expected) {
-		return listener.modeInEffect() == expected && (expected != WakeUpMode.LISTEN || listener.isListening());
+	private static boolean inMode(RelayWakeUps wakeUps, String expected) {
+		return expected.equals(wakeUps.mode()) && (!"listen".equals(expected) || wakeUps.listening());
 	}
 
 	private static void sleepBriefly() {

@@ -6,6 +6,8 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.waybill.outbox.relay.CircuitState;
 
 /**
@@ -48,6 +50,9 @@ public final class CircuitBreaker {
 	private int consecutiveFailures;
 
 	private Instant openedAt = Instant.MIN;
+
+	/** When the last failure was recorded; guarded by this. */
+	private @Nullable Instant lastFailureAt;
 
 	/**
 	 * Creates a closed breaker.
@@ -113,11 +118,24 @@ public final class CircuitBreaker {
 	}
 
 	/**
-	 * Records that the broker answered; closes the breaker.
+	 * Records that the broker answered just now; closes the breaker.
 	 */
 	public void recordSuccess() {
+		recordSuccess(this.clock.instant());
+	}
+
+	/**
+	 * Records that the broker answered at a given time; closes the breaker, unless a failure was
+	 * recorded since: a confirm that arrived before the connection was lost, recorded after it,
+	 * says nothing of the broker now.
+	 * @param answeredAt when the broker answered
+	 */
+	public void recordSuccess(Instant answeredAt) {
 		CircuitState changed = null;
 		synchronized (this) {
+			if (this.lastFailureAt != null && answeredAt.isBefore(this.lastFailureAt)) {
+				return;
+			}
 			this.consecutiveFailures = 0;
 			if (this.state != CircuitState.CLOSED) {
 				this.state = CircuitState.CLOSED;
@@ -134,6 +152,7 @@ public final class CircuitBreaker {
 		CircuitState changed = null;
 		synchronized (this) {
 			this.consecutiveFailures++;
+			this.lastFailureAt = this.clock.instant();
 			if (this.state == CircuitState.HALF_OPEN
 					|| (this.state == CircuitState.CLOSED && this.consecutiveFailures >= this.failureThreshold)) {
 				this.state = CircuitState.OPEN;

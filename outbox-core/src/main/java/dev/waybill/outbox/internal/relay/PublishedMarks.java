@@ -1,5 +1,6 @@
 package dev.waybill.outbox.internal.relay;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,7 +72,8 @@ final class PublishedMarks {
 			failed.addAll(outcomes, ex);
 			return;
 		}
-		this.breaker.recordSuccess();
+		// The broker's answers are as recent as the last confirm, which a cut connection may have followed.
+		this.breaker.recordSuccess(outcomes.stream().map(Outcome::completedAt).max(Instant::compareTo).orElseThrow());
 		if (outcomes.stream().anyMatch(Outcome::hasOrderingKey)) {
 			this.promoted.run();
 		}

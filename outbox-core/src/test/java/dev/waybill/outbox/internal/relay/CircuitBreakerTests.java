@@ -78,6 +78,20 @@ class CircuitBreakerTests {
 		assertThat(this.changes).containsExactly(CircuitState.OPEN);
 	}
 
+	@Test
+	void aConfirmTheBrokerSentBeforeTheFailuresNeitherClosesTheBreakerNorResetsTheCount() {
+		Instant confirmedBeforeTheCut = this.clock.instant();
+		this.clock.advance(Duration.ofMillis(5));
+		open();
+		this.breaker.recordSuccess(confirmedBeforeTheCut);
+		assertThat(this.breaker.state()).isEqualTo(CircuitState.OPEN);
+
+		this.clock.advance(Duration.ofMillis(5));
+		this.breaker.recordSuccess(this.clock.instant());
+		assertThat(this.breaker.state()).isEqualTo(CircuitState.CLOSED);
+		assertThat(this.changes).containsExactly(CircuitState.OPEN, CircuitState.CLOSED);
+	}
+
 	private void open() {
 		for (int i = 0; i < 3; i++) {
 			this.breaker.recordFailure();
