@@ -30,6 +30,7 @@ import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.test.Backends;
 import dev.waybill.outbox.test.FaultyDataSource;
 import dev.waybill.outbox.test.TestOutbox;
+import dev.waybill.outbox.test.TestPgBouncer;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.replay.internal.JdbcReplays;
@@ -225,6 +226,27 @@ class ReplayFaultIntegrationTests {
 		Awaitility.await().atMost(Duration.ofSeconds(20))
 			.until(() -> second.find(job.id()).orElseThrow().status() == ReplayStatus.COMPLETED);
 		assertExactlyOnce(originals, second.find(job.id()).orElseThrow());
+	}
+
+	@Test
+	void twoWorkersThroughATransactionPoolerRunOneJobAndReplayEachMessageOnce() {
+		// Each transaction may run on another server connection: a batch's lock on its job holds
+		// within that batch's transaction, which is all the workers rely on.
+		Set<String> originals = originalsHalfArchived(400);
+		TestPgBouncer pooler = TestPgBouncer.start(2);
+		this.resources.add(pooler);
+		JdbcReplays first = replays(pooledPool(pooler, "first"), true);
+		JdbcReplays second = replays(pooledPool(pooler, "second"), true);
+		ReplayJob job = first.start(ReplayRequest.all().paced(10, 0));
+		Awaitility.await().atMost(Duration.ofSeconds(30))
+			.until(() -> second.find(job.id()).orElseThrow().status() == ReplayStatus.COMPLETED);
+		assertExactlyOnce(originals, first.find(job.id()).orElseThrow());
+	}
+
+	private HikariDataSource pooledPool(TestPgBouncer pooler, String name) {
+		HikariDataSource dataSource = pooler.pool("replay-pooled-" + name, 2);
+		this.resources.add(dataSource);
+		return dataSource;
 	}
 
 	@Test

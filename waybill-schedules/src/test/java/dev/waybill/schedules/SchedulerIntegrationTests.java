@@ -35,6 +35,7 @@ import dev.waybill.outbox.spi.Transport;
 import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestRelay;
+import dev.waybill.outbox.test.TestPgBouncer;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.schedules.SchedulerProcess.Beat;
 import dev.waybill.schedules.internal.JdbcScheduler;
@@ -80,10 +81,27 @@ class SchedulerIntegrationTests {
 
 	@Test
 	void twoInstancesPublishEachTickOfAnEverySecondScheduleOnceFor10Seconds() throws Exception {
+		twoInstancesPublishEachTickOnce(pool("a"), pool("b"));
+	}
+
+	@Test
+	void throughATransactionPoolerTwoInstancesPublishEachTickOnce() throws Exception {
+		// Each transaction may run on another server connection: a tick's claim holds only within its own.
+		TestPgBouncer pooler = TestPgBouncer.start(2);
+		this.resources.add(pooler);
+		HikariDataSource a = pooler.pool("schedules-pooled-a", 2);
+		HikariDataSource b = pooler.pool("schedules-pooled-b", 2);
+		this.resources.add(a);
+		this.resources.add(b);
+		twoInstancesPublishEachTickOnce(a, b);
+	}
+
+	private void twoInstancesPublishEachTickOnce(javax.sql.DataSource first, javax.sql.DataSource second)
+			throws Exception {
 		String name = "beat-" + UUID.randomUUID();
 		startRelay();
-		JdbcScheduler a = scheduler(pool("a"), everySecond(name, "a"));
-		JdbcScheduler b = scheduler(pool("b"), everySecond(name, "b"));
+		JdbcScheduler a = scheduler(first, everySecond(name, "a"));
+		JdbcScheduler b = scheduler(second, everySecond(name, "b"));
 		a.start();
 		b.start();
 		Instant started = Instant.now();
