@@ -9,7 +9,6 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.core.PreparedStatementSetter;
 import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -33,24 +32,8 @@ public final class InboxStore {
 
 	private final JdbcTemplate jdbc;
 
-	private final String receive;
+	private final InboxSql sql;
 
-	private final String receiveAll;
-
-	private final String countReceipts;
-
-
-	private final String markProcessed;
-
-	private final String markProcessedWithNote;
-
-	private final String recordFailure;
-
-	private final String finalState;
-
-	private final String clearFault;
-
-	private final String received;
 
 	/**
 	 * Creates a store over the inbox table of {@code tables}.
@@ -60,46 +43,7 @@ public final class InboxStore {
 	public InboxStore(DataSource dataSource, OutboxTables tables) {
 		this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
 		this.jdbc = new JdbcTemplate(dataSource);
-		String table = tables.qualifiedInboxState();
-		// The upsert locks the row; a concurrent delivery of the same message waits here until the
-		// first transaction ends, then sees its processed_at or faulted_at.
-		this.receive = "INSERT INTO " + table + " AS inbox (message_id, consumer_id) VALUES (?, ?) "
-				+ "ON CONFLICT (message_id, consumer_id) DO UPDATE SET receive_count = inbox.receive_count + 1 "
-				+ "RETURNING inbox.processed_at IS NOT NULL AS processed, inbox.faulted_at IS NOT NULL AS faulted, "
-				+ "inbox.attempts";
-		this.received = "SELECT EXISTS (SELECT 1 FROM " + table + " WHERE message_id = ? AND consumer_id = ?)";
-		// Processed and faulted exclude each other: a row reaches one final state only.
-		this.markProcessed = "UPDATE " + table + " SET processed_at = now() "
-				+ "WHERE message_id = ? AND consumer_id = ? AND processed_at IS NULL AND faulted_at IS NULL";
-		// receive and markProcessed for many rows at once, in key order so that two batches lock
-		// their common rows in the same order. A row processed or faulted already is locked but
-		// neither changed nor returned (countReceipts counts it).
-		this.receiveAll = "INSERT INTO " + table + " AS inbox (message_id, consumer_id, receive_count, processed_at) "
-				+ "SELECT *, now() FROM unnest(?::uuid[], ?::text[], ?::integer[]) ORDER BY 1, 2 "
-				+ "ON CONFLICT (message_id, consumer_id) DO UPDATE "
-				+ "SET receive_count = inbox.receive_count + excluded.receive_count, processed_at = excluded.processed_at "
-				+ "WHERE inbox.processed_at IS NULL AND inbox.faulted_at IS NULL "
-				+ "RETURNING inbox.message_id, inbox.consumer_id, inbox.attempts";
-		this.countReceipts = "UPDATE " + table + " AS inbox SET receive_count = inbox.receive_count + t.receipts "
-				+ "FROM unnest(?::uuid[], ?::text[], ?::integer[]) AS t(message_id, consumer_id, receipts) "
-				+ "WHERE inbox.message_id = t.message_id AND inbox.consumer_id = t.consumer_id "
-				+ "RETURNING inbox.message_id, inbox.consumer_id, inbox.processed_at IS NOT NULL AS processed, "
-				+ "inbox.faulted_at IS NOT NULL AS faulted, inbox.attempts";
-		this.markProcessedWithNote = "UPDATE " + table + " SET processed_at = now(), last_error = ? "
-				+ "WHERE message_id = ? AND consumer_id = ? AND processed_at IS NULL AND faulted_at IS NULL";
-		// Inserts the row when the failed transaction rolled its insert back; leaves a row that a
-		// concurrent delivery processed or faulted meanwhile alone (no row is returned then).
-		this.recordFailure = "INSERT INTO " + table + " AS inbox (message_id, consumer_id, attempts, last_error, faulted_at) "
-				+ "VALUES (?, ?, 1, ?, CASE WHEN 1 >= ? THEN now() END) "
-				+ "ON CONFLICT (message_id, consumer_id) DO UPDATE SET receive_count = inbox.receive_count + 1, "
-				+ "attempts = inbox.attempts + 1, last_error = excluded.last_error, "
-				+ "faulted_at = CASE WHEN inbox.attempts + 1 >= ? THEN now() END "
-				+ "WHERE inbox.processed_at IS NULL AND inbox.faulted_at IS NULL "
-				+ "RETURNING inbox.attempts, inbox.faulted_at IS NOT NULL AS faulted";
-		this.finalState = "SELECT processed_at IS NOT NULL AS processed, faulted_at IS NOT NULL AS faulted, attempts "
-				+ "FROM " + table + " WHERE message_id = ? AND consumer_id = ?";
-		this.clearFault = "UPDATE " + table + " SET faulted_at = NULL, attempts = 0 "
-				+ "WHERE message_id = ? AND consumer_id = ? AND faulted_at IS NOT NULL AND processed_at IS NULL";
+		this.sql = new InboxSql(tables);
 	}
 
 	/**
@@ -113,7 +57,7 @@ public final class InboxStore {
 	 */
 	public Receipt receive(UUID messageId, String consumerId) {
 		requireTransaction();
-		Receipt receipt = this.jdbc.queryForObject(this.receive, (row, index) -> new Receipt(row.getBoolean("processed"),
+		Receipt receipt = this.jdbc.queryForObject(this.sql.receive, (row, index) -> new Receipt(row.getBoolean("processed"),
 				row.getBoolean("faulted"), row.getInt("attempts")), messageId, consumerId);
 		return Objects.requireNonNull(receipt, "the inbox upsert returned no row");
 	}
@@ -137,7 +81,7 @@ public final class InboxStore {
 		requireTransaction();
 		Map<Key, BatchReceipt> receipts = new HashMap<>();
 		if (!received.isEmpty()) {
-			this.jdbc.query(this.receiveAll, receivedArrays(received), (RowCallbackHandler) (row) -> receipts
+			this.jdbc.query(this.sql.receiveAll, ReceivedArrays.of(received), (RowCallbackHandler) (row) -> receipts
 				.put(new Key(row.getObject(1, UUID.class), row.getString(2)), new BatchReceipt(row.getInt(3))));
 		}
 		return receipts;
@@ -158,7 +102,7 @@ public final class InboxStore {
 		if (received.isEmpty()) {
 			return receipts;
 		}
-		this.jdbc.query(this.countReceipts, receivedArrays(received), (RowCallbackHandler) (row) -> receipts.put(
+		this.jdbc.query(this.sql.countReceipts, ReceivedArrays.of(received), (RowCallbackHandler) (row) -> receipts.put(
 				new Key(row.getObject(1, UUID.class), row.getString(2)),
 				new Receipt(row.getBoolean(3), row.getBoolean(4), row.getInt(5))));
 		if (receipts.size() != received.size()) {
@@ -166,18 +110,6 @@ public final class InboxStore {
 					+ receipts.size() + " were found");
 		}
 		return receipts;
-	}
-
-	private static PreparedStatementSetter receivedArrays(List<Received> received) {
-		UUID[] ids = new UUID[received.size()];
-		String[] consumers = new String[received.size()];
-		Integer[] counts = new Integer[received.size()];
-		for (int i = 0; i < ids.length; i++) {
-			ids[i] = received.get(i).key().messageId();
-			consumers[i] = received.get(i).key().consumerId();
-			counts[i] = received.get(i).receipts();
-		}
-		return arrays(uuids(ids), texts(consumers), integers(counts));
 	}
 
 	/**
@@ -189,35 +121,10 @@ public final class InboxStore {
 	 */
 	public void markProcessed(UUID messageId, String consumerId) {
 		requireTransaction();
-		if (this.jdbc.update(this.markProcessed, messageId, consumerId) != 1) {
+		if (this.jdbc.update(this.sql.markProcessed, messageId, consumerId) != 1) {
 			throw new IllegalStateException("Inbox row of message " + messageId + " for consumer '" + consumerId
 					+ "' is missing, processed or faulted already; receive(...) it in the same transaction first");
 		}
-	}
-
-	/** One array parameter of a many-row statement: PostgreSQL's element type and the values. */
-	private record SqlArray(String type, Object[] values) {
-	}
-
-	private static SqlArray uuids(UUID[] values) {
-		return new SqlArray("uuid", values);
-	}
-
-	private static SqlArray texts(String[] values) {
-		return new SqlArray("text", values);
-	}
-
-	private static SqlArray integers(Integer[] values) {
-		return new SqlArray("integer", values);
-	}
-
-	/** Binds the arrays as the statement's parameters, in order. */
-	private static PreparedStatementSetter arrays(SqlArray... arrays) {
-		return (statement) -> {
-			for (int i = 0; i < arrays.length; i++) {
-				statement.setArray(i + 1, statement.getConnection().createArrayOf(arrays[i].type(), arrays[i].values()));
-			}
-		};
 	}
 
 	/**
@@ -232,7 +139,7 @@ public final class InboxStore {
 	 */
 	public void markProcessed(UUID messageId, String consumerId, String note) {
 		requireTransaction();
-		if (this.jdbc.update(this.markProcessedWithNote, PostgresText.column(note, MAX_ERROR_LENGTH), messageId,
+		if (this.jdbc.update(this.sql.markProcessedWithNote, PostgresText.column(note, MAX_ERROR_LENGTH), messageId,
 				consumerId) != 1) {
 			throw new IllegalStateException("Inbox row of message " + messageId + " for consumer '" + consumerId
 					+ "' is missing, processed or faulted already; receive(...) it in the same transaction first");
@@ -269,14 +176,14 @@ public final class InboxStore {
 	public Failure recordFailure(UUID messageId, String consumerId, String error, int faultAtAttempts) {
 		requireTransaction();
 		String text = PostgresText.column(error, MAX_ERROR_LENGTH);
-		List<Failure> rows = this.jdbc.query(this.recordFailure,
+		List<Failure> rows = this.jdbc.query(this.sql.recordFailure,
 				(row, index) -> new Failure(true, false, row.getBoolean("faulted"), row.getInt("attempts")), messageId,
 				consumerId, text, faultAtAttempts, faultAtAttempts);
 		if (!rows.isEmpty()) {
 			return rows.get(0);
 		}
 		// The upsert locked the row without changing it; this statement sees its committed state.
-		Failure existing = this.jdbc.queryForObject(this.finalState, (row, index) -> new Failure(false,
+		Failure existing = this.jdbc.queryForObject(this.sql.finalState, (row, index) -> new Failure(false,
 				row.getBoolean("processed"), row.getBoolean("faulted"), row.getInt("attempts")), messageId, consumerId);
 		return Objects.requireNonNull(existing, "the inbox row returned no state");
 	}
@@ -292,7 +199,7 @@ public final class InboxStore {
 	public boolean clearFault(UUID messageId, String consumerId) {
 		Objects.requireNonNull(messageId, "messageId must not be null");
 		Objects.requireNonNull(consumerId, "consumerId must not be null");
-		return this.jdbc.update(this.clearFault, messageId, consumerId) == 1;
+		return this.jdbc.update(this.sql.clearFault, messageId, consumerId) == 1;
 	}
 
 	/**
@@ -305,7 +212,7 @@ public final class InboxStore {
 	public boolean received(UUID messageId, String consumerId) {
 		Objects.requireNonNull(messageId, "messageId must not be null");
 		Objects.requireNonNull(consumerId, "consumerId must not be null");
-		return Boolean.TRUE.equals(this.jdbc.queryForObject(this.received, Boolean.class, messageId, consumerId));
+		return Boolean.TRUE.equals(this.jdbc.queryForObject(this.sql.received, Boolean.class, messageId, consumerId));
 	}
 
 	/**
