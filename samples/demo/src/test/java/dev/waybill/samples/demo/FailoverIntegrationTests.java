@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.inbox.InboxOutcome;
@@ -29,8 +31,8 @@ import dev.waybill.samples.test.SampleInfrastructure;
  * The order and billing services, two instances of each, on a primary with a synchronous streaming
  * standby of the test's own, reached through a multi-host JDBC URL with
  * {@code targetServerType=primary}: under a stream of orders the primary is stopped as a crash
- * stops it and the standby promoted. Relays, {@code LISTEN} connections, consumers and retention
- * find the new primary without a restart; every order the new primary holds is billed exactly
+ * stops it and the standby promoted. Relays, {@code LISTEN} connections (each relay's health says
+ * it listens again), consumers and retention find the new primary without a restart; every order the new primary holds is billed exactly
  * once, none lands in the error queue, and the time from the crash to the first order placed
  * after it being billed is printed and bounded.
  */
@@ -42,6 +44,8 @@ class FailoverIntegrationTests {
 
 	/** From the crash to an order placed after it billed; measured around 3 s here. */
 	private static final Duration RESUME_BOUND = Duration.ofSeconds(30);
+
+	private static final String WAYBILL_HEALTH = "waybillHealthContributor";
 
 	@Test
 	void afterThePrimaryFailsOverToItsStandbyEveryOrderTheNewPrimaryHoldsIsBilledOnce() throws Exception {
@@ -79,6 +83,13 @@ class FailoverIntegrationTests {
 				// Retention runs on the new primary too.
 				Awaitility.await().atMost(Duration.ofSeconds(60))
 					.until(() -> first.orderMonitor().purged() + second.orderMonitor().purged() > purgedBefore);
+				// Every relay listens again, on the new primary.
+				for (DemoServices services : List.of(first, second)) {
+					Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> List.of(
+							listening(services.orderBean(WAYBILL_HEALTH, CompositeHealthContributor.class)),
+							listening(services.billingBean(WAYBILL_HEALTH, CompositeHealthContributor.class))),
+							(states) -> states.stream().allMatch(Boolean.TRUE::equals));
+				}
 				OrderPayments payments = OrderPayments.of(verifier, held, List.of());
 				long faulted = first.billingMonitor().outcomes(InboxOutcome.FAULTED)
 						+ second.billingMonitor().outcomes(InboxOutcome.FAULTED);
@@ -103,6 +114,10 @@ class FailoverIntegrationTests {
 				threads.awaitTermination(10, TimeUnit.SECONDS);
 			}
 		}
+	}
+
+	private static Object listening(CompositeHealthContributor waybill) {
+		return ((HealthIndicator) waybill.getContributor("relay")).health().getDetails().get("listening");
 	}
 
 	private static long billed(JdbcTemplate verifier) {
