@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 import dev.waybill.outbox.test.FaultyDataSource;
+import dev.waybill.outbox.test.PrivatePostgres;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.retention.RetentionListener;
 
@@ -89,6 +90,34 @@ class RetentionOutageLogIntegrationTests {
 			.contains("injected outage: database unreachable")
 			.endsWith("); retrying every PT0.02S");
 		assertThat(warnings.get(0).getThrowableProxy()).as("no stack trace for an unreachable database").isNull();
+	}
+
+	@Test
+	void aDatabaseThatTakesNoWritesIsToldAsAnOutageToo() throws Exception {
+		// default_transaction_read_only, as an operator or a managed service whose storage is full sets it
+		try (PrivatePostgres server = PrivatePostgres.start("retention-read-only");
+				TestSchema readOnly = TestSchema.withWaybillTables(server.database(), "retention_read_only")) {
+			RetentionWorker worker = new RetentionWorker(readOnly.dataSource(), readOnly.tables(),
+					new RetentionSettings(Duration.ofMillis(20), 100, true, Duration.ofDays(30), false, Duration.ofDays(90),
+							null, Duration.ofMinutes(30)),
+					RetentionListener.NONE);
+			server.execute("ALTER SYSTEM SET default_transaction_read_only = on", "SELECT pg_reload_conf()");
+			worker.start();
+			try {
+				Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> messages(Level.WARN).stream()
+					.anyMatch((message) -> message.startsWith("Retention run failed: database unavailable (")));
+				server.execute("ALTER SYSTEM RESET default_transaction_read_only", "SELECT pg_reload_conf()");
+				Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> messages(Level.INFO).stream()
+					.anyMatch((message) -> message.startsWith("Retention runs again after ")));
+			}
+			finally {
+				worker.stop();
+			}
+		}
+		List<ILoggingEvent> warnings = this.events.stream().filter((event) -> event.getLevel() == Level.WARN).toList();
+		assertThat(warnings).as("one warning for the whole outage").hasSize(1);
+		assertThat(warnings.get(0).getFormattedMessage()).contains("read-only transaction");
+		assertThat(warnings.get(0).getThrowableProxy()).as("no stack trace for a database taking no writes").isNull();
 	}
 
 	private List<String> messages(Level level) {
