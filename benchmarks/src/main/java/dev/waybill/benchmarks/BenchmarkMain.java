@@ -22,7 +22,8 @@ public final class BenchmarkMain {
 			Map.entry(InboxThroughput.NAME, InboxThroughput::new), Map.entry(RetentionPurge.NAME, RetentionPurge::new),
 			Map.entry(TableScale.NAME, TableScale::new), Map.entry(OrderedRelayThroughput.NAME, OrderedRelayThroughput::new),
 			Map.entry(TracingCost.NAME, TracingCost::new), Map.entry(WalLifecycle.NAME, WalLifecycle::new),
-			Map.entry(PooledLatency.NAME, PooledLatency::new));
+			Map.entry(PooledLatency.NAME, PooledLatency::new),
+			Map.entry(StandbyLatency.NAME, StandbyLatency::new));
 
 	private BenchmarkMain() {
 	}

@@ -60,7 +60,7 @@ final class PooledLatency implements Benchmark {
 			Map<Integer, Double> reference = new LinkedHashMap<>();
 			for (WriterAndRelay instances : cases) {
 				WakeUpCase wakeUp = instances.wakeUp();
-				WriterAndRelay.Window window = instances.measure(RATE, sizes.warmUpSeconds(), sizes.latencySeconds());
+				LatencyWindow window = instances.measure(RATE, sizes.warmUpSeconds(), sizes.latencySeconds());
 				queue.purge();
 				// The mode could change while it ran (a lost LISTEN connection): the figure would not be the case's.
 				instances.checkWakeUp();

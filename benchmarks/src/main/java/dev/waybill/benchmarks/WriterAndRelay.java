@@ -1,11 +1,6 @@
 package dev.waybill.benchmarks;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 
@@ -101,30 +96,8 @@ record WriterAndRelay(WakeUpCase wakeUp, WriteLoad writer, OutboxWiring relay) {
 	 * @param seconds seconds measured
 	 * @return the window: commit to confirm of each measured message
 	 */
-	Window measure(int rate, int warmUpSeconds, int seconds) throws InterruptedException {
-		Map<UUID, Instant> confirmed = new ConcurrentHashMap<>();
-		MeasuredLoad load;
-		try (OutboxWiring.RunningRelay running = this.relay
-			.startRelay((message, at) -> confirmed.put(message.messageId(), at))) {
-			load = MeasuredLoad.run(Latency.SENDERS, rate, warmUpSeconds, seconds,
-					(index) -> this.writer.sendOrder(index, null));
-			running.awaitPublished(load.sent(), Duration.ofMinutes(2));
-		}
-		return new Window(Intervals.micros(load.committed(), confirmed), load);
-	}
-
-	/**
-	 * One measured window.
-	 *
-	 * @param micros sorted microseconds from commit to confirm of each measured message
-	 * @param load what the writer committed
-	 */
-	record Window(long[] micros, MeasuredLoad load) {
-
-		double percentileMillis(double percent) {
-			return Stats.percentile(this.micros, percent) / (double) TimeUnit.MILLISECONDS.toMicros(1);
-		}
-
+	LatencyWindow measure(int rate, int warmUpSeconds, int seconds) throws InterruptedException {
+		return LatencyWindow.measure(this.relay, this.writer, rate, warmUpSeconds, seconds);
 	}
 
 }
