@@ -66,6 +66,25 @@ class OutboxSchemaIntegrationTests {
 	}
 
 	@Test
+	void deletingScopesDeletesTheirMessagesWithoutAForeignKeyCheckedPerMessage() throws Exception {
+		OutboxTables tables = this.schema.tables();
+		new OutboxSchemaInitializer(this.schema.dataSource(), tables).migrate();
+		JdbcOutboxStore store = new JdbcOutboxStore(this.schema.dataSource(), tables);
+		store.write(TestMessages.scope("orders", "a", "b"));
+		store.write(TestMessages.scope("orders", "c"));
+		store.write(TestMessages.scope("billing", "d"));
+
+		int deleted = this.jdbc.update("DELETE FROM " + tables.qualifiedOutboxState() + " s WHERE EXISTS (SELECT 1 FROM "
+				+ tables.qualifiedOutboxMessage() + " m WHERE m.outbox_id = s.id AND m.destination = 'orders')");
+
+		assertThat(deleted).isEqualTo(2);
+		assertThat(this.jdbc.queryForList("SELECT destination FROM " + tables.qualifiedOutboxMessage(), String.class))
+			.containsExactly("billing");
+		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND conrelid = ?::regclass",
+				Integer.class, tables.qualifiedOutboxMessage())).isZero();
+	}
+
+	@Test
 	void appliesTwiceWithoutErrorOrChange() throws Exception {
 		OutboxSchemaInitializer initializer = new OutboxSchemaInitializer(this.schema.dataSource(), this.schema.tables());
 		initializer.migrate();
