@@ -21,8 +21,6 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.outbox.OutboxPublisher;
-import dev.waybill.outbox.internal.jdbc.EarlierChangelog;
-import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.test.FakeTransport;
 import dev.waybill.outbox.test.TestOutbox;
@@ -48,9 +46,8 @@ class SchemaUpgradeIntegrationTests {
 
 	@BeforeEach
 	void earlierLayout() throws Exception {
-		this.schema = TestSchema.create("schema_upgrade");
+		this.schema = TestSchema.withWaybillTablesBefore("schema_upgrade", FIRST_NEW_CHANGESET);
 		this.jdbc = new JdbcTemplate(this.schema.dataSource());
-		EarlierChangelog.applyBefore(this.schema, FIRST_NEW_CHANGESET);
 	}
 
 	@AfterEach
@@ -82,7 +79,7 @@ class SchemaUpgradeIntegrationTests {
 			});
 			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> delivered(transport).size() >= 50);
 
-			new OutboxSchemaInitializer(this.schema.dataSource(), this.schema.tables()).migrate();
+			this.schema.migrate();
 
 			int atUpgrade = sent.size();
 			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> writer.isDone() || sent.size() >= atUpgrade + 50);
