@@ -9,6 +9,7 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 
 import dev.waybill.kernel.OutboxTables;
+import dev.waybill.outbox.internal.jdbc.EarlierChangelog;
 import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
 
 /**
@@ -76,6 +77,33 @@ public final class TestSchema implements AutoCloseable {
 			throw new IllegalStateException("Could not create Waybill's tables in " + schema.name(), ex);
 		}
 		return schema;
+	}
+
+	/**
+	 * Creates a schema with Waybill's tables as an installation of an earlier version has them: the
+	 * changelog's changesets before {@code firstNewChangeSet}. {@link #migrate()} then upgrades it.
+	 * @param prefix a readable prefix
+	 * @param firstNewChangeSet the id of the first changeset the earlier version did not have
+	 * @return the schema
+	 */
+	public static TestSchema withWaybillTablesBefore(String prefix, String firstNewChangeSet) {
+		TestSchema schema = create(TestPostgres.get(), prefix);
+		try {
+			EarlierChangelog.applyBefore(schema, firstNewChangeSet);
+		}
+		catch (Exception ex) {
+			schema.close();
+			throw new IllegalStateException("Could not create the earlier tables in " + schema.name(), ex);
+		}
+		return schema;
+	}
+
+	/**
+	 * Applies Waybill's whole changelog to this schema, as a starting instance does.
+	 * @throws Exception when the changelog cannot be applied
+	 */
+	public void migrate() throws Exception {
+		new OutboxSchemaInitializer(this.dataSource, tables()).migrate();
 	}
 
 	public String name() {

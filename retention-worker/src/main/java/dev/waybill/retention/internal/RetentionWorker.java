@@ -26,7 +26,7 @@ import dev.waybill.retention.RetentionResult;
 import dev.waybill.retention.RetentionRunner;
 
 /**
- * Purges outbox scopes (their messages go with them through the foreign key's cascade) and inbox
+ * Purges outbox scopes (their messages go with them, deleted by the scope table's trigger) and inbox
  * rows once they are done with, in batches: each batch is one transaction that deletes at most
  * {@link RetentionSettings#batchSize()} rows from each table, selected with
  * {@code FOR UPDATE SKIP LOCKED} so that rows a relay or consumer holds are skipped, never waited

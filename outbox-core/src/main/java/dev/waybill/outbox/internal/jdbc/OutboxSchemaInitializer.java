@@ -37,14 +37,25 @@ public final class OutboxSchemaInitializer implements InitializingBean {
 
 	private final OutboxTables tables;
 
+	private final ClassLoader changelogLoader;
+
 	/**
 	 * Creates an initializer.
 	 * @param dataSource the database
 	 * @param tables the tables to create
 	 */
 	public OutboxSchemaInitializer(DataSource dataSource, OutboxTables tables) {
+		this(dataSource, tables, OutboxSchemaInitializer.class.getClassLoader());
+	}
+
+	/**
+	 * Creates an initializer that reads {@link #CHANGELOG} through the given class loader: an
+	 * upgrade test applies an earlier version of the changelog so.
+	 */
+	OutboxSchemaInitializer(DataSource dataSource, OutboxTables tables, ClassLoader changelogLoader) {
 		this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
 		this.tables = Objects.requireNonNull(tables, "tables must not be null");
+		this.changelogLoader = changelogLoader;
 	}
 
 	@Override
@@ -194,7 +205,7 @@ public final class OutboxSchemaInitializer implements InitializingBean {
 	private void update(DataSource dataSource) throws Exception {
 		SpringLiquibase liquibase = new SpringLiquibase();
 		liquibase.setDataSource(dataSource);
-		liquibase.setResourceLoader(new DefaultResourceLoader(OutboxSchemaInitializer.class.getClassLoader()));
+		liquibase.setResourceLoader(new DefaultResourceLoader(this.changelogLoader));
 		liquibase.setChangeLog(CHANGELOG);
 		liquibase.setChangeLogParameters(this.tables.changelogParameters());
 		liquibase.setDefaultSchema(this.tables.schema());

@@ -64,7 +64,7 @@ class JdbcOutboxBrowserIntegrationTests {
 
 	@BeforeEach
 	void emptyTables() {
-		jdbc.execute("TRUNCATE " + schema.tables().qualifiedOutboxState() + " CASCADE");
+		jdbc.execute("TRUNCATE " + schema.tables().qualifiedOutboxState() + ", " + schema.tables().qualifiedOutboxMessage());
 	}
 
 	@Test

@@ -68,7 +68,7 @@ class JdbcOutboxStoreIntegrationTests {
 
 	@BeforeEach
 	void emptyTables() {
-		jdbc.execute("TRUNCATE " + schema.tables().qualifiedOutboxState() + " CASCADE");
+		jdbc.execute("TRUNCATE " + schema.tables().qualifiedOutboxState() + ", " + schema.tables().qualifiedOutboxMessage());
 	}
 
 	@Test

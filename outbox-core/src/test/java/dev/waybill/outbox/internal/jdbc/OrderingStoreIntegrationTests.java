@@ -56,7 +56,7 @@ class OrderingStoreIntegrationTests {
 
 	@BeforeEach
 	void emptyTables() {
-		jdbc.execute("TRUNCATE " + schema.tables().qualifiedOutboxState() + " CASCADE");
+		jdbc.execute("TRUNCATE " + schema.tables().qualifiedOutboxState() + ", " + schema.tables().qualifiedOutboxMessage());
 	}
 
 	@Test

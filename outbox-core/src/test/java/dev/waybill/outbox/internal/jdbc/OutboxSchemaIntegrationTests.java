@@ -58,11 +58,30 @@ class OutboxSchemaIntegrationTests {
 				"conversation_id", "source_host", "created_at", "not_before", "expires_at");
 		assertThat(columns("inbox_state")).containsExactly("message_id", "consumer_id", "received_at",
 				"receive_count", "processed_at", "attempts", "last_error", "faulted_at");
-		assertThat(indexes()).doesNotContain("outbox_state_due_idx");
+		assertThat(indexes()).doesNotContain("outbox_state_due_idx", "outbox_message_message_id_idx");
 		assertThat(indexes()).contains("outbox_state_published_idx", "outbox_state_dead_idx",
-				"outbox_state_inbound_idx", "outbox_message_outbox_idx", "outbox_message_message_id_idx",
+				"outbox_state_inbound_idx", "outbox_message_outbox_idx",
 				"inbox_state_pkey", "inbox_state_processed_idx", "inbox_state_faulted_idx", "outbox_state_finished_idx",
 				"outbox_state_ready_idx", "outbox_state_ordering_idx");
+	}
+
+	@Test
+	void deletingScopesDeletesTheirMessagesWithoutAForeignKeyCheckedPerMessage() throws Exception {
+		OutboxTables tables = this.schema.tables();
+		new OutboxSchemaInitializer(this.schema.dataSource(), tables).migrate();
+		JdbcOutboxStore store = new JdbcOutboxStore(this.schema.dataSource(), tables);
+		store.write(TestMessages.scope("orders", "a", "b"));
+		store.write(TestMessages.scope("orders", "c"));
+		store.write(TestMessages.scope("billing", "d"));
+
+		int deleted = this.jdbc.update("DELETE FROM " + tables.qualifiedOutboxState() + " s WHERE EXISTS (SELECT 1 FROM "
+				+ tables.qualifiedOutboxMessage() + " m WHERE m.outbox_id = s.id AND m.destination = 'orders')");
+
+		assertThat(deleted).isEqualTo(2);
+		assertThat(this.jdbc.queryForList("SELECT destination FROM " + tables.qualifiedOutboxMessage(), String.class))
+			.containsExactly("billing");
+		assertThat(this.jdbc.queryForObject("SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND conrelid = ?::regclass",
+				Integer.class, tables.qualifiedOutboxMessage())).isZero();
 	}
 
 	@Test

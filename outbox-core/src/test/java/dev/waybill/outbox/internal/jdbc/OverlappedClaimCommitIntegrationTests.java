@@ -62,7 +62,7 @@ class OverlappedClaimCommitIntegrationTests {
 
 	@BeforeEach
 	void emptyTables() {
-		jdbc.execute("TRUNCATE " + schema.tables().qualifiedOutboxState() + " CASCADE");
+		jdbc.execute("TRUNCATE " + schema.tables().qualifiedOutboxState() + ", " + schema.tables().qualifiedOutboxMessage());
 	}
 
 	@AfterEach
