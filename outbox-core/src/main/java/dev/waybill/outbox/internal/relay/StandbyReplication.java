@@ -34,7 +34,14 @@ final class StandbyReplication {
 	/** How long the relay waits before it says that it is waiting. */
 	private static final Duration TELL_AFTER = Duration.ofSeconds(1);
 
-	private static final long FIRST_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+	/**
+	 * The pause between the first polls of the standbys' positions: a standby that streams has
+	 * flushed within about a millisecond, so the first polls are close together.
+	 */
+	private static final long FIRST_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
+	/** Polls at {@link #FIRST_PAUSE_NANOS} before the pauses grow. */
+	private static final int CLOSE_POLLS = 10;
 
 	private static final long LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
@@ -98,7 +105,7 @@ final class StandbyReplication {
 		this.waitingSince.compareAndSet(0, started);
 		long pause = FIRST_PAUSE_NANOS;
 		try {
-			while (running.getAsBoolean()) {
+			for (int polls = 1; running.getAsBoolean(); polls++) {
 				Integer flushed = jdbc.queryForObject(
 						"SELECT count(*) FROM pg_stat_replication WHERE flush_lsn >= ?::pg_lsn", Integer.class, position);
 				if (flushed != null && flushed >= this.standbys) {
@@ -111,7 +118,9 @@ final class StandbyReplication {
 							+ " have: check that the standbys stream (pg_stat_replication on the primary)");
 				}
 				TimeUnit.NANOSECONDS.sleep(pause); // the standbys' position is polled; nothing signals it
-				pause = Math.min(pause * 2, LONGEST_PAUSE_NANOS);
+				if (polls >= CLOSE_POLLS) {
+					pause = Math.min(pause * 2, LONGEST_PAUSE_NANOS);
+				}
 			}
 			return false;
 		}
