@@ -146,6 +146,27 @@ final class Rows {
 	}
 
 	/**
+	 * Returns the on-disk size of each of the outbox tables and of each of their indexes, read
+	 * after {@link #vacuumAnalyze()} so that it is what the kept rows take.
+	 * @return bytes by relation name (the table's heap with its TOAST, or the index), tables first
+	 */
+	java.util.Map<String, Long> relationSizes() {
+		java.util.Map<String, Long> sizes = new java.util.LinkedHashMap<>();
+		JdbcTemplate jdbc = new JdbcTemplate(this.schema.dataSource());
+		for (String table : java.util.List.of(this.tables.qualifiedOutboxState(), this.tables.qualifiedOutboxMessage())) {
+			jdbc.query("SELECT c.relname, pg_table_size(c.oid) FROM pg_class c WHERE c.oid = ?::regclass",
+					(java.sql.ResultSet row) -> {
+						sizes.put(row.getString(1), row.getLong(2));
+					}, table);
+			jdbc.query("SELECT i.relname, pg_relation_size(i.oid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid "
+					+ "WHERE x.indrelid = ?::regclass ORDER BY i.relname", (java.sql.ResultSet row) -> {
+						sizes.put(row.getString(1), row.getLong(2));
+					}, table);
+		}
+		return sizes;
+	}
+
+	/**
 	 * Counts the scopes with a status.
 	 * @param status pending, published or dead
 	 * @return the count

@@ -12,6 +12,7 @@ import dev.waybill.outbox.spi.ClaimedScope;
  * with SQL, then vacuumed and analyzed), the time of one claim (the relay's statement, batch of
  * the default size, over a backlog of pending scopes) and the relay's throughput draining that
  * backlog. The drained rows are deleted again after each run, so the kept count stays as stated.
+ * At each step with kept rows, also the size of each outbox table and index per million kept scopes.
  */
 final class TableScale implements Benchmark {
 
@@ -23,6 +24,10 @@ final class TableScale implements Benchmark {
 
 	static String relayFigure(int kept) {
 		return "relay, " + label(kept) + " kept";
+	}
+
+	static String sizeFigure(String relation, int kept) {
+		return "size per 1M kept, " + relation + ", " + label(kept) + " kept";
 	}
 
 	static String label(int kept) {
@@ -50,6 +55,12 @@ final class TableScale implements Benchmark {
 			kept = target;
 			rows.vacuumAnalyze();
 			progress.report(label(target) + " kept rows ready in " + ResultTable.number(generating.seconds()) + " s");
+			if (target > 0) {
+				// What a million kept messages take on disk, each relation apart: the kept rows' cost to the database.
+				rows.relationSizes().forEach((relation, bytes) -> results.add(new Measurement(NAME,
+						sizeFigure(relation, target), "MB", List.of(bytes / (target / 1e6) / 1e6),
+						label(target) + " kept scopes of one message of 64 bytes, after VACUUM")));
+			}
 			List<Double> claims = new ArrayList<>();
 			List<Double> rates = new ArrayList<>();
 			for (int run = 1; run <= context.runs(); run++) {
