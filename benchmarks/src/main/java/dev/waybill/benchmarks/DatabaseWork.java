@@ -13,9 +13,12 @@ package dev.waybill.benchmarks;
  * @param deleted {@code n_tup_del} delta
  * @param indexEntries an upper bound of the index entries written: each table's inserted and
  * non-HOT updated rows times its number of indexes (a partial index counts as if it took every row)
+ * @param deadTuples the change in {@code n_dead_tup}, summed over the schema's tables: dead row
+ * versions the window left for vacuum (with autovacuum off on them, less only what page pruning
+ * removed)
  */
 record DatabaseWork(long walBytes, long commits, long inserted, long updated, long hotUpdated, long deleted,
-		long indexEntries) {
+		long indexEntries, long deadTuples) {
 
 	/**
 	 * Adds the work of another window, e.g. the relay's to the write path's.
@@ -25,7 +28,7 @@ record DatabaseWork(long walBytes, long commits, long inserted, long updated, lo
 	DatabaseWork plus(DatabaseWork other) {
 		return new DatabaseWork(this.walBytes + other.walBytes, this.commits + other.commits,
 				this.inserted + other.inserted, this.updated + other.updated, this.hotUpdated + other.hotUpdated,
-				this.deleted + other.deleted, this.indexEntries + other.indexEntries);
+				this.deleted + other.deleted, this.indexEntries + other.indexEntries, this.deadTuples + other.deadTuples);
 	}
 
 	/**
@@ -48,7 +51,8 @@ record DatabaseWork(long walBytes, long commits, long inserted, long updated, lo
 				+ ResultTable.number((double) this.updated / messages) + " (HOT "
 				+ ResultTable.number((double) this.hotUpdated / messages) + ") del "
 				+ ResultTable.number((double) this.deleted / messages) + ", index entries <= "
-				+ ResultTable.number((double) this.indexEntries / messages) + " per message";
+				+ ResultTable.number((double) this.indexEntries / messages) + ", dead rows left "
+				+ ResultTable.number((double) this.deadTuples / messages) + " per message";
 	}
 
 }

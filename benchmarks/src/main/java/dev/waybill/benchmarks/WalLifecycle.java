@@ -174,6 +174,11 @@ final class WalLifecycle implements Benchmark {
 			results.add(perMessage("index entries (at most), " + phase.getKey(), "entries/msg", phase.getValue(), messages,
 					DatabaseWork::indexEntries, "(inserted + non-HOT updated rows) x indexes of the table"));
 		}
+		for (Map.Entry<String, List<DatabaseWork>> phase : work.entrySet()) {
+			results.add(new Measurement(NAME, "dead rows left per 1M messages, " + phase.getKey(), "rows",
+					phase.getValue().stream().map((run) -> run.deadTuples() * 1e6 / messages).toList(),
+					"n_dead_tup change, autovacuum off on the measured tables"));
+		}
 		return results;
 	}
 

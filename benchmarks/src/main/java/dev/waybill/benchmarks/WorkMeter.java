@@ -24,7 +24,8 @@ final class WorkMeter implements AutoCloseable {
 			SELECT coalesce(sum(n_tup_ins), 0), coalesce(sum(n_tup_upd), 0), coalesce(sum(n_tup_hot_upd), 0),
 			       coalesce(sum(n_tup_del), 0),
 			       coalesce(sum((n_tup_ins + n_tup_upd - n_tup_hot_upd)
-			                    * (SELECT count(*) FROM pg_index i WHERE i.indrelid = t.relid)), 0)
+			                    * (SELECT count(*) FROM pg_index i WHERE i.indrelid = t.relid)), 0),
+			       coalesce(sum(n_dead_tup), 0)
 			FROM pg_stat_user_tables t WHERE schemaname = ?""";
 
 	private final Connection connection;
@@ -62,7 +63,7 @@ final class WorkMeter implements AutoCloseable {
 			try (ResultSet result = statement.executeQuery()) {
 				result.next();
 				return new Reading(lsn, commits, result.getLong(1), result.getLong(2), result.getLong(3), result.getLong(4),
-						result.getLong(5));
+						result.getLong(5), result.getLong(6));
 			}
 		}
 	}
@@ -86,7 +87,8 @@ final class WorkMeter implements AutoCloseable {
 		}
 		return new DatabaseWork(walBytes, after.commits() - before.commits(), after.inserted() - before.inserted(),
 				after.updated() - before.updated(), after.hotUpdated() - before.hotUpdated(),
-				after.deleted() - before.deleted(), after.indexEntries() - before.indexEntries());
+				after.deleted() - before.deleted(), after.indexEntries() - before.indexEntries(),
+				after.deadTuples() - before.deadTuples());
 	}
 
 	@Override
@@ -94,9 +96,9 @@ final class WorkMeter implements AutoCloseable {
 		this.connection.close();
 	}
 
-	/** The counters at one moment, cumulative. */
+	/** The counters at one moment, cumulative but for the dead row versions the tables hold now. */
 	record Reading(String lsn, long commits, long inserted, long updated, long hotUpdated, long deleted,
-			long indexEntries) {
+			long indexEntries, long deadTuples) {
 	}
 
 }
