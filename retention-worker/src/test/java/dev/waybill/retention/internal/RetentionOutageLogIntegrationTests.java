@@ -66,10 +66,7 @@ class RetentionOutageLogIntegrationTests {
 	@Test
 	void anOutageIsToldOnceWithoutAStackTraceAndItsEndOnce() {
 		FaultyDataSource database = new FaultyDataSource(this.schema.dataSource());
-		RetentionWorker worker = new RetentionWorker(database, this.schema.tables(),
-				new RetentionSettings(Duration.ofMillis(20), 100, true, Duration.ofDays(30), false, Duration.ofDays(90), null,
-						Duration.ofMinutes(30)),
-				RetentionListener.NONE);
+		RetentionWorker worker = everyTwentyMillis(database, this.schema);
 		worker.start();
 		try {
 			database.outage = true;
@@ -97,10 +94,7 @@ class RetentionOutageLogIntegrationTests {
 		// default_transaction_read_only, as an operator or a managed service whose storage is full sets it
 		try (PrivatePostgres server = PrivatePostgres.start("retention-read-only");
 				TestSchema readOnly = TestSchema.withWaybillTables(server.database(), "retention_read_only")) {
-			RetentionWorker worker = new RetentionWorker(readOnly.dataSource(), readOnly.tables(),
-					new RetentionSettings(Duration.ofMillis(20), 100, true, Duration.ofDays(30), false, Duration.ofDays(90),
-							null, Duration.ofMinutes(30)),
-					RetentionListener.NONE);
+			RetentionWorker worker = everyTwentyMillis(readOnly.dataSource(), readOnly);
 			server.execute("ALTER SYSTEM SET default_transaction_read_only = on", "SELECT pg_reload_conf()");
 			worker.start();
 			try {
@@ -118,6 +112,12 @@ class RetentionOutageLogIntegrationTests {
 		assertThat(warnings).as("one warning for the whole outage").hasSize(1);
 		assertThat(warnings.get(0).getFormattedMessage()).contains("read-only transaction");
 		assertThat(warnings.get(0).getThrowableProxy()).as("no stack trace for a database taking no writes").isNull();
+	}
+
+	/** A worker that runs every 20 ms, so that an outage is many failed runs within a test. */
+	private static RetentionWorker everyTwentyMillis(javax.sql.DataSource database, TestSchema schema) {
+		return new RetentionWorker(database, schema.tables(), new RetentionSettings(Duration.ofMillis(20), 100, true,
+				Duration.ofDays(30), false, Duration.ofDays(90), null, Duration.ofMinutes(30)), RetentionListener.NONE);
 	}
 
 	private List<String> messages(Level level) {

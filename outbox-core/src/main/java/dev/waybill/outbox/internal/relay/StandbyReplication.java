@@ -109,6 +109,7 @@ final class StandbyReplication {
 				Integer flushed = jdbc.queryForObject(
 						"SELECT count(*) FROM pg_stat_replication WHERE flush_lsn >= ?::pg_lsn", Integer.class, position);
 				if (flushed != null && flushed >= this.standbys) {
+					replicated();
 					return true;
 				}
 				if (!this.told && stalledFor() != null) {
@@ -126,10 +127,14 @@ final class StandbyReplication {
 		}
 		finally {
 			this.waitingSince.compareAndSet(started, 0);
-			if (this.told && this.waitingSince.get() == 0) {
-				this.told = false;
-				logger.info("Waybill relay publishes again: " + this.standbys + " standby(s) have the commits");
-			}
+		}
+	}
+
+	/** Ends the warning's story, if one was told: what was held goes out now. */
+	private void replicated() {
+		if (this.told) {
+			this.told = false;
+			logger.info("Waybill relay publishes again: " + this.standbys + " standby(s) have the commits");
 		}
 	}
 

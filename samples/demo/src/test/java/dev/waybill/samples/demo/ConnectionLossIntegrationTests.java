@@ -24,7 +24,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.inbox.InboxOutcome;
-import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.samples.billing.OrderPlacedHandler;
 import dev.waybill.samples.test.SampleInfrastructure;
@@ -90,8 +89,7 @@ class ConnectionLossIntegrationTests {
 					assertThat(orders).hasSize(ORDERS);
 					assertThat(rounds.get()).as("termination rounds").isGreaterThanOrEqualTo(15);
 					assertThat(terminated.get()).as("billing backends terminated").isGreaterThanOrEqualTo(15);
-					BrokerAddress broker = new BrokerAddress(TestRabbit.get().host(), TestRabbit.get().port(),
-							TestRabbit.get().username(), TestRabbit.get().password(), TestRabbit.get().virtualHost());
+					BrokerAddress broker = TestBroker.address();
 					try {
 						Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
 							.until(() -> OrderPayments.of(verifier, orders, List.of()).billedOnce() == ORDERS

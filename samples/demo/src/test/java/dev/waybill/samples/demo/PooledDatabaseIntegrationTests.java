@@ -12,12 +12,9 @@ import java.util.concurrent.TimeUnit;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.health.contributor.CompositeHealthContributor;
-import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.inbox.InboxOutcome;
-import dev.waybill.outbox.rabbit.test.TestRabbit;
 import dev.waybill.outbox.test.TestPgBouncer;
 import dev.waybill.samples.billing.OrderPlacedHandler;
 import dev.waybill.samples.test.SampleInfrastructure;
@@ -35,8 +32,6 @@ class PooledDatabaseIntegrationTests {
 	private static final int ORDERS = 200;
 
 	private static final Duration PLACING = Duration.ofSeconds(8);
-
-	private static final String WAYBILL_HEALTH = "waybillHealthContributor";
 
 	@Test
 	void throughATransactionPoolerWithADirectListenConnectionEveryOrderIsBilledOnce() throws Exception {
@@ -70,9 +65,7 @@ class PooledDatabaseIntegrationTests {
 				// The relay's health says how other instances' commits wake it.
 				String expected = directListenConnection ? "listen" : "poll";
 				for (DemoServices services : List.of(first, second)) {
-					Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> List.of(
-							wakeUps(services.orderBean(WAYBILL_HEALTH, CompositeHealthContributor.class)),
-							wakeUps(services.billingBean(WAYBILL_HEALTH, CompositeHealthContributor.class))),
+					Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> TestBroker.relayDetails(services, "wakeUps"),
 							(modes) -> modes.stream().allMatch(expected::equals));
 				}
 				ExecutorService threads = Executors.newFixedThreadPool(4);
@@ -93,8 +86,7 @@ class PooledDatabaseIntegrationTests {
 				OrderPayments payments = OrderPayments.of(verifier, orders, List.of());
 				long faulted = first.billingMonitor().outcomes(InboxOutcome.FAULTED)
 						+ second.billingMonitor().outcomes(InboxOutcome.FAULTED);
-				long inErrorQueue = new BrokerAddress(TestRabbit.get().host(), TestRabbit.get().port(),
-						TestRabbit.get().username(), TestRabbit.get().password(), TestRabbit.get().virtualHost())
+				long inErrorQueue = TestBroker.address()
 					.messagesIn(OrderPlacedHandler.ERROR_QUEUE);
 				System.out.printf("Through PgBouncer (%s): %d orders over 2 instances of each service; billed once %d, "
 						+ "twice %d, unbilled %d; faulted %d, in %s %d%n", expected, ORDERS, payments.billedOnce(),
@@ -105,10 +97,6 @@ class PooledDatabaseIntegrationTests {
 				assertThat(inErrorQueue).as("messages in " + OrderPlacedHandler.ERROR_QUEUE).isZero();
 			}
 		}
-	}
-
-	private static Object wakeUps(CompositeHealthContributor waybill) {
-		return ((HealthIndicator) waybill.getContributor("relay")).health().getDetails().get("wakeUps");
 	}
 
 	private static String database(String url) {
