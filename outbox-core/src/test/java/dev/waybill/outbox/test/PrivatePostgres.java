@@ -16,7 +16,7 @@ import java.util.stream.Stream;
 /**
  * A PostgreSQL server of a test's or benchmark's own: a new cluster ({@code initdb}, trust
  * authentication, defaults but for the settings given) or a streaming standby of another
- * ({@code pg_basebackup -R}), in a directory of its own under {@code target/}, on a free port of
+ * ({@code pg_basebackup -R}), in a directory of its own ({@link ServerDirectories}), on a free port of
  * 127.0.0.1. WAL is written per cluster, so a figure read from its WAL position counts its own
  * work only; a standby and its primary make a failover that a test controls. {@link #close()}
  * stops the server and removes the directory, and so does JVM exit.
@@ -90,9 +90,7 @@ public final class PrivatePostgres implements AutoCloseable {
 	}
 
 	private static PrivatePostgres create(String name, List<String> settings) throws IOException, InterruptedException {
-		Path parent = Path.of("target").toAbsolutePath();
-		Files.createDirectories(parent);
-		Path directory = Files.createTempDirectory(parent, "postgres-" + name + "-");
+		Path directory = ServerDirectories.create("postgres-" + name + "-");
 		PostgresBinaries binaries = PostgresBinaries.find();
 		binaries.own(directory);
 		return new PrivatePostgres(binaries, directory, freePort(), settings);

@@ -8,7 +8,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -71,7 +70,7 @@ public final class TestPgBouncer implements AutoCloseable {
 		int serverPort = (server.group(2) != null) ? Integer.parseInt(server.group(2)) : 5432;
 		try {
 			int port = freePort();
-			Path directory = Files.createDirectories(Paths.get("target", "pgbouncer-" + port)).toAbsolutePath();
+			Path directory = ServerDirectories.create("pgbouncer-" + port + "-");
 			Files.writeString(directory.resolve("users.txt"),
 					"\"" + TestPostgres.get().user() + "\" \"" + TestPostgres.get().password() + "\"\n");
 			Files.writeString(directory.resolve("pgbouncer.ini"), String.join("\n", "[databases]",
@@ -85,7 +84,6 @@ public final class TestPgBouncer implements AutoCloseable {
 			// PgBouncer refuses to run as root; the Debian package's postgres user then runs it.
 			boolean root = "root".equals(System.getProperty("user.name"));
 			if (root) {
-				Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxrwxrwx"));
 				for (String file : List.of("users.txt", "pgbouncer.ini")) {
 					Files.setPosixFilePermissions(directory.resolve(file), PosixFilePermissions.fromString("rw-rw-rw-"));
 				}
@@ -101,6 +99,10 @@ public final class TestPgBouncer implements AutoCloseable {
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException("Could not start PgBouncer: " + ex.getMessage(), ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while starting PgBouncer", ex);
 		}
 	}
 
@@ -211,6 +213,15 @@ public final class TestPgBouncer implements AutoCloseable {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+		}
+		if (ServerDirectories.outsideTarget(this.directory)) {
+			// Nothing else cleans the system's temporary directory; under target/ the log stays for a look.
+			try (java.util.stream.Stream<Path> files = Files.walk(this.directory)) {
+				files.sorted(java.util.Comparator.reverseOrder()).forEach((file) -> file.toFile().delete());
+			}
+			catch (IOException ex) {
+				System.err.println("Could not remove " + this.directory + ": " + ex);
+			}
 		}
 	}
 
