@@ -28,7 +28,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A predecessor that never comes (the queue dropped it: a message TTL, a length limit with
  * drop-head) must not stop the key for good: after {@code wait} the held deliveries go on without
- * it, told at WARN and to the inbox's listeners (its meters count the gaps). Held deliveries stay unacknowledged, so a closed
+ * it, told at WARN and to the inbox's listeners (its meters count the gaps). A look-up of the
+ * predecessor that fails (the database is unavailable) holds the delivery too, and is made again
+ * until it answers. Held deliveries stay unacknowledged, so a closed
  * channel or a crash returns them to the queue like any other.
  * <p>
  * Called on the channel's dispatch thread, and on a timer for the wait; thread-safe.
@@ -39,6 +41,9 @@ final class PredecessorGate {
 
 	/** The ids of the deliveries passed on most recently: a predecessor among them needs no lookup. */
 	private static final int REMEMBERED = 8192;
+
+	/** How soon a predecessor whose look-up failed is looked up again. */
+	private static final Duration LOOK_AGAIN = Duration.ofMillis(100);
 
 	private final Duration wait;
 
@@ -96,7 +101,8 @@ final class PredecessorGate {
 		}
 		ArrayDeque<Waiting> waiting = this.held.get(key);
 		if (waiting == null) {
-			if (ready(previous, delivery)) {
+			Readiness readiness = readiness(previous, delivery);
+			if (readiness == Readiness.READY) {
 				passOn(key, delivery);
 				return;
 			}
@@ -107,6 +113,9 @@ final class PredecessorGate {
 			logger.debug("Waybill holds delivery " + delivery.message().messageId() + " of ordering key '" + key
 					+ "' on " + this.queue + " until its predecessor " + previous + " arrives");
 			expireIn(key, this.wait.toNanos());
+			if (readiness == Readiness.UNKNOWN) {
+				lookAgainIn(key);
+			}
 			return;
 		}
 		waiting.add(new Waiting(previous, delivery, System.nanoTime()));
@@ -129,24 +138,50 @@ final class PredecessorGate {
 		return this.held.values().stream().mapToInt(ArrayDeque::size).sum();
 	}
 
-	private boolean ready(@Nullable String previous, HeldDelivery delivery) {
+	private Readiness readiness(@Nullable String previous, HeldDelivery delivery) {
 		// No predecessor named: the head of a run, published once every earlier message of its key
 		// was confirmed. A copy of a delivery already passed on is a duplicate, which the inbox drops.
 		if (previous == null || this.passed.containsKey(previous)) {
-			return true;
+			return Readiness.READY;
 		}
 		String id = delivery.message().messageId();
 		if (id != null && this.passed.containsKey(id)) {
-			return true;
+			return Readiness.READY;
 		}
 		try {
-			return this.recorded.test(delivery, previous);
+			return this.recorded.test(delivery, previous) ? Readiness.READY : Readiness.WAITING;
 		}
 		catch (RuntimeException ex) {
-			// The database is unavailable: the lane's own retry in place waits for it.
-			logger.debug("Waybill could not look up predecessor " + previous + " on " + this.queue + ": " + ex);
-			return true;
+			// The database is unavailable: passed on, the delivery could be handled ahead of its
+			// predecessor once the database is back, so it waits for an answer (or the predecessor).
+			logger.debug("Waybill could not look up predecessor " + previous + " on " + this.queue
+					+ ", looking again in " + LOOK_AGAIN.toMillis() + " ms: " + ex);
+			return Readiness.UNKNOWN;
 		}
+	}
+
+	/** Looks up the predecessor of the key's first held delivery again, whose last look-up failed. */
+	private synchronized void lookAgain(String key) {
+		ArrayDeque<Waiting> waiting = this.held.get(key);
+		if (this.closed || waiting == null || waiting.isEmpty()) {
+			return;
+		}
+		Waiting first = waiting.peekFirst();
+		switch (readiness(first.previous, first.delivery)) {
+			case READY -> {
+				waiting.removeFirst();
+				passOn(key, first.delivery);
+				release(key, waiting);
+			}
+			case UNKNOWN -> lookAgainIn(key);
+			case WAITING -> {
+				// held until its predecessor arrives or the wait is over, as any other
+			}
+		}
+	}
+
+	private void lookAgainIn(String key) {
+		CompletableFuture.delayedExecutor(LOOK_AGAIN.toNanos(), TimeUnit.NANOSECONDS).execute(() -> lookAgain(key));
 	}
 
 	/** Passes on, in order, every held delivery of the key that is ready now. */
@@ -219,6 +254,13 @@ final class PredecessorGate {
 	}
 
 	private record Waiting(@Nullable String previous, HeldDelivery delivery, long since) {
+	}
+
+	/** Whether a delivery may go on: yes, not before its predecessor, or not known (the look-up failed). */
+	private enum Readiness {
+
+		READY, WAITING, UNKNOWN
+
 	}
 
 }

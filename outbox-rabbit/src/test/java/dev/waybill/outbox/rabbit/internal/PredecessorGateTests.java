@@ -99,13 +99,32 @@ class PredecessorGateTests {
 	}
 
 	@Test
-	void aFailedLookupLetsTheDeliveryGo() {
+	void aFailedLookupHoldsTheDeliveryAndItsKeyUntilALookupAnswers() {
+		AtomicInteger failuresLeft = new AtomicInteger(3);
+		PredecessorGate gate = new PredecessorGate(Duration.ofMinutes(10), "ledger", (held, previous) -> {
+			if (failuresLeft.getAndDecrement() > 0) {
+				throw new IllegalStateException("database down");
+			}
+			return true;
+		}, (key, held) -> this.passed.add(key + ":" + held.message().messageId()), (held, previous) -> {
+		});
+		gate.arrive("k", "a", delivery("b"));
+		gate.arrive("k", "b", delivery("c"));
+		assertThat(this.passed).as("not passed on while it is not known whether its predecessor was handled").isEmpty();
+
+		Awaitility.await().until(() -> this.passed.size() == 2);
+		assertThat(this.passed).containsExactly("k:b", "k:c");
+	}
+
+	@Test
+	void aPredecessorThatArrivesWhileItsSuccessorsLookupFailsGoesFirst() {
 		PredecessorGate gate = new PredecessorGate(Duration.ofMinutes(10), "ledger", (held, previous) -> {
 			throw new IllegalStateException("database down");
 		}, (key, held) -> this.passed.add(key + ":" + held.message().messageId()), (held, previous) -> {
 		});
 		gate.arrive("k", "a", delivery("b"));
-		assertThat(this.passed).containsExactly("k:b");
+		gate.arrive("k", null, delivery("a"));
+		assertThat(this.passed).containsExactly("k:a", "k:b");
 	}
 
 	private PredecessorGate gate(Duration wait, Set<String> recorded) {
