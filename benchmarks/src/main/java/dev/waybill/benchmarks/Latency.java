@@ -57,6 +57,9 @@ final class Latency implements Benchmark {
 	/** The figures of the case where every message has the same ordering key. */
 	static final String ONE_KEY = "1 ordering key ";
 
+	/** The figure of the one-key case's writers alone: under the key's lock, without the outbox. */
+	static final String WRITERS_ALONE = "writers alone (no outbox) achieved";
+
 	/** The one rate at which the one-key case runs, beside the unordered case. */
 	static final int ONE_KEY_RATE = 1_000;
 
@@ -208,6 +211,15 @@ final class Latency implements Benchmark {
 							addMedianAndTail(figures, mode, "canary publish return to confirm", rate, canaryMicros);
 						}
 						add(figures, figure(mode + "achieved", rate), load.achieved());
+						if (key != null) {
+							// The bound of the case: the same writers, one after the other under the key's
+							// lock, without the outbox and so without the relay's work on the database.
+							MeasuredLoad alone = MeasuredLoad.run(SENDERS, rate, sizes.warmUpSeconds(), sizes.latencySeconds(),
+									(index) -> business.insertOrderUnderLock(index, key));
+							add(figures, figure(mode + WRITERS_ALONE, rate), alone.achieved());
+							progress.report(mode + rate + " msg/s, run " + run + ": the writers of one key alone (one business row"
+									+ " under the key's lock, no outbox) achieved " + ResultTable.number(alone.achieved()) + " msg/s");
+						}
 						long claimedMessages = committed.keySet().stream().filter(claimReturned::containsKey).count();
 						progress.report(mode + rate + " msg/s, run " + run + ": p50 " + ResultTable.number(Stats.percentile(micros, 50) / 1000.0)
 								+ " ms, p99 " + ResultTable.number(Stats.percentile(micros, 99) / 1000.0) + " ms, achieved "

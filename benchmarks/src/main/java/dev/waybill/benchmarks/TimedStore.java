@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
 import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.KeysInFlight;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.test.ForwardingOutboxStore;
@@ -58,6 +59,13 @@ final class TimedStore extends ForwardingOutboxStore {
 	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn) {
 		return returned(this.commitFirst ? delegate().claim(leaseOwner, lease, limit)
 				: delegate().claim(leaseOwner, lease, limit, commitOn));
+	}
+
+	@Override
+	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn,
+			KeysInFlight inFlight) {
+		return returned(this.commitFirst ? delegate().claim(leaseOwner, lease, limit)
+				: delegate().claim(leaseOwner, lease, limit, commitOn, inFlight));
 	}
 
 	/**

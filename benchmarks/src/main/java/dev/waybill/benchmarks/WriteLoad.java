@@ -233,6 +233,22 @@ final class WriteLoad {
 		});
 	}
 
+	/**
+	 * Runs one business transaction of one row under a transaction-scoped advisory lock of the
+	 * key, without the outbox: what a key's writers cost when they commit one after the other, as
+	 * an ordering key's writers do.
+	 * @param seq the row's sequence number
+	 * @param key the key whose lock the transaction holds until it commits
+	 * @return an id for the transaction, to count it by
+	 */
+	UUID insertOrderUnderLock(long seq, String key) {
+		this.transactions.executeWithoutResult((status) -> {
+			this.jdbc.queryForObject("SELECT count(pg_advisory_xact_lock(hashtext(?)))", Long.class, key);
+			insertOrder(seq);
+		});
+		return TimeOrderedUuids.next();
+	}
+
 	private void loop(Mode mode, AtomicLong committed, AtomicBoolean stop, List<Throwable> failures) {
 		TransactionTemplate transactions = this.wiring.transactions();
 		OutboxPublisher publisher = this.wiring.publisher();

@@ -27,6 +27,9 @@ public final class RelayWakeUp {
 
 	private boolean pending;
 
+	/** How many signals were given; read by waiters that do not consume them. */
+	private long signals;
+
 	/**
 	 * Creates a wake-up for this process's relay only.
 	 */
@@ -64,6 +67,7 @@ public final class RelayWakeUp {
 		this.lock.lock();
 		try {
 			this.pending = true;
+			this.signals++;
 			this.signalled.signalAll();
 		}
 		finally {
@@ -88,6 +92,48 @@ public final class RelayWakeUp {
 				nanos = this.signalled.awaitNanos(nanos);
 			}
 			this.pending = false;
+			return true;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * How many signals were given so far: pass it to {@link #awaitSignalAfter(long, Duration)}.
+	 * @return the number of signals given since construction
+	 * @since 0.1
+	 */
+	public long signals() {
+		this.lock.lock();
+		try {
+			return this.signals;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Waits until a signal is given after the {@code seen}th, or the timeout passes, without
+	 * consuming it: every caller waiting so sees every signal, and a caller of
+	 * {@link #await(Duration)} still gets it.
+	 * @param seen what {@link #signals()} returned before the caller looked for work
+	 * @param timeout the longest wait
+	 * @return whether a signal was given after the {@code seen}th
+	 * @throws InterruptedException when the waiting thread is interrupted
+	 * @since 0.1
+	 */
+	public boolean awaitSignalAfter(long seen, Duration timeout) throws InterruptedException {
+		long nanos = timeout.toNanos();
+		this.lock.lock();
+		try {
+			while (this.signals == seen) {
+				if (nanos <= 0) {
+					return false;
+				}
+				nanos = this.signalled.awaitNanos(nanos);
+			}
 			return true;
 		}
 		finally {

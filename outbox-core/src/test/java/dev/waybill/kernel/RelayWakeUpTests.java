@@ -43,4 +43,30 @@ class RelayWakeUpTests {
 		assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
 	}
 
+	@Test
+	void everyWaiterForASignalAfterTheOnesItSawSeesItWithoutConsumingIt() throws Exception {
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		long seen = wakeUp.signals();
+		assertThat(wakeUp.awaitSignalAfter(seen, Duration.ofMillis(20))).as("nothing given since").isFalse();
+		CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(() -> awaitAfter(wakeUp, seen));
+		CompletableFuture<Boolean> second = CompletableFuture.supplyAsync(() -> awaitAfter(wakeUp, seen));
+		org.awaitility.Awaitility.await().during(Duration.ofMillis(50)).until(() -> !first.isDone() && !second.isDone());
+
+		wakeUp.signal();
+
+		assertThat(first.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(second.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(wakeUp.awaitSignalAfter(seen, Duration.ZERO)).as("given before the wait").isTrue();
+		assertThat(wakeUp.await(Duration.ZERO)).as("still there for a consuming waiter").isTrue();
+	}
+
+	private static boolean awaitAfter(RelayWakeUp wakeUp, long seen) {
+		try {
+			return wakeUp.awaitSignalAfter(seen, Duration.ofMinutes(1));
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 }

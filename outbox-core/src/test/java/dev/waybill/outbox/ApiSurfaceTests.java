@@ -51,6 +51,7 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.outbox.spi.ClaimedScope",
 			"dev.waybill.outbox.spi.ConnectionOutboxWriter",
 			"dev.waybill.outbox.spi.ConsumerOutbox",
+			"dev.waybill.outbox.spi.KeysInFlight",
 			"dev.waybill.outbox.spi.MessageSerializer",
 			"dev.waybill.outbox.spi.OutboxMessage",
 			"dev.waybill.outbox.spi.OutboxMessageFactory",

@@ -84,6 +84,9 @@ class HotKeyFaultsIntegrationTests {
 	/** The message type's exchange: of this class alone, as the test deletes it. */
 	private static final String TYPE = "test.hotkey-step";
 
+	/** How far the writer may be ahead of the handler. */
+	private static final int AHEAD = 1_000;
+
 	/** Each injected failure comes once in this many of a relay's publishes in the middle of a run. */
 	private static final int FAULT_PERIOD = 997;
 
@@ -166,9 +169,16 @@ class HotKeyFaultsIntegrationTests {
 		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(this.orders.dataSource()));
 		ExecutorService writer = Executors.newSingleThreadExecutor();
 		this.resources.add(writer::shutdownNow);
-		// One writer: its transactions commit in the order of their seq.
+		// One writer: its transactions commit in the order of their seq. It stays at most AHEAD
+		// messages ahead of the handler, so that the relays are still publishing when each fault
+		// below is injected: a relay that keeps up with the writer would otherwise be done first.
 		Future<?> written = writer.submit(() -> {
 			for (int seq = 0; seq < MESSAGES; seq++) {
+				if (seq % 100 == 0) {
+					int upTo = seq;
+					Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(10))
+						.until(() -> upTo - handled() <= AHEAD);
+				}
 				Step step = new Step(KEY, seq);
 				transactions.executeWithoutResult((status) -> publisher.publish(step, (o) -> o.orderingKey(KEY)));
 			}

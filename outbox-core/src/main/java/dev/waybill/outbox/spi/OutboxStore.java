@@ -56,6 +56,30 @@ public interface OutboxStore {
 	}
 
 	/**
+	 * Claims like {@link #claim(String, Duration, int, Executor)} and also, behind each key the
+	 * claimer still has in flight, the key's next scopes: those, in order, that follow directly on
+	 * scopes leased to one of {@code inFlight}'s owners, each pending, due, of one message to the
+	 * key's destination and routing key, as long as the key's scopes in flight under those owners
+	 * and those taken here are at most {@code limit}, so that no more than {@code limit - 1} can go
+	 * out ahead of a refused one; the key is read from its {@linkplain KeysInFlight.Key#fromScope()
+	 * first unsettled scope} on. A key is continued only
+	 * while every earlier unpublished scope of it is leased to those owners and their leases
+	 * hold, so no scope is ever claimed ahead of an earlier one another claimer holds, one that
+	 * waits for a retry, or a dead one. The default claims no continuation.
+	 * @param leaseOwner who claims, must not be blank
+	 * @param lease how long the claim holds, must be positive
+	 * @param limit the most scopes to claim, and to claim behind each key, must be positive
+	 * @param commitOn runs the commit, once; it must run every task it accepts
+	 * @param inFlight the claimer's keys in flight and the owners they are leased to
+	 * @return the claimed scopes with their messages in publish order; empty when none is due
+	 * @since 0.1
+	 */
+	default List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn,
+			KeysInFlight inFlight) {
+		return claim(leaseOwner, lease, limit, commitOn);
+	}
+
+	/**
 	 * Extends the lease of scopes their claimer still holds, so a claim can be short (a dead
 	 * relay's scopes are taken over soon) while a live relay keeps what it is still working on.
 	 * @param leaseOwner the owner the scopes were claimed by

@@ -45,6 +45,8 @@ public class FakeTransport implements Transport {
 
 	private final Set<UUID> nackOnce = ConcurrentHashMap.newKeySet();
 
+	private final Map<UUID, CompletableFuture<Behaviour>> held = new ConcurrentHashMap<>();
+
 	private final Set<FakeChannel> channels = ConcurrentHashMap.newKeySet();
 
 	private final List<Attempt> attempts = Collections.synchronizedList(new ArrayList<>());
@@ -60,6 +62,18 @@ public class FakeTransport implements Transport {
 	/** Nacks the next publish of the message, then behaves as its destination does. */
 	public void nackOnce(UUID messageId) {
 		this.nackOnce.add(messageId);
+	}
+
+	/**
+	 * Holds the answer to the next publish of the message until the returned future completes,
+	 * then answers as it says.
+	 * @param messageId the message
+	 * @return complete it with how to answer
+	 */
+	public CompletableFuture<Behaviour> hold(UUID messageId) {
+		CompletableFuture<Behaviour> answer = new CompletableFuture<>();
+		this.held.put(messageId, answer);
+		return answer;
 	}
 
 	/** Takes the broker down (dropping every channel) or brings it back. */
@@ -117,8 +131,18 @@ public class FakeTransport implements Transport {
 			}
 			FakeTransport.this.attempts.add(new Attempt(message.messageId(), message.destination(), Instant.now()));
 			this.pending.add(confirm);
+			CompletableFuture<Behaviour> held = FakeTransport.this.held.remove(message.messageId());
+			if (held != null) {
+				held.thenAccept((behaviour) -> answer(behaviour, message, confirm));
+				return confirm;
+			}
 			Behaviour behaviour = FakeTransport.this.nackOnce.remove(message.messageId()) ? Behaviour.NACK
 					: FakeTransport.this.behaviours.getOrDefault(message.destination(), Behaviour.CONFIRM);
+			answer(behaviour, message, confirm);
+			return confirm;
+		}
+
+		private void answer(Behaviour behaviour, OutboxMessage message, CompletableFuture<Void> confirm) {
 			switch (behaviour) {
 				case CONFIRM -> FakeTransport.this.confirmer.execute(() -> {
 					if (this.pending.remove(confirm)) {
@@ -132,7 +156,6 @@ public class FakeTransport implements Transport {
 				case HANG -> {
 				}
 			}
-			return confirm;
 		}
 
 		private void fail(CompletableFuture<Void> confirm, TransportException.Kind kind, String reason) {

@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.Executor;
 
 import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.KeysInFlight;
 import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.spi.OutboxStore;
 
@@ -44,6 +45,14 @@ public abstract class ForwardingOutboxStore implements OutboxStore {
 	@Override
 	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn) {
 		return this.delegate.claim(leaseOwner, lease, limit, commitOn);
+	}
+
+	@Override
+	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn,
+			KeysInFlight inFlight) {
+		// Without keys in flight it is the claim above, so that a subclass overriding that one sees every claim.
+		return inFlight.isEmpty() ? claim(leaseOwner, lease, limit, commitOn)
+				: this.delegate.claim(leaseOwner, lease, limit, commitOn, inFlight);
 	}
 
 	@Override

@@ -22,6 +22,7 @@ import dev.waybill.kernel.OutboxTables;
 import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.internal.DirectDispatcher;
 import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.KeysInFlight;
 import dev.waybill.outbox.spi.ConnectionOutboxWriter;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.spi.OutboxStore;
@@ -149,7 +150,13 @@ public final class JdbcOutboxStore implements ConnectionOutboxWriter, OutboxStor
 
 	@Override
 	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn) {
-		return this.claimer.claim(leaseOwner, lease, limit, commitOn);
+		return this.claimer.claim(leaseOwner, lease, limit, commitOn, KeysInFlight.NONE);
+	}
+
+	@Override
+	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn,
+			KeysInFlight inFlight) {
+		return this.claimer.claim(leaseOwner, lease, limit, commitOn, inFlight);
 	}
 
 	@Override

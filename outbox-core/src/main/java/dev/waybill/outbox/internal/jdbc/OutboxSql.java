@@ -152,11 +152,14 @@ final class OutboxSql {
 				+ (KEY_LOCK_BUCKETS - 1) + " AS h FROM %2$s ORDER BY h) locked";
 		this.lockKeys = keyLocks.formatted(state, "unnest(?::text[]) k");
 		// Promotes the head of each key (its unpublished scope with the lowest sequence) when it is
-		// held back. Reads the ordering index only.
+		// held back and no relay holds it: a head a relay claimed behind the key's run in flight needs
+		// no write now, and is promoted when it is given back or retried (those writes clear the flag)
+		// or, if its lease runs out, by the sweep. Reads the ordering index only.
 		String heads = "SELECT DISTINCT ON (ordering_key) id, ordering_held FROM " + state
 				+ " WHERE ordering_key IS NOT NULL AND status IN ('pending', 'dead') %s ORDER BY ordering_key, ordering_seq";
 		String promoteHeads = "UPDATE " + state + " s SET ordering_held = false FROM (" + heads + ") h "
-				+ "WHERE s.id = h.id AND h.ordering_held AND s.status IN ('pending', 'dead')";
+				+ "WHERE s.id = h.id AND h.ordering_held AND s.status IN ('pending', 'dead') "
+				+ "AND (s.lease_until IS NULL OR s.lease_until <= now())";
 		this.promote = promoteHeads.formatted("AND ordering_key = ANY(?)");
 		// After a publication: promotes each key's head and returns, from the same snapshot, the keys
 		// with no unpublished scope left. Of those, a key whose lock the mark could not take may have a
@@ -192,7 +195,9 @@ final class OutboxSql {
 		// read from the ordering index in order and limited, so a key's long backlog costs no more
 		// than the rows taken. Locked without waiting; a run ends before the first row another
 		// transaction holds (the last statement's window), so no scope is claimed ahead of an
-		// earlier one of its key. The result is in sequence order per key, the order to publish in.
+		// earlier one of its key. A claimer that names the keys it has in flight gets their next
+		// scopes too, and none of their heads (see KeysInFlight). The result is in sequence order per
+		// key, the order to publish in.
 		this.claim = """
 				WITH due AS MATERIALIZED (
 				  SELECT id, ordering_key, ordering_seq, message_count FROM %1$s s
@@ -203,6 +208,9 @@ final class OutboxSql {
 				    AND (s.ordering_key IS NULL OR NOT EXISTS (
 				      SELECT 1 FROM %1$s p WHERE p.ordering_key = s.ordering_key
 				        AND p.ordering_seq < s.ordering_seq AND p.status IN ('pending', 'dead')))
+				    -- A key the claimer has in flight is only continued, below: a head of it claimed
+				    -- here (one whose lease ran out) would go out behind scopes that follow it.
+				    AND (s.ordering_key IS NULL OR NOT s.ordering_key = ANY(?::text[]))
 				  ORDER BY next_attempt_at
 				  LIMIT ?
 				  FOR UPDATE SKIP LOCKED
@@ -224,6 +232,40 @@ final class OutboxSql {
 				    ) n
 				  ) w
 				  WHERE h.ordering_key IS NOT NULL AND h.message_count = 1 AND w.consecutive
+				  UNION ALL
+				  -- Behind each key this claimer still has in flight (see KeysInFlight): the key's
+				  -- next scopes like a run's, provided everything unpublished before them is leased to
+				  -- the claimer's owners (mine) and its leases hold, so the key moves on along the
+				  -- claimer's channel without waiting for each confirm.
+				  SELECT c.id, c.ordering_key, c.ordering_seq
+				  FROM unnest(?::text[], ?::text[], ?::text[], ?::uuid[], ?::boolean[])
+				    AS k(ordering_key, destination, routing_key, from_scope, continuable)
+				  CROSS JOIN LATERAL (
+				    SELECT t.id, t.ordering_key, t.ordering_seq, t.takes AND t.ordering_seq > t.last_mine AS taken,
+				           bool_and(t.mine OR (t.takes AND t.ordering_seq > t.last_mine))
+				             OVER (ORDER BY t.ordering_seq) AS unbroken
+				    FROM (
+				      SELECT r.*, max(r.ordering_seq) FILTER (WHERE r.mine) OVER () AS last_mine
+				      FROM (
+				        SELECT f.id, f.ordering_key, f.ordering_seq,
+				               -- IS TRUE: a scope no one leases has no lease_until, and bool_and skips NULLs
+				               (f.status = 'pending' AND f.lease_until > now() AND f.lease_owner = ANY(?::text[])) IS TRUE AS mine,
+				               f.status = 'pending' AND f.next_attempt_at <= now() AND f.message_count = 1
+				                 AND EXISTS (SELECT 1 FROM %2$s fm WHERE fm.outbox_id = f.id
+				                   AND fm.destination = k.destination AND fm.routing_key = k.routing_key) AS takes
+				        FROM %1$s f
+				        WHERE k.continuable AND f.ordering_key = k.ordering_key AND f.status IN ('pending', 'dead')
+				          -- from the claimer's first unsettled scope: what is before it is published, and the
+				          -- index entries of published scopes, until vacuum removes them, are not read
+				          AND f.ordering_seq >= (SELECT o.ordering_seq FROM %1$s o WHERE o.id = k.from_scope)
+				        ORDER BY f.ordering_seq
+				        -- the first scopes of the key, the claimer's in flight among them: a key never has
+				        -- more than the limit in flight, so no more can overtake a refused one
+				        LIMIT ?::int
+				      ) r
+				    ) t
+				  ) c
+				  WHERE c.taken AND c.unbroken
 				), run AS MATERIALIZED (
 				  SELECT r.id FROM %1$s r JOIN follows f ON f.id = r.id
 				  WHERE r.status = 'pending'
@@ -259,15 +301,22 @@ final class OutboxSql {
 		// nothing but the marked scopes' primary-key entries, whatever plan PostgreSQL caches: a
 		// statement that probes "is any keyed scope unpublished" gets a generic plan, made while the
 		// table is new, that scans the whole table at every mark until the next ANALYZE.
+		// Its commit need not wait for the write-ahead log's flush (the third column, set in the
+		// statement since it commits by itself): a mark lost in a crash leaves its scope pending, and
+		// the scope is published again, a duplicate the inbox drops; the write-ahead log keeps the
+		// marks in the order they were made, so no later scope of a key can stay published without
+		// an earlier one.
 		this.markPublished = "UPDATE " + state + " SET status = 'published', published_at = now(), last_error = NULL, "
 				+ SETTLE + " WHERE id = ANY(?) AND " + FENCE + " RETURNING ordering_key, ordering_key IS NULL "
 				+ "OR pg_try_advisory_xact_lock(hashtext('" + state + "'), hashtext(ordering_key) & " + (KEY_LOCK_BUCKETS - 1)
-				+ ")";
+				+ "), set_config('synchronous_commit', 'off', true)";
 		// By primary key and owner: its cost is the held scopes', whatever the table holds.
 		this.renew = "UPDATE " + state + " SET lease_until = now() + ?" + MILLIS + ", next_attempt_at = now() + ?" + MILLIS
 				+ " WHERE id = ANY(?) AND " + FENCE;
+		// A retried or given-back scope is claimable as its key's head (see promoteHeads): one that
+		// was claimed behind its key's run in flight was still held back.
 		this.retryLater = "UPDATE " + state + " SET next_attempt_at = now() + ?" + MILLIS + ", last_error = ?, "
-				+ SETTLE + " WHERE id = ? AND " + FENCE;
+				+ "ordering_held = false, " + SETTLE + " WHERE id = ? AND " + FENCE;
 		this.deadLetter = "UPDATE " + state + " SET status = 'dead', last_error = ?, " + SETTLE + " WHERE id = ? AND "
 				+ FENCE;
 		// Expired and cancelled scopes are final, like published ones; completed_at dates them for retention.
@@ -278,9 +327,9 @@ final class OutboxSql {
 		this.cancel = "UPDATE " + state + " SET status = 'cancelled', completed_at = clock_timestamp(), " + SETTLE
 				+ " WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until < clock_timestamp())";
 		this.release = "UPDATE " + state + " SET attempts = greatest(attempts - 1, 0), next_attempt_at = now() + ?"
-				+ MILLIS + ", " + SETTLE + " WHERE id = ANY(?) AND " + FENCE;
+				+ MILLIS + ", ordering_held = false, " + SETTLE + " WHERE id = ANY(?) AND " + FENCE;
 		String redrive = "UPDATE " + state + " s SET status = 'pending', attempts = 0, next_attempt_at = now(), "
-				+ SETTLE + " WHERE s.status = 'dead'";
+				+ "ordering_held = false, " + SETTLE + " WHERE s.status = 'dead'";
 		this.redriveIds = redrive + " AND s.id = ANY(?)";
 		this.redriveDestination = redrive + " AND EXISTS (SELECT 1 FROM " + message
 				+ " m WHERE m.outbox_id = s.id AND m.destination = ?)";

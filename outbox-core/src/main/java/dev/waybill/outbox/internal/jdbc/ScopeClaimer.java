@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -22,6 +23,7 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.KeysInFlight;
 
 /**
  * Claims due scopes for a relay: leases them, counts an attempt, and reads their messages in one
@@ -33,6 +35,20 @@ import dev.waybill.outbox.spi.ClaimedScope;
 final class ScopeClaimer {
 
 	private static final Log logger = LogFactory.getLog(ScopeClaimer.class);
+
+	private static final String READ_COMMITTED = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED";
+
+	/**
+	 * Set in each claim's transaction (a session setting would outlive it on a pooled connection).
+	 * The claim's plan for any parameters, which the tests hold to its indexes: PostgreSQL would
+	 * plan the statement for its parameters at every claim (its estimate of the generic plan is
+	 * higher), and planning it costs several times what running it does. Its commit need not wait
+	 * for the write-ahead log's flush: a claim lost in a crash is no claim, its scopes are due again
+	 * and published again (see OutboxStore#claim), so the flush is one less that the business
+	 * transactions' commits, a hot key's writers above all, share the disk with.
+	 */
+	private static final String CLAIM_SETTINGS = "SET LOCAL plan_cache_mode = force_generic_plan; "
+			+ "SET LOCAL synchronous_commit = off";
 
 	private final StoreStatements statements;
 
@@ -47,7 +63,7 @@ final class ScopeClaimer {
 	}
 
 	List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit) {
-		return claim(this.statements.autonomous(), leaseOwner, lease, limit);
+		return claim(this.statements.autonomous(), leaseOwner, lease, limit, KeysInFlight.NONE);
 	}
 
 	/**
@@ -56,7 +72,7 @@ final class ScopeClaimer {
 	 * (the process died, the commit failed) makes it no claim at all. A claim that found nothing,
 	 * or whose commit {@code commitOn} rejects, commits here, and fails if that commit fails.
 	 */
-	List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn) {
+	List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn, KeysInFlight inFlight) {
 		Connection connection = DataSourceUtils.getConnection(this.statements.autonomous().getDataSource());
 		boolean handedOver = false;
 		try {
@@ -68,13 +84,11 @@ final class ScopeClaimer {
 			// no round trip per claim.
 			boolean setIsolation = !readCommittedByDefault(connection);
 			connection.setAutoCommit(false);
-			if (setIsolation) {
-				try (Statement isolation = connection.createStatement()) {
-					isolation.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
-				}
+			try (Statement settings = connection.createStatement()) {
+				settings.execute(setIsolation ? READ_COMMITTED + "; " + CLAIM_SETTINGS : CLAIM_SETTINGS);
 			}
 			List<ClaimedScope> scopes = claim(new JdbcTemplate(new SingleConnectionDataSource(connection, true)),
-					leaseOwner, lease, limit);
+					leaseOwner, lease, limit, inFlight);
 			if (!scopes.isEmpty()) {
 				try {
 					commitOn.execute(() -> commitAndClose(connection, scopes.size()));
@@ -147,7 +161,8 @@ final class ScopeClaimer {
 		}
 	}
 
-	private List<ClaimedScope> claim(JdbcTemplate jdbc, String leaseOwner, Duration lease, int limit) {
+	private List<ClaimedScope> claim(JdbcTemplate jdbc, String leaseOwner, Duration lease, int limit,
+			KeysInFlight inFlight) {
 		StoreStatements.requireOwner(leaseOwner);
 		StoreStatements.requirePositive(lease);
 		if (limit < 1) {
@@ -155,6 +170,7 @@ final class ScopeClaimer {
 		}
 		Map<UUID, ClaimedRows> scopes = new LinkedHashMap<>();
 		Map<UUID, String> unreadable = new LinkedHashMap<>();
+		String[] orderingKeys = keys(inFlight, KeysInFlight.Key::orderingKey);
 		jdbc.query(this.statements.sql().claim, (ResultSet row) -> {
 			UUID id = row.getObject(OutboxSql.CLAIM_SCOPE_ID, UUID.class);
 			ClaimedRows scope = scopes.get(id);
@@ -174,7 +190,10 @@ final class ScopeClaimer {
 							+ this.statements.tables().qualifiedOutboxMessage() + " cannot be read: " + ex.getMessage());
 				}
 			}
-		}, limit, limit, leaseOwner, lease.toMillis(), lease.toMillis());
+		}, orderingKeys, limit, limit, orderingKeys, keys(inFlight, KeysInFlight.Key::destination),
+				keys(inFlight, KeysInFlight.Key::routingKey),
+				inFlight.keys().stream().map(KeysInFlight.Key::fromScope).toArray(UUID[]::new), continuable(inFlight),
+				inFlight.leaseOwners().toArray(String[]::new), limit, leaseOwner, lease.toMillis(), lease.toMillis());
 		// Permanent: dead at once with the reason, in the claim's transaction, as the relay does for
 		// a message the broker can never accept; the other scopes of the claim are published.
 		unreadable.forEach((id, reason) -> {
@@ -184,6 +203,18 @@ final class ScopeClaimer {
 			logger.error("Waybill outbox scope " + id + " is dead: " + error);
 		});
 		return scopes.values().stream().map(ClaimedRows::toClaimedScope).toList();
+	}
+
+	private static String[] keys(KeysInFlight inFlight, Function<KeysInFlight.Key, String> part) {
+		return inFlight.keys().stream().map(part).toArray(String[]::new);
+	}
+
+	private static boolean[] continuable(KeysInFlight inFlight) {
+		boolean[] continuable = new boolean[inFlight.keys().size()];
+		for (int i = 0; i < continuable.length; i++) {
+			continuable[i] = inFlight.keys().get(i).continuable();
+		}
+		return continuable;
 	}
 
 }

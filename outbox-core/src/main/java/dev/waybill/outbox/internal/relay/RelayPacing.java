@@ -3,6 +3,7 @@ package dev.waybill.outbox.internal.relay;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 import org.apache.commons.logging.Log;
@@ -27,6 +28,7 @@ final class RelayPacing {
 
 	private static final int SWEEP_EVERY_POLLS = 10;
 
+
 	private final OutboxStore store;
 
 	private final RelayWakeUp wakeUp;
@@ -45,6 +47,15 @@ final class RelayPacing {
 	private volatile long statsRefreshedAt;
 
 	private volatile long sweptAt = System.nanoTime();
+
+	/** How many workers have ordering keys in flight that only they may continue. */
+	private final AtomicInteger continuing = new AtomicInteger();
+
+	/**
+	 * Wakes the other workers while some continue keys: those see every commit's signal and claim
+	 * what else is due with their next scopes; the others are wanted only when a claim came back full.
+	 */
+	private final RelayWakeUp helpWanted = new RelayWakeUp();
 
 	RelayPacing(OutboxStore store, RelayWakeUp wakeUp, Duration pollInterval, OutboxBacklog backlog,
 			BooleanSupplier running) {
@@ -110,7 +121,8 @@ final class RelayPacing {
 	 */
 	boolean awaitWork(boolean primary) throws InterruptedException {
 		while (this.running.getAsBoolean()) {
-			if (this.wakeUp.await(Relay.STOP_CHECK)) {
+			RelayWakeUp source = (this.continuing.get() > 0) ? this.helpWanted : this.wakeUp;
+			if (source.await(Relay.STOP_CHECK)) {
 				return this.running.getAsBoolean();
 			}
 			if (!primary) {
@@ -127,6 +139,35 @@ final class RelayPacing {
 			}
 		}
 		return false;
+	}
+
+	/**
+	 * Waits, for a worker with ordering keys in flight whose next scopes only it may claim, until a
+	 * signal is given after the {@code seen}th (a commit, another instance's notification) or the
+	 * stop check passes; every such worker sees every signal.
+	 * @param seen {@link RelayWakeUp#signals()} before the worker's last claim
+	 */
+	void awaitWorkBehind(long seen) throws InterruptedException {
+		this.wakeUp.awaitSignalAfter(seen, Relay.STOP_CHECK);
+	}
+
+	/**
+	 * Notes that a worker began or stopped continuing ordering keys.
+	 * @param continues whether it continues keys now
+	 */
+	void continuing(boolean continues) {
+		if (continues) {
+			this.continuing.incrementAndGet();
+		}
+		else {
+			this.continuing.decrementAndGet();
+		}
+	}
+
+	/** Tells the workers that more is due than a claim took: one of them claims too. */
+	void moreDue() {
+		this.wakeUp.signal();
+		this.helpWanted.signal();
 	}
 
 	/**

@@ -18,6 +18,7 @@ import dev.waybill.kernel.WaybillMdc;
 import dev.waybill.outbox.internal.observation.RelayObservation;
 import dev.waybill.outbox.relay.CircuitState;
 import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.KeysInFlight;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.TransportChannel;
 import dev.waybill.outbox.spi.TransportException;
@@ -45,6 +46,12 @@ final class RelayWorker {
 	private @Nullable CompletableFuture<Void> claimCommitted;
 
 	private @Nullable TransportChannel channel;
+
+	/** The ordering keys this worker has in flight on its channel, across its batches. */
+	private final KeyRuns runs = new KeyRuns();
+
+	/** Whether its last claim continued keys in flight (counted by the pacing); worker thread only. */
+	private boolean continuing;
 
 	/** For the direct worker: where the scopes it publishes come from, instead of claims. */
 	private final @Nullable DirectDispatch direct;
@@ -86,7 +93,15 @@ final class RelayWorker {
 			}
 		}
 		finally {
+			continuing(false);
 			drainAndClose();
+		}
+	}
+
+	private void continuing(boolean continues) {
+		if (continues != this.continuing) {
+			this.continuing = continues;
+			this.context.pacing().continuing(continues);
 		}
 	}
 
@@ -124,9 +139,13 @@ final class RelayWorker {
 		long claimStarted = System.nanoTime();
 		List<ClaimedScope> batch;
 		this.claimCommitted = null;
+		KeysInFlight inFlight = this.runs.inFlight(this.context.settings().batchSize());
+		boolean behindRuns = this.runs.continuesLater();
+		continuing(behindRuns);
+		long signalsSeen = this.context.wakeUp().signals();
 		try {
 			batch = this.context.store().claim(owner, this.context.settings().leaseDuration(), this.context.settings().batchSize(),
-					this::commitLater);
+					this::commitLater, inFlight);
 		}
 		catch (RuntimeException ex) {
 			this.inFlight.release();
@@ -141,17 +160,22 @@ final class RelayWorker {
 		this.context.leases().hold(batch);
 		if (batch.isEmpty()) {
 			this.inFlight.release();
-			this.context.pacing().awaitWork(this.primary);
+			if (!behindRuns) {
+				this.context.pacing().awaitWork(this.primary);
+			}
+			else {
+				this.context.pacing().awaitWorkBehind(signalsSeen);
+			}
 			return;
 		}
 		if (batch.size() >= this.context.settings().batchSize()) {
-			this.context.wakeUp().signal(); // more may be due: let another worker help
+			this.context.pacing().moreDue(); // let another worker help
 		}
 		CompletableFuture<Void> committed = this.claimCommitted;
 		if (!awaitStandbys()) {
 			return; // stopping: the leases run out and another start claims the scopes again
 		}
-		publish(channel, batch, (committed != null) ? committed : CompletableFuture.completedFuture(null), () -> {
+		publish(channel, batch, (committed != null) ? committed : CompletableFuture.completedFuture(null), owner, () -> {
 		});
 	}
 
@@ -188,7 +212,7 @@ final class RelayWorker {
 			direct.giveBack(batch);
 			throw ex;
 		}
-		publish(channel, batch, CompletableFuture.completedFuture(null), () -> direct.finished(batch));
+		publish(channel, batch, CompletableFuture.completedFuture(null), null, () -> direct.finished(batch));
 	}
 
 	/**
@@ -228,13 +252,13 @@ final class RelayWorker {
 	 * not visible before the commit (after a failed commit they change nothing, as they should).
 	 */
 	private void publish(TransportChannel channel, List<ClaimedScope> batch, CompletableFuture<Void> committed,
-			Runnable handedOver) {
+			@Nullable String owner, Runnable handedOver) {
 		List<CompletableFuture<?>> settled = new ArrayList<>(batch.size());
 		Instant now = Instant.now();
 		RelayObservation observation = this.context.observation();
 		// The scopes of a key go out one after the other, in the claim's order, without waiting for
 		// each confirm; each is settled in the light of the earlier ones of its key.
-		KeyRuns runs = new KeyRuns();
+		KeyRuns runs = this.runs;
 		for (ClaimedScope scope : batch) {
 			List<CompletableFuture<Void>> confirms = new ArrayList<>(scope.messages().size());
 			for (OutboxMessage message : scope.messages()) {
@@ -255,13 +279,24 @@ final class RelayWorker {
 			CompletableFuture<Void> confirmed = (confirms.size() == 1) ? confirms.get(0)
 					: CompletableFuture.allOf(confirms.toArray(CompletableFuture[]::new));
 			CompletableFuture<Instant> confirmedAt = confirmed.handle((ok, failure) -> Instant.now());
-			settled.add(runs.inOrder(scope, confirmedAt, () -> failures(confirms))
+			CompletableFuture<Void> scopeSettled = runs.inOrder(scope, confirmedAt, () -> failures(confirms))
 				.thenCombine(committed, (failures, ok) -> failures)
-				.thenAccept((failures) -> this.context.settler().submit(scope, failures, confirmedAt.join())));
+				.thenAccept((failures) -> this.context.settler().submit(scope, failures, confirmedAt.join()));
+			runs.unsettled(scope, scopeSettled);
+			settled.add(scopeSettled);
 		}
-		CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new)).whenComplete((ok, failure) -> {
+		CompletableFuture<Void> batchSettled = CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new));
+		if (owner != null) {
+			runs.claimed(owner, batchSettled);
+		}
+		boolean keyed = owner != null && KeyRuns.keyed(batch);
+		batchSettled.whenComplete((ok, failure) -> {
 			this.inFlight.release();
 			handedOver.run();
+			if (keyed) {
+				// room in its keys' windows: this worker, waiting behind them, looks again
+				this.context.wakeUp().signal();
+			}
 		});
 	}
 

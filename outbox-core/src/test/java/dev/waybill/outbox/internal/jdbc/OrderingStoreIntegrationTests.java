@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +24,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import dev.waybill.kernel.TimeOrderedUuids;
 import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.KeysInFlight;
 import dev.waybill.outbox.spi.OutboxMessage;
 import dev.waybill.outbox.spi.OutboxScope;
 import dev.waybill.outbox.test.TestSchema;
@@ -155,6 +157,99 @@ class OrderingStoreIntegrationTests {
 		assertThat(bodies(store.claim("relay-a", LEASE, 1))).as("a limit of one: no run").isEmpty();
 		store.markPublished("relay-a", claimed.stream().map(ClaimedScope::id).toList());
 		assertThat(bodies(store.claim("relay-b", LEASE, 1))).containsExactly("a4");
+	}
+
+	@Test
+	void aClaimContinuesTheKeysItsClaimerHasInFlightBehindTheirRuns() {
+		OutboxScope a1 = scope("A", "a1");
+		OutboxScope b1 = scope("B", "b1");
+		List.of(a1, b1).forEach(store::write);
+		assertThat(bodies(store.claim("relay-a/1", LEASE, 100))).containsExactlyInAnyOrder("a1", "b1");
+		List.of(scope("A", "a2"), scope("A", "a3"), scopeTo("A", "invoices", "a4"), scope("A", "a5"), scope("B", "b2"))
+			.forEach(store::write);
+
+		assertThat(store.claim("relay-b", LEASE, 100)).as("behind runs in flight, without naming them").isEmpty();
+		assertThat(continued("relay-x", Set.of("relay-a/9"), a1, true)).as("named by an owner that does not hold them")
+			.isEmpty();
+		// Only the named key, and its run ends before a scope that goes elsewhere.
+		assertThat(bodies(store.claim("relay-a/2", LEASE, 100, Runnable::run, new KeysInFlight(Set.of("relay-a/1"),
+				List.of(new KeysInFlight.Key("A", "orders", "", a1.id(), true)))))).containsExactly("a2", "a3");
+		assertThat(continued("relay-a/3", Set.of("relay-a/1"), a1, true)).as("behind a run of two owners, naming one")
+			.isEmpty();
+		assertThat(bodies(store.claim("relay-a/4", LEASE, 100, Runnable::run,
+				new KeysInFlight(Set.of("relay-a/1", "relay-a/2"), List.of(new KeysInFlight.Key("A", "orders", "", a1.id(), true),
+						new KeysInFlight.Key("B", "orders", "", b1.id(), true))))))
+			.as("a4 goes to another destination than the run before it")
+			.containsExactly("b2");
+		assertThat(store.claim("relay-a/5", LEASE, 5, Runnable::run, new KeysInFlight(Set.of("relay-a/1", "relay-a/2"),
+				List.of(new KeysInFlight.Key("A", "invoices", "", a1.id(), true))))).extracting(ClaimedScope::id)
+			.as("the key's next scope, to where the claimer names").hasSize(1);
+	}
+
+	@Test
+	void aKeyIsNotContinuedBehindAScopeThatWaitsForARetryOrWhoseLeaseRanOut() {
+		OutboxScope a1 = scope("A", "a1");
+		store.write(a1);
+		assertThat(bodies(store.claim("relay-a/1", LEASE, 100))).containsExactly("a1");
+		List.of(scope("A", "a2"), scope("A", "a3"), scope("A", "a4")).forEach(store::write);
+		assertThat(bodies(continued("relay-a/2", Set.of("relay-a/1"), a1, true)))
+			.as("a1 in flight and a2 taken: the limit")
+			.containsExactly("a2");
+
+		jdbc.update("UPDATE " + schema.tables().qualifiedOutboxState()
+				+ " SET lease_until = now() - interval '1 second', next_attempt_at = now() - interval '1 second' WHERE id = ?",
+				a1.id());
+		assertThat(continued("relay-a/3", Set.of("relay-a/1", "relay-a/2"), a1, true))
+			.as("a1's lease ran out: the claimer that has the key in flight takes neither its head nor what follows")
+			.isEmpty();
+		assertThat(bodies(store.claim("relay-b", LEASE, 100))).as("another claimer takes the head, a2 is held")
+			.containsExactly("a1");
+
+		assertThat(store.retryLater(a1.id(), "relay-b", "nack", Duration.ofHours(1))).isTrue();
+		assertThat(continued("relay-a/4", Set.of("relay-a/2"), a1, true)).as("a1 waits for a retry").isEmpty();
+	}
+
+	@Test
+	void aKeyInFlightThatMayNotBeContinuedIsNotClaimedAtAllByItsClaimer() {
+		OutboxScope a1 = scope("A", "a1");
+		store.write(a1);
+		assertThat(bodies(store.claim("relay-a/1", LEASE, 100))).containsExactly("a1");
+		store.write(scope("A", "a2"));
+		assertThat(continued("relay-a/2", Set.of("relay-a/1"), a1, false)).isEmpty();
+		jdbc.update("UPDATE " + schema.tables().qualifiedOutboxState()
+				+ " SET lease_owner = NULL, lease_until = NULL, next_attempt_at = now() WHERE id = ?", a1.id());
+		assertThat(continued("relay-a/3", Set.of("relay-a/1"), a1, false)).as("a1 given back, its key still in flight")
+			.isEmpty();
+		assertThat(bodies(store.claim("relay-a/4", LEASE, 100))).containsExactly("a1", "a2");
+	}
+
+	@Test
+	void aScopeClaimedBehindItsKeysRunIsNotPromotedWhileHeldAndIsItsKeysHeadOnceRetried() {
+		OutboxScope a1 = scope("A", "a1");
+		store.write(a1);
+		assertThat(bodies(store.claim("relay-a/1", LEASE, 100))).containsExactly("a1");
+		OutboxScope a2 = scope("A", "a2");
+		store.write(a2);
+		assertThat(bodies(continued("relay-a/2", Set.of("relay-a/1"), a1, true))).containsExactly("a2");
+
+		assertThat(store.markPublished("relay-a/1", List.of(a1.id()))).isOne();
+		assertThat(held(a2)).as("claimed already: its promotion would be a write for nothing").isTrue();
+
+		assertThat(store.retryLater(a2.id(), "relay-a/2", "nack", Duration.ZERO)).isTrue();
+		assertThat(held(a2)).isFalse();
+		assertThat(bodies(store.claim("relay-b", LEASE, 100))).as("the key's head, for any claimer").containsExactly("a2");
+	}
+
+	private static boolean held(OutboxScope scope) {
+		return Boolean.TRUE.equals(jdbc.queryForObject("SELECT ordering_held FROM " + schema.tables().qualifiedOutboxState()
+				+ " WHERE id = ?", Boolean.class, scope.id()));
+	}
+
+	/** Claims with a limit of two, the key A in flight from {@code from} on under {@code inFlightOwners}. */
+	private static List<ClaimedScope> continued(String owner, Set<String> inFlightOwners, OutboxScope from,
+			boolean continuable) {
+		return store.claim(owner, LEASE, 2, Runnable::run, new KeysInFlight(inFlightOwners,
+				List.of(new KeysInFlight.Key("A", "orders", "", from.id(), continuable))));
 	}
 
 	@Test
@@ -410,6 +505,9 @@ class OrderingStoreIntegrationTests {
 	private static String claimPlan() {
 		String claim = new OutboxSql(schema.tables()).claim;
 		return String.join("\n", jdbc.queryForList("EXPLAIN " + claim.replaceFirst("LIMIT \\?", "LIMIT 100")
+			.replace("?::text[], ?::text[], ?::text[], ?::uuid[], ?::boolean[]",
+					"'{hot}'::text[], '{orders}'::text[], '{\"\"}'::text[], ARRAY[gen_random_uuid()], '{true}'::boolean[]")
+			.replace("?::text[]", "'{x}'::text[]")
 			.replace("?::int", "100")
 			.replaceFirst("lease_owner = \\?", "lease_owner = 'x'")
 			.replace("now() + ? * interval", "now() + 1000 * interval"), String.class));
@@ -417,7 +515,8 @@ class OrderingStoreIntegrationTests {
 
 	/** The claim's generic plan, the one PostgreSQL makes for any parameters. */
 	private static String genericClaimPlan() {
-		return genericPlan(new OutboxSql(schema.tables()).claim, "int, int, text, int8, int8", "100, 100, 'x', 1000, 1000",
+		return genericPlan(new OutboxSql(schema.tables()).claim, "text[], int, int, text[], text[], text[], uuid[], boolean[], text[], int, text, int8, int8",
+				"'{hot}', 100, 100, '{hot}', '{orders}', '{\"\"}', ARRAY[gen_random_uuid()], '{true}', '{x}', 100, 'x', 1000, 1000",
 				"EXPLAIN");
 	}
 

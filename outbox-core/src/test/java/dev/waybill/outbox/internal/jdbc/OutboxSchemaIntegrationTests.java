@@ -221,7 +221,11 @@ class OutboxSchemaIntegrationTests {
 	void theClaimUsesThePartialReadyIndexNotTheTable() throws Exception {
 		OutboxTables tables = this.schema.tables();
 		new OutboxSchemaInitializer(this.schema.dataSource(), tables).migrate();
-		String claim = new OutboxSql(tables).claim.replace("?", "1");
+		String claim = new OutboxSql(tables).claim.replace("?::text[]", "'{}'::text[]")
+			.replace("?::int[]", "'{}'::int[]")
+			.replace("?::boolean[]", "'{}'::boolean[]")
+			.replace("?::uuid[]", "'{}'::uuid[]")
+			.replace("?", "1");
 
 		List<String> plan = this.jdbc.execute((Connection connection) -> {
 			try (Statement statement = connection.createStatement()) {

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
@@ -40,7 +41,7 @@ import dev.waybill.outbox.test.TestSchema;
  * controls per destination or message: a failing scope holds back only its key; a dead one blocks
  * its key until skipped, or not at all under {@link DeadScopePolicy#SKIP}; a key's run goes out in
  * one go, each message behind the first naming its predecessor, and counts only up to its first
- * refused message.
+ * refused message; a key's next scopes go out behind a run still awaiting its confirms.
  */
 class OrderingRelayIntegrationTests {
 
@@ -54,6 +55,8 @@ class OrderingRelayIntegrationTests {
 	private JdbcOutboxStore store;
 
 	private FakeTransport broker;
+
+	private final RelayWakeUp wakeUp = new RelayWakeUp();
 
 	@BeforeEach
 	void setUp() {
@@ -160,6 +163,64 @@ class OrderingRelayIntegrationTests {
 	}
 
 	@Test
+	void aKeysNextScopeGoesOutWhileTheScopeBeforeItAwaitsItsConfirm() {
+		OutboxScope a1 = write("A", "ok", "a1");
+		CompletableFuture<Behaviour> a1Answer = startAwaitingAnswer(a1);
+
+		OutboxScope a2 = write("A", "ok", "a2");
+		OutboxScope a3 = write("A", "ok", "a3");
+		this.wakeUp.signal();
+
+		// behind a1, on the same channel, each naming its predecessor, before a1 is confirmed
+		Awaitility.await().until(() -> published(a3) == 1);
+		assertThat(delivered()).containsExactly("a2", "a3");
+		assertThat(previous(a2)).isEqualTo(messageId(a1).toString());
+		assertThat(previous(a3)).isEqualTo(messageId(a2).toString());
+		assertThat(this.store.stats().pendingScopes()).as("none counted before a1 is").isEqualTo(3);
+
+		a1Answer.complete(Behaviour.CONFIRM);
+		Awaitility.await().until(() -> this.store.stats().pendingScopes() == 0);
+		assertThat(this.broker.attempts()).extracting(FakeTransport.Attempt::messageId)
+			.containsExactly(messageId(a1), messageId(a2), messageId(a3));
+	}
+
+	@Test
+	void aRefusalBehindWhichTheKeyWentOnRepublishesTheKeyFromTheRefusedScope() {
+		OutboxScope a1 = write("A", "ok", "a1");
+		CompletableFuture<Behaviour> a1Answer = startAwaitingAnswer(a1);
+		OutboxScope a2 = write("A", "ok", "a2");
+		this.wakeUp.signal();
+		Awaitility.await().until(() -> delivered().contains("a2"));
+
+		a1Answer.complete(Behaviour.NACK);
+
+		Awaitility.await().until(() -> this.store.stats().pendingScopes() == 0);
+		assertThat(published(a1)).isEqualTo(2);
+		assertThat(published(a2)).as("taken by the broker after a1 was refused: not counted, published again")
+			.isEqualTo(2);
+		assertThat(lastDeliveries()).containsExactly(messageId(a1), messageId(a2));
+	}
+
+	@Test
+	void aKeyStopsGoingOnAtItsFirstRefusalEvenWhileTheScopesBeforeItAwaitTheirConfirms() {
+		OutboxScope a1 = write("A", "ok", "a1");
+		CompletableFuture<Behaviour> a1Answer = startAwaitingAnswer(a1);
+		OutboxScope a2 = write("A", "ok", "a2");
+		this.broker.nackOnce(messageId(a2));
+		this.wakeUp.signal();
+		Awaitility.await().until(() -> published(a2) == 1);
+
+		OutboxScope a3 = write("A", "ok", "a3");
+		this.wakeUp.signal();
+		Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+			.until(() -> published(a3) == 0);
+
+		a1Answer.complete(Behaviour.CONFIRM);
+		Awaitility.await().until(() -> this.store.stats().pendingScopes() == 0);
+		assertThat(lastDeliveries()).containsExactly(messageId(a1), messageId(a2), messageId(a3));
+	}
+
+	@Test
 	void aMessagePublishedBehindItsKeysPreviousOneNamesIt() {
 		OutboxScope a1 = write("A", "ok", "a1");
 		OutboxScope a2 = write("A", "ok", "a2");
@@ -187,7 +248,7 @@ class OrderingRelayIntegrationTests {
 	private void start(DeadScopePolicy policy, RelayListener listener) {
 		RelaySettings settings = new RelaySettings(2, 20, Duration.ofSeconds(60), Duration.ofMillis(200),
 				Duration.ofSeconds(2), PATIENT_RETRY, 3, Duration.ofSeconds(1));
-		Relay relay = new Relay(this.store, this.broker, new RelayWakeUp(), settings, listener,
+		Relay relay = new Relay(this.store, this.broker, this.wakeUp, settings, listener,
 				new OutboxBacklog());
 		relay.setDeadScopePolicy(policy);
 		this.relays.add(relay);
@@ -209,6 +270,23 @@ class OrderingRelayIntegrationTests {
 
 	private static List<UUID> messageIds(List<OutboxScope> scopes) {
 		return scopes.stream().map(OrderingRelayIntegrationTests::messageId).toList();
+	}
+
+	/** Starts a relay, holding the broker's answer to the scope's message until the test gives it. */
+	private CompletableFuture<Behaviour> startAwaitingAnswer(OutboxScope scope) {
+		CompletableFuture<Behaviour> answer = this.broker.hold(messageId(scope));
+		start(DeadScopePolicy.BLOCK);
+		Awaitility.await().until(() -> published(scope) == 1);
+		return answer;
+	}
+
+	private long published(OutboxScope scope) {
+		return this.broker.attempts().stream().filter((attempt) -> attempt.messageId().equals(messageId(scope))).count();
+	}
+
+	private Object previous(OutboxScope scope) {
+		return this.broker.delivered().stream().filter((m) -> m.messageId().equals(messageId(scope))).findFirst()
+			.orElseThrow().headers().getOrDefault(PublishOptions.ORDERING_PREVIOUS_HEADER, "none");
 	}
 
 	private long deliveries(OutboxScope scope) {
