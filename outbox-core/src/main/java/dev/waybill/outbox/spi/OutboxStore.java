@@ -56,16 +56,17 @@ public interface OutboxStore {
 	}
 
 	/**
-	 * Claims like {@link #claim(String, Duration, int, Executor)} and also, behind each key the
-	 * claimer still has in flight, the key's next scopes: those, in order, that follow directly on
-	 * scopes leased to one of {@code inFlight}'s owners, each pending, due, of one message to the
-	 * key's destination and routing key, as long as the key's scopes in flight under those owners
-	 * and those taken here are at most {@code limit}, so that no more than {@code limit - 1} can go
-	 * out ahead of a refused one; the key is read from its {@linkplain KeysInFlight.Key#fromScope()
-	 * first unsettled scope} on. A key is continued only
-	 * while every earlier unpublished scope of it is leased to those owners and their leases
-	 * hold, so no scope is ever claimed ahead of an earlier one another claimer holds, one that
-	 * waits for a retry, or a dead one. The default claims no continuation.
+	 * Claims like {@link #claim(String, Duration, int, Executor)} and also continues the keys the
+	 * claimer has in flight: behind each {@linkplain KeysInFlight.Key#continuable() continuable}
+	 * key, its next scopes in order, each pending, due and of one message to the key's destination
+	 * and routing key, read from the key's {@linkplain KeysInFlight.Key#fromScope() first unsettled
+	 * scope} on, as long as every unpublished scope of the key before them is leased to one of
+	 * {@code inFlight}'s owners with its lease holding, and the key's scopes in flight under those
+	 * owners and those taken here are at most {@code limit} (so that no more than {@code limit - 1}
+	 * can go out ahead of a refused one). No scope of a key in flight is claimed otherwise, not even
+	 * its head once a lease ran out (it would go out behind later scopes), so no scope is ever
+	 * claimed ahead of an earlier one another claimer holds, one that waits for a retry, or a dead
+	 * one. The default claims as {@link #claim(String, Duration, int, Executor)} does.
 	 * @param leaseOwner who claims, must not be blank
 	 * @param lease how long the claim holds, must be positive
 	 * @param limit the most scopes to claim, and to claim behind each key, must be positive
