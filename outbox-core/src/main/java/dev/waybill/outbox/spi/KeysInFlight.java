@@ -38,20 +38,11 @@ public record KeysInFlight(Set<String> leaseOwners, List<Key> keys) {
 	}
 
 	/**
-	 * Whether a claim may continue any of the keys.
-	 * @return {@literal true} when a key is {@linkplain Key#continuable() continuable}
-	 */
-	public boolean continuesAny() {
-		return this.keys.stream().anyMatch(Key::continuable);
-	}
-
-	/**
 	 * One key in flight: what its last published message was sent to, so that only scopes to the
 	 * same place follow it (order holds along one channel into one queue), and whether the claim
-	 * may continue it. A key in flight that may not be
-	 * continued (one of its scopes was refused, or its last scope has several messages) is not
-	 * claimed at all until the claimer settled it, so that nothing of it goes out behind a later
-	 * scope of it.
+	 * may continue it. A key that may not be continued now (one of its scopes was refused, its
+	 * last scope has several messages, or the claimer's window for it is full) is not claimed at
+	 * all by this claim, so that nothing of it goes out behind a later scope of it.
 	 *
 	 * @param orderingKey the ordering key
 	 * @param destination the destination of the key's last published message

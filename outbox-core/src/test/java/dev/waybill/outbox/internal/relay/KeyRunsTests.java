@@ -56,7 +56,7 @@ class KeyRunsTests {
 
 		KeysInFlight inFlight = this.runs.inFlight(100);
 		assertThat(inFlight.keys()).extracting(KeysInFlight.Key::orderingKey).containsExactly("A");
-		assertThat(inFlight.continuesAny()).isFalse();
+		assertThat(inFlight.keys()).noneMatch(KeysInFlight.Key::continuable);
 
 		settled.complete(null);
 		assertThat(this.runs.inFlight(100)).as("all of it settled").isEqualTo(KeysInFlight.NONE);
