@@ -163,7 +163,9 @@ class RelayAcknowledgementLossIntegrationTests {
 		assertThat(delivered).as("at least once, each copy with the message's own id").hasSize(2).containsOnly(id);
 		Map<String, Object> state = state();
 		assertThat(state.get("status")).as(state.toString()).isEqualTo("published");
-		assertThat(this.released).as("given back as unavailable, not failed").hasSize(1);
+		// Given back at least once; again when a republish meets the connection's recovery, which
+		// costs no attempt either.
+		assertThat(this.released).as("given back as unavailable, not failed").isNotEmpty();
 		assertThat(state.get("attempts")).as("the lost confirm cost no attempt: " + state).isEqualTo(1);
 	}
 
