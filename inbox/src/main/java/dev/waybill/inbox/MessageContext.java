@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.PublishOptions;
+import dev.waybill.outbox.store.WaybillStore;
 
 /**
  * The delivery a {@link MessageHandler} is handling: its envelope, and the consumer outbox through
@@ -47,6 +48,18 @@ public interface MessageContext {
 	 * @return the correlation id, or {@literal null}
 	 */
 	@Nullable String correlationId();
+
+	/**
+	 * Returns the store the message is handled in: its inbox row, the handler's transaction and
+	 * what the handler publishes are that store's (see {@link dev.waybill.outbox.store.WaybillStores}).
+	 * @return the store's name, from the {@value PublishOptions#STORE_HEADER} header;
+	 * {@value WaybillStore#DEFAULT_NAME} without it
+	 * @since 0.1
+	 */
+	default String store() {
+		return (headers().get(PublishOptions.STORE_HEADER) instanceof String store && !store.isEmpty()) ? store
+				: WaybillStore.DEFAULT_NAME;
+	}
 
 	/**
 	 * Returns the inbound message's conversation id.

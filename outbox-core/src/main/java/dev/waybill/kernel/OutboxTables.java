@@ -68,6 +68,16 @@ public record OutboxTables(String schema, String outboxState, String outboxMessa
 	}
 
 	/**
+	 * Returns the same tables in another schema: another store's (see
+	 * {@link dev.waybill.outbox.store.WaybillStore#schema()}).
+	 * @param otherSchema the schema
+	 * @return the tables of that name there
+	 */
+	public OutboxTables withSchema(String otherSchema) {
+		return new OutboxTables(otherSchema, this.outboxState, this.outboxMessage, this.inboxState);
+	}
+
+	/**
 	 * Returns the default tables in the default schema {@code waybill}.
 	 * @return the tables
 	 */

@@ -37,6 +37,15 @@ public final class PublishOptions {
 	 */
 	public static final String ORDERING_PREVIOUS_HEADER = "waybill-ordering-previous";
 
+	/**
+	 * The AMQP header that carries the name of the store a message was written to (see
+	 * {@link dev.waybill.outbox.store.WaybillStores}), set by the relay on every message of a store
+	 * other than the default one; absent on the default store's. A Waybill consumer records and
+	 * handles the message in its own store of that name.
+	 * @since 0.1
+	 */
+	public static final String STORE_HEADER = "waybill-store";
+
 	/** The longest ordering key, in characters. */
 	public static final int MAX_ORDERING_KEY_LENGTH = 255;
 

@@ -46,6 +46,8 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.outbox.relay.CircuitState",
 			"dev.waybill.outbox.relay.DeadScopePolicy",
 			"dev.waybill.outbox.relay.RelayListener",
+			"dev.waybill.outbox.store.StoreResolver", "dev.waybill.outbox.store.UnknownStoreException",
+			"dev.waybill.outbox.store.WaybillStore", "dev.waybill.outbox.store.WaybillStores",
 			// Extension points: another transport, serializer, message factory or store, and the
 			// types they exchange.
 			"dev.waybill.outbox.spi.ClaimedScope",
@@ -66,6 +68,7 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.outbox.autoconfigure.CircuitBreakerProperties",
 			"dev.waybill.outbox.autoconfigure.NotificationProperties",
 			"dev.waybill.outbox.autoconfigure.OutboxProperties",
+			"dev.waybill.outbox.autoconfigure.StoreProperties",
 			"dev.waybill.outbox.autoconfigure.WaybillNotificationsDataSource",
 			"dev.waybill.outbox.autoconfigure.RelayProperties",
 			"dev.waybill.outbox.autoconfigure.RetrySettings",

@@ -14,6 +14,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
 import dev.waybill.inbox.InboxAdmin;
@@ -25,6 +26,7 @@ import dev.waybill.inbox.internal.InboxResources;
 import dev.waybill.inbox.internal.InboxSettings;
 import dev.waybill.inbox.internal.JdbcInboxAdmin;
 import dev.waybill.inbox.internal.JdbcInboxLookup;
+import dev.waybill.inbox.internal.StoreDeliveries;
 import dev.waybill.inbox.internal.jdbc.InboxStore;
 import dev.waybill.inbox.internal.observation.InboxObservation;
 import dev.waybill.inbox.observation.InboxProcessObservationConvention;
@@ -38,6 +40,8 @@ import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.spi.Transport;
+import dev.waybill.outbox.store.WaybillStore;
+import dev.waybill.outbox.store.WaybillStores;
 
 /**
  * Auto-configures the inbox on top of the outbox: the {@link InboxProcessor} that transport
@@ -83,7 +87,8 @@ public final class WaybillInboxAutoConfiguration {
 				InboxStore store, OutboxWriter writer, OutboxPublisher publisher, ConsumerOutbox consumerOutbox,
 				MessageSerializer serializer, RelayWakeUp wakeUp, ObjectProvider<InboxListener> listeners,
 				WaybillObservationProperties observation, ObjectProvider<ObservationRegistry> observationRegistry,
-				ObjectProvider<InboxProcessObservationConvention> convention, ObjectProvider<Transport> transport) {
+				ObjectProvider<InboxProcessObservationConvention> convention, ObjectProvider<Transport> transport,
+				ObjectProvider<WaybillStores> stores, OutboxTables tables) {
 			InboxTransactionCheck.check(transactionManager, store.dataSource());
 			InboxListener listener = listeners.orderedStream().reduce(InboxListener.NONE, InboxListener::andThen);
 			InboxSettings settings = InboxSettings.of(properties.toRetryPolicy(), properties.getRetry().getImmediate())
@@ -100,6 +105,19 @@ public final class WaybillInboxAutoConfiguration {
 			InboxProcessor processor = new InboxProcessor(
 					new InboxResources(transactionManager, store, writer, publisher, consumerOutbox, serializer, wakeUp),
 					settings);
+			WaybillStores registered = stores.getIfUnique();
+			if (registered != null) {
+				InboxSettings storeSettings = settings;
+				processor.setStores(new StoreDeliveries((name) -> registered.find(name).isPresent(), (name) -> {
+					WaybillStore other = registered.find(name).orElseThrow();
+					// A store on the application's DataSource (schema per tenant) is in its transactions.
+					PlatformTransactionManager transactions = (other.dataSource() == store.dataSource()) ? transactionManager
+							: new DataSourceTransactionManager(other.dataSource());
+					return new InboxProcessor(new InboxResources(transactions,
+							new InboxStore(other.dataSource(), tables.withSchema(other.schema())),
+							writer, publisher, consumerOutbox, serializer, wakeUp), storeSettings);
+				}));
+			}
 			String whyNotBatched = processor.whyNotBatched();
 			if (properties.getBatch().getMaxSize() > 1 && whyNotBatched != null) {
 				LogFactory.getLog(InboxProcessor.class)

@@ -78,6 +78,8 @@ import dev.waybill.outbox.RetryPolicy;
  */
 public final class InboxProcessor implements DeliveryProcessor {
 
+	private volatile @Nullable StoreDeliveries stores;
+
 	private final PoisonCheck poison;
 
 	private final SingleDelivery single;
@@ -121,7 +123,21 @@ public final class InboxProcessor implements DeliveryProcessor {
 	public InboxOutcome process(ConsumerRegistration<?> consumer, InboundMessage message) {
 		Objects.requireNonNull(consumer, "consumer must not be null");
 		Objects.requireNonNull(message, "message must not be null");
+		StoreDeliveries stores = this.stores;
+		if (stores != null) {
+			return stores.process(consumer, message, this.single::process);
+		}
 		return this.single.process(consumer, message);
+	}
+
+	/**
+	 * Hands deliveries of other stores to their inboxes; without it, every delivery is this
+	 * inbox's, whatever store it names.
+	 * @param stores the other stores' inboxes
+	 * @since 0.1
+	 */
+	public void setStores(@Nullable StoreDeliveries stores) {
+		this.stores = stores;
 	}
 
 	/**
@@ -151,7 +167,9 @@ public final class InboxProcessor implements DeliveryProcessor {
 	@Override
 	public List<DeliveryResult> processBatch(List<InboxDelivery> deliveries) {
 		Objects.requireNonNull(deliveries, "deliveries must not be null");
-		return this.batches.processBatch(deliveries);
+		StoreDeliveries stores = this.stores;
+		return (stores != null) ? stores.processBatch(deliveries, this.batches::processBatch)
+				: this.batches.processBatch(deliveries);
 	}
 
 	/**
@@ -183,7 +201,11 @@ public final class InboxProcessor implements DeliveryProcessor {
 		catch (IllegalArgumentException ex) {
 			return false;
 		}
-		return this.store.received(id, consumer.consumerId());
+		if (this.store.received(id, consumer.consumerId())) {
+			return true;
+		}
+		StoreDeliveries stores = this.stores;
+		return stores != null && stores.received(consumer, messageId);
 	}
 
 	/**

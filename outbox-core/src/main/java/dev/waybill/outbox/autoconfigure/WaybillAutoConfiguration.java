@@ -14,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
@@ -41,6 +42,10 @@ import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
 import dev.waybill.outbox.internal.observation.ObservedOutboxMessageFactory;
 import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
+import dev.waybill.outbox.internal.store.DefaultWaybillStores;
+import dev.waybill.outbox.internal.store.DefaultWaybillStores.Migration;
+import dev.waybill.outbox.internal.store.RegisteredStore;
+import dev.waybill.outbox.internal.store.StoreRouting;
 import dev.waybill.outbox.observation.OutboxPublishObservationConvention;
 import dev.waybill.outbox.spi.ConsumerOutbox;
 import dev.waybill.outbox.spi.MessageSerializer;
@@ -48,6 +53,9 @@ import dev.waybill.outbox.spi.OutboxMessageFactory;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.spi.Transport;
+import dev.waybill.outbox.store.StoreResolver;
+import dev.waybill.outbox.store.WaybillStore;
+import dev.waybill.outbox.store.WaybillStores;
 
 /**
  * Auto-configures the outbox on the application's {@link DataSource}: validates
@@ -108,6 +116,40 @@ public final class WaybillAutoConfiguration {
 			ObjectProvider<OutboxSchemaInitializer> schema) {
 		schema.getIfAvailable(); // created first, so the tables exist before the store is used
 		return new JdbcOutboxStore(dataSource, tables);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(WaybillStores.class)
+	DefaultWaybillStores waybillStores(DataSource dataSource, OutboxTables tables, JdbcOutboxStore store,
+			ObjectProvider<OutboxSchemaInitializer> schema, WaybillProperties properties, ListableBeanFactory beans,
+			ObjectProvider<StoreResolver> resolver) {
+		Migration migration = (schema.getIfAvailable() != null)
+				? (storeDataSource, storeTables) -> new OutboxSchemaInitializer(storeDataSource, storeTables).migrate()
+				: Migration.NONE;
+		DefaultWaybillStores stores = new DefaultWaybillStores(new RegisteredStore(
+				new WaybillStore(WaybillStore.DEFAULT_NAME, dataSource, tables.schema()), tables, store, store), migration);
+		// Every write of the default store's goes to its transaction's store: the publisher's, the
+		// consumer outbox's, the Hibernate integration's and an application's own writer's.
+		store.setRouting(new StoreRouting(stores, resolver.getIfUnique()));
+		properties.getStores().forEach((name, configured) -> {
+			String property = "waybill.stores." + name;
+			DataSource storeDataSource = dataSource;
+			if (configured.getDataSource() != null) {
+				if (!beans.containsBean(configured.getDataSource())) {
+					throw new InvalidConfigurationPropertyValueException(property + ".data-source", configured.getDataSource(),
+							"There is no bean of that name. Name the DataSource bean the store lives in.");
+				}
+				storeDataSource = beans.getBean(configured.getDataSource(), DataSource.class);
+			}
+			String storeSchema = properties.storeSchema(name, tables);
+			try {
+				stores.register(new WaybillStore(name, storeDataSource, storeSchema));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidConfigurationPropertyValueException(property + ".schema", storeSchema, ex.getMessage());
+			}
+		});
+		return stores;
 	}
 
 	@Bean(destroyMethod = "close")

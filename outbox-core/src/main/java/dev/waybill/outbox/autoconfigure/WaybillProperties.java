@@ -1,5 +1,8 @@
 package dev.waybill.outbox.autoconfigure;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -9,6 +12,7 @@ import dev.waybill.kernel.OutboxTables;
 import dev.waybill.kernel.SqlIdentifiers;
 import dev.waybill.outbox.internal.autoconfigure.PropertyChecks;
 import dev.waybill.outbox.internal.autoconfigure.RelaySettingsMapper;
+import dev.waybill.outbox.store.WaybillStore;
 
 /**
  * Configuration of Waybill's outbox under {@code waybill.*}. Checked as soon as it is bound, on
@@ -37,6 +41,14 @@ public class WaybillProperties implements InitializingBean {
 	@NestedConfigurationProperty
 	private final NotificationProperties notifications = new NotificationProperties();
 
+	/**
+	 * Stores besides the default one (the application's DataSource and waybill.schema), by name:
+	 * a database or a schema per tenant, or a shard. Names are lowercase letters, digits, '-' and
+	 * '_'. Each takes 'data-source' (the name of the DataSource bean it lives in; the application's
+	 * when not set) and 'schema' (of its tables there; waybill.schema when not set).
+	 */
+	private final Map<String, StoreProperties> stores = new LinkedHashMap<>();
+
 	public String getSchema() {
 		return this.schema;
 	}
@@ -61,6 +73,10 @@ public class WaybillProperties implements InitializingBean {
 		return this.notifications;
 	}
 
+	public Map<String, StoreProperties> getStores() {
+		return this.stores;
+	}
+
 	@Override
 	public void afterPropertiesSet() {
 		validate();
@@ -72,7 +88,8 @@ public class WaybillProperties implements InitializingBean {
 	 * value, the rule and the fix
 	 */
 	public void validate() {
-		toTables();
+		OutboxTables tables = toTables();
+		this.stores.keySet().forEach((name) -> storeSchema(name, tables));
 		this.outbox.maxMessageBytesChecked();
 		this.outbox.maxPendingChecked();
 		RelaySettingsMapper.toRelaySettings(this.outbox);
@@ -98,6 +115,26 @@ public class WaybillProperties implements InitializingBean {
 			throw new InvalidConfigurationPropertyValueException("waybill.schema", schema,
 					ex.getMessage() + " (waybill.tables.outbox-state is '" + outboxState + "')");
 		}
+	}
+
+	/**
+	 * Returns the schema of a store of {@code waybill.stores}.
+	 * @param name the store's name
+	 * @param defaults the default store's tables
+	 * @return its schema, the default store's when not set
+	 * @throws InvalidConfigurationPropertyValueException naming an invalid store name or schema
+	 */
+	String storeSchema(String name, OutboxTables defaults) {
+		String property = "waybill.stores." + name;
+		try {
+			WaybillStore.checkName(name);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException(property, name, ex.getMessage());
+		}
+		StoreProperties store = this.stores.get(name);
+		String schema = (store != null && store.getSchema() != null) ? store.getSchema() : defaults.schema();
+		return identifier(property + ".schema", schema, "tenant_" + name.replace('-', '_'));
 	}
 
 	private static String identifier(String property, String value, String example) {

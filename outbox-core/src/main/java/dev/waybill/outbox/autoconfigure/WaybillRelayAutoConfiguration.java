@@ -26,6 +26,8 @@ import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
 import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
 import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.internal.relay.WakeUpMode;
+import dev.waybill.outbox.internal.store.DefaultWaybillStores;
+import dev.waybill.outbox.internal.store.RegisteredStore;
 import dev.waybill.outbox.observation.RelayPublishObservationConvention;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxStore;
@@ -67,7 +69,7 @@ public final class WaybillRelayAutoConfiguration {
 			DataSource dataSource, RelayWakeUp wakeUp, WaybillProperties properties,
 			ObjectProvider<RelayListener> listeners, OutboxBacklog backlog, ObjectProvider<WaybillThreads> threads,
 			WaybillObservationProperties observation, ObjectProvider<ObservationRegistry> observationRegistry,
-			ObjectProvider<RelayPublishObservationConvention> convention) {
+			ObjectProvider<RelayPublishObservationConvention> convention, ObjectProvider<DefaultWaybillStores> stores) {
 		RelayListener listener = listeners.orderedStream().reduce(RelayListener.NONE, RelayListener::andThen);
 		Relay relay = new Relay(store, transport, wakeUp, RelaySettingsMapper.toRelaySettings(properties.getOutbox()), listener, backlog);
 		relay.setThreads(threads.getIfAvailable(WaybillThreads::platform));
@@ -85,7 +87,36 @@ public final class WaybillRelayAutoConfiguration {
 		if (!registry.isNoop()) {
 			relay.setObservation(new RelayObservation(registry, convention.getIfUnique()));
 		}
+		DefaultWaybillStores registered = stores.getIfUnique();
+		if (registered != null) {
+			relayStores(relay, registered);
+		}
 		return relay;
+	}
+
+	/** Relays every store but the default one too, those registered later from their registration on. */
+	private static void relayStores(Relay relay, DefaultWaybillStores stores) {
+		stores.addListener(new DefaultWaybillStores.Listener() {
+			@Override
+			public void registered(RegisteredStore store) {
+				relay.addStore(store.name(), store.relayed());
+			}
+
+			@Override
+			public void deregistered(RegisteredStore store) {
+				relay.removeStore(store.name());
+			}
+
+			@Override
+			public void written(String name) {
+				relay.storeWritten(name);
+			}
+		});
+		for (RegisteredStore store : stores.registered()) {
+			if (store != stores.defaultEntry()) {
+				relay.addStore(store.name(), store.relayed());
+			}
+		}
 	}
 
 	@Bean

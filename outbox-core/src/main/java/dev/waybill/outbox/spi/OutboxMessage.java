@@ -1,6 +1,7 @@
 package dev.waybill.outbox.spi;
 
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -74,6 +75,21 @@ public record OutboxMessage(UUID messageId, String destination, String routingKe
 			@Nullable String conversationId, @Nullable String sourceHost, Instant sentAt, @Nullable Instant notBefore) {
 		this(messageId, destination, routingKey, messageType, contentType, headers, body, correlationId,
 				conversationId, sourceHost, sentAt, notBefore, null);
+	}
+
+	/**
+	 * Returns this message with one more header (or another value of it).
+	 * @param name the header's name
+	 * @param value its value
+	 * @return the message with the header
+	 * @since 0.1
+	 */
+	public OutboxMessage withHeader(String name, Object value) {
+		Map<String, Object> headers = new HashMap<>(this.headers);
+		headers.put(name, value);
+		return new OutboxMessage(this.messageId, this.destination, this.routingKey, this.messageType, this.contentType,
+				headers, this.body, this.correlationId, this.conversationId, this.sourceHost, this.sentAt, this.notBefore,
+				this.expiresAt);
 	}
 
 	/**

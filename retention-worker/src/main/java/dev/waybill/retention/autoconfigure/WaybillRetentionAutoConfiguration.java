@@ -27,10 +27,12 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 import dev.waybill.kernel.OutboxTables;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
+import dev.waybill.outbox.store.WaybillStores;
 import dev.waybill.retention.RetentionListener;
 import dev.waybill.retention.RetentionRunner;
 import dev.waybill.retention.internal.RetentionSettings;
 import dev.waybill.retention.internal.RetentionWorker;
+import dev.waybill.retention.internal.StoreRetention;
 import dev.waybill.retention.internal.metrics.RetentionMetrics;
 
 /**
@@ -89,18 +91,35 @@ public final class WaybillRetentionAutoConfiguration {
 	RetentionWorker waybillRetentionWorker(DataSource dataSource, OutboxTables tables, RetentionSettings settings,
 			WaybillRetentionProperties properties,
 			ObjectProvider<RetentionListener> listeners, RetentionHostSelection selection,
-			ObjectProvider<WaybillThreads> threads) {
+			ObjectProvider<WaybillThreads> threads, ObjectProvider<StoreRetention> otherStores) {
 		RetentionListener listener = listeners.orderedStream().reduce(RetentionListener.NONE, RetentionListener::andThen);
 		RetentionWorker worker = new RetentionWorker(dataSource, tables, settings, listener);
 		worker.setThreads(threads.getIfAvailable(WaybillThreads::platform));
 		worker.setArchive(properties.toArchive());
 		worker.setPacing(properties.toPacing());
+		worker.setOtherStores(otherStores.getIfUnique());
 		if (!selection.runs()) {
 			// Registered only by ahead-of-time processing (see OnRetentionHostCondition): the build
 			// host's selection is not this host's.
 			worker.disable();
 		}
 		return worker;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(WaybillStores.class)
+	@Conditional(OnRetentionHostCondition.class)
+	StoreRetention waybillStoreRetention(WaybillStores stores, OutboxTables tables, RetentionSettings settings,
+			WaybillRetentionProperties properties, ObjectProvider<RetentionListener> listeners) {
+		RetentionListener listener = listeners.orderedStream().reduce(RetentionListener.NONE, RetentionListener::andThen);
+		return new StoreRetention(stores, (store) -> {
+			RetentionWorker worker = new RetentionWorker(store.dataSource(), tables.withSchema(store.schema()), settings,
+					listener);
+			worker.setArchive(properties.toArchive());
+			worker.setPacing(properties.toPacing());
+			return worker;
+		});
 	}
 
 	/**

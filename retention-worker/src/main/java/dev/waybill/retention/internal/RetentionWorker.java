@@ -92,8 +92,12 @@ public final class RetentionWorker implements RetentionRunner, SmartLifecycle {
 	private volatile int batchSize;
 
 	/** The scheduled runs' failures (the scheduler's thread only). */
-	private final OutageLog outages = new OutageLog(logger, "Retention run failed", "Retention runs still fail",
-			"Retention runs again after %s of failed runs");
+	private volatile OutageLog outages = outageLog("Retention");
+
+	private volatile @Nullable StoreRetention otherStores;
+
+	/** How the worker's lines name what it purges: "Retention", or "Retention of store 'x'". */
+	private volatile String subject = "Retention";
 
 	/**
 	 * Creates a worker.
@@ -110,6 +114,30 @@ public final class RetentionWorker implements RetentionRunner, SmartLifecycle {
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
 		this.sql = new RetentionSql(Objects.requireNonNull(tables, "tables must not be null"));
 		this.batch = new RetentionBatch(this.sql, settings);
+	}
+
+	private static OutageLog outageLog(String subject) {
+		return new OutageLog(logger, subject + " run failed", subject + " runs still fail",
+				subject + " runs again after %s of failed runs");
+	}
+
+	/**
+	 * Purges the other stores too, after each scheduled run of this one, on its thread.
+	 * @param stores the other stores' retention, or {@literal null} for none
+	 * @since 0.1
+	 */
+	public void setOtherStores(@Nullable StoreRetention stores) {
+		this.otherStores = stores;
+	}
+
+	/**
+	 * Makes the worker's log lines name the store it purges, one other than the default store.
+	 * @param store the store's name
+	 * @since 0.1
+	 */
+	public void setStoreName(String store) {
+		this.subject = "Retention of store '" + store + "'";
+		this.outages = outageLog(this.subject);
 	}
 
 	/**
@@ -200,23 +228,33 @@ public final class RetentionWorker implements RetentionRunner, SmartLifecycle {
 				+ "), or raise statement_timeout for Waybill's role");
 	}
 
-	private void runScheduled() {
+	/** One scheduled run: purges, and logs what it purged or why it failed. */
+	void runScheduled() {
 		try {
 			RetentionResult run = runOnce();
 			this.outages.succeeded();
 			if (run.total() > 0) {
-				logger.info("Retention purged " + run.outboxStates() + " outbox scopes, " + run.outboxMessages()
+				logger.info(this.subject + " purged " + run.outboxStates() + " outbox scopes, " + run.outboxMessages()
 						+ " outbox messages and " + run.inboxStates() + " inbox rows"
 						+ ((run.archivedMessages() > 0) ? ", and " + run.archivedMessages() + " archived messages" : "")
 						+ " in " + run.batches() + " batches");
 			}
 			else if (logger.isDebugEnabled()) {
-				logger.debug(run.skipped() ? "Retention skipped: another worker holds the retention lock"
-						: "Retention found nothing to purge");
+				logger.debug(run.skipped() ? this.subject + " skipped: another worker holds the retention lock"
+						: this.subject + " found nothing to purge");
 			}
 		}
 		catch (RuntimeException ex) {
 			this.outages.failed(ex, this.settings.interval());
+		}
+		StoreRetention others = this.otherStores;
+		if (others != null && !this.stopping) {
+			try {
+				others.runOnce();
+			}
+			catch (RuntimeException ex) { // each store's own failures are its worker's: this is the registry's
+				logger.warn("Retention of the other stores failed: " + ex, ex);
+			}
 		}
 	}
 

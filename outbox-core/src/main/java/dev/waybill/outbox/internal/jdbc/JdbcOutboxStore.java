@@ -56,6 +56,8 @@ public final class JdbcOutboxStore implements ConnectionOutboxWriter, OutboxStor
 
 	private final OperatorStatements operator;
 
+	private volatile @Nullable ScopeRouting routing;
+
 	/**
 	 * Creates a store over the given tables.
 	 * @param dataSource the database; the business transactions must be managed for this same DataSource
@@ -96,8 +98,22 @@ public final class JdbcOutboxStore implements ConnectionOutboxWriter, OutboxStor
 		this.writer.setDirectDispatcher(dispatcher);
 	}
 
+	/**
+	 * Sends what this store is asked to write to the store of each transaction or connection, when
+	 * that is another one; set on the default store when there are several.
+	 * @param routing the routing, or {@literal null} to write everything here
+	 * @since 0.1
+	 */
+	public void setRouting(@Nullable ScopeRouting routing) {
+		this.routing = routing;
+	}
+
 	@Override
 	public void checkTransaction() {
+		ScopeRouting routing = this.routing;
+		if (routing != null && routing.checkElsewhere()) {
+			return;
+		}
 		if (!TransactionSynchronizationManager.hasResource(this.dataSource)) {
 			throw new IllegalStateException("The current transaction does not manage the DataSource Waybill writes "
 					+ "the outbox to, so its messages could not commit atomically with it. Run the publishing method "
@@ -107,6 +123,10 @@ public final class JdbcOutboxStore implements ConnectionOutboxWriter, OutboxStor
 
 	@Override
 	public void write(OutboxScope scope) {
+		ScopeRouting routing = this.routing;
+		if (routing != null && routing.writeElsewhere(scope)) {
+			return;
+		}
 		// The transaction's connection itself: JdbcTemplate.execute would wrap it in a proxy that
 		// makes every JDBC call on the write path a reflective one.
 		Connection connection = DataSourceUtils.getConnection(this.dataSource);
@@ -126,17 +146,35 @@ public final class JdbcOutboxStore implements ConnectionOutboxWriter, OutboxStor
 
 	@Override
 	public int write(Connection connection, OutboxScope scope) throws SQLException {
+		ScopeRouting routing = this.routing;
+		if (routing != null) {
+			int written = routing.writeElsewhere(connection, scope);
+			if (written >= 0) {
+				return written;
+			}
+		}
 		return this.writer.write(connection, scope);
 	}
 
 	/** Cancels a scheduled scope in the current Spring transaction. */
 	@Override
 	public boolean cancel(UUID scopeId) {
-		return this.transactional.execute((Connection connection) -> cancel(connection, scopeId));
+		ScopeRouting routing = this.routing;
+		Boolean cancelled = (routing != null) ? routing.cancelElsewhere(scopeId) : null;
+		if (cancelled != null) {
+			return cancelled;
+		}
+		return this.transactional.execute((Connection connection) -> cancelHere(connection, scopeId));
 	}
 
 	@Override
 	public boolean cancel(Connection connection, UUID scopeId) throws SQLException {
+		ScopeRouting routing = this.routing;
+		Boolean cancelled = (routing != null) ? routing.cancelElsewhere(connection, scopeId) : null;
+		return (cancelled != null) ? cancelled : cancelHere(connection, scopeId);
+	}
+
+	private boolean cancelHere(Connection connection, UUID scopeId) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(this.sql.cancel)) {
 			statement.setObject(1, Objects.requireNonNull(scopeId, "scopeId must not be null"));
 			return statement.executeUpdate() == 1;

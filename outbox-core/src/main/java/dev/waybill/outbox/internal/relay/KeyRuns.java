@@ -64,11 +64,7 @@ final class KeyRuns {
 				|| !previous.routingKey().equals(message.routingKey())) {
 			return message;
 		}
-		Map<String, Object> headers = new HashMap<>(message.headers());
-		headers.put(PublishOptions.ORDERING_PREVIOUS_HEADER, previous.messageId().toString());
-		return new OutboxMessage(message.messageId(), message.destination(), message.routingKey(), message.messageType(),
-				message.contentType(), headers, message.body(), message.correlationId(), message.conversationId(),
-				message.sourceHost(), message.sentAt(), message.notBefore(), message.expiresAt());
+		return message.withHeader(PublishOptions.ORDERING_PREVIOUS_HEADER, previous.messageId().toString());
 	}
 
 	/**

@@ -27,6 +27,7 @@ import dev.waybill.outbox.relay.CircuitState;
 import dev.waybill.outbox.relay.DeadScopePolicy;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxStore;
+import dev.waybill.outbox.store.WaybillStore;
 import dev.waybill.outbox.spi.Transport;
 
 /**
@@ -63,7 +64,10 @@ public final class Relay implements SmartLifecycle {
 	/** The longest a waiting thread goes without checking whether the relay is stopping. */
 	static final Duration STOP_CHECK = Duration.ofMillis(100);
 
+	/** Routes each write about a claimed scope to the store it was claimed from. */
 	private final OutboxStore store;
+
+	private final RelayLanes lanes;
 
 	private final Transport transport;
 
@@ -125,7 +129,7 @@ public final class Relay implements SmartLifecycle {
 	 */
 	public Relay(OutboxStore store, Transport transport, RelayWakeUp wakeUp, RelaySettings settings,
 			RelayListener listener, OutboxBacklog backlog) {
-		this.store = Objects.requireNonNull(store, "store must not be null");
+		Objects.requireNonNull(store, "store must not be null");
 		this.transport = Objects.requireNonNull(transport, "transport must not be null");
 		this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp must not be null");
 		this.settings = Objects.requireNonNull(settings, "settings must not be null");
@@ -135,9 +139,13 @@ public final class Relay implements SmartLifecycle {
 		this.outages = new BrokerOutageLog(this.id, settings.coolDown(), listener);
 		this.breaker = new CircuitBreaker(settings.failureThreshold(), settings.coolDown(), Clock.systemUTC(),
 				this.outages::circuitChanged);
-		this.pacing = new RelayPacing(store, wakeUp, settings.pollInterval(), backlog, () -> this.running);
-		this.leases = new Leases(store, settings.leaseDuration());
 		this.claimFailures = new ClaimFailureLog(this.id, settings.pollInterval());
+		this.lanes = new RelayLanes(this.id, WaybillStore.DEFAULT_NAME, store, this.claimFailures, settings.pollInterval(),
+				wakeUp);
+		store = this.lanes.routing();
+		this.store = store;
+		this.pacing = new RelayPacing(store, wakeUp, settings.pollInterval(), backlog, () -> this.running, this.lanes);
+		this.leases = new Leases(store, settings.leaseDuration());
 		this.renewal = new LeaseRenewal(this.id, this.leases, this.claimFailures, wakeUp, this.pacing,
 				() -> this.running, () -> this.threads.all());
 		this.settler = newSettler();
@@ -191,6 +199,37 @@ public final class Relay implements SmartLifecycle {
 	public void setDeadScopePolicy(DeadScopePolicy policy) {
 		this.deadScopePolicy = Objects.requireNonNull(policy, "policy must not be null");
 		this.settler.setDeadScopePolicy(policy);
+	}
+
+	/**
+	 * Relays a store besides the default one from now on, in turn with the others, on the relay's
+	 * own workers; due at once.
+	 * @param name the store's name
+	 * @param store the store
+	 * @since 0.1
+	 */
+	public void addStore(String name, OutboxStore store) {
+		this.lanes.add(name, store);
+	}
+
+	/**
+	 * Stops claiming from a store added with {@link #addStore}; the scopes the relay holds of it are
+	 * still settled in it.
+	 * @param name the store's name
+	 * @since 0.1
+	 */
+	public void removeStore(String name) {
+		this.lanes.remove(name);
+	}
+
+	/**
+	 * Tells the relay that a transaction of this process committed scopes to a store added with
+	 * {@link #addStore}, so a worker claims from it now rather than at its next poll.
+	 * @param name the store's name
+	 * @since 0.1
+	 */
+	public void storeWritten(String name) {
+		this.lanes.due(name);
 	}
 
 	/**
@@ -319,7 +358,8 @@ public final class Relay implements SmartLifecycle {
 		this.renewal.started();
 		RelayContext context = new RelayContext(this.id, this.store, this.transport, this.settings, this.wakeUp,
 				this.breaker, this.claimFailures, () -> this.settler, this.leases, () -> this.claimCommits,
-				() -> this.observation, this.pacing, this.outages, this::running, this.claims, this.replication);
+				() -> this.observation, this.pacing, this.outages, this::running, this.claims, this.replication,
+				this.lanes);
 		Map<String, Runnable> workers = new LinkedHashMap<>();
 		for (int i = 0; i < this.settings.workers(); i++) {
 			workers.put("waybill-relay-" + i, new RelayWorker(context, i)::run);

@@ -30,13 +30,14 @@ import dev.waybill.outbox.spi.Transport;
  * @param active whether the relay claims and publishes: started, not stopped, no thread died
  * @param claims counts claims, for distinct lease owners
  * @param replication what a worker waits for before it publishes what it claimed or was handed
+ * @param lanes the stores the workers claim from
  * @since 0.1
  */
 record RelayContext(String id, OutboxStore store, Transport transport, RelaySettings settings, RelayWakeUp wakeUp,
 		CircuitBreaker breaker, ClaimFailureLog claimFailures, Supplier<Settler> settlers, Leases leases,
 		Supplier<ClaimCommits> commits, Supplier<RelayObservation> observations, RelayPacing pacing,
 		BrokerOutageLog outages, BooleanSupplier active, AtomicLong claims,
-		StandbyReplication replication) {
+		StandbyReplication replication, RelayLanes lanes) {
 
 	Settler settler() {
 		return this.settlers.get();

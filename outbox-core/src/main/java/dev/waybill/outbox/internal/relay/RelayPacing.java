@@ -57,9 +57,13 @@ final class RelayPacing {
 	 */
 	private final RelayWakeUp helpWanted = new RelayWakeUp();
 
+	/** The stores besides the default one: the primary worker wakes when one is due. */
+	private final RelayLanes lanes;
+
 	RelayPacing(OutboxStore store, RelayWakeUp wakeUp, Duration pollInterval, OutboxBacklog backlog,
-			BooleanSupplier running) {
+			BooleanSupplier running, RelayLanes lanes) {
 		this.store = store;
+		this.lanes = lanes;
 		this.wakeUp = wakeUp;
 		this.pollInterval = pollInterval;
 		this.backlog = backlog;
@@ -115,7 +119,7 @@ final class RelayPacing {
 
 	/**
 	 * Waits for a wake-up signal. The primary worker also returns when a known scope falls due,
-	 * or when its poll finds due scopes.
+	 * when its poll finds due scopes, or when another store's lane is due.
 	 * @param primary whether the caller is the primary worker
 	 * @return whether to claim (false when stopping)
 	 */
@@ -129,6 +133,9 @@ final class RelayPacing {
 				continue;
 			}
 			long now = System.nanoTime();
+			if (this.lanes.anyDue(now)) {
+				return true;
+			}
 			if (!this.dueTimes.isEmpty() && this.dueTimes.first() <= now) {
 				this.dueTimes.headSet(now, true).clear();
 				return true;

@@ -3,7 +3,9 @@ package dev.waybill.outbox.internal.relay;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -17,6 +19,7 @@ import org.jspecify.annotations.Nullable;
 import dev.waybill.kernel.WaybillMdc;
 import dev.waybill.outbox.internal.observation.RelayObservation;
 import dev.waybill.outbox.relay.CircuitState;
+import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.KeysInFlight;
 import dev.waybill.outbox.spi.OutboxMessage;
@@ -47,8 +50,11 @@ final class RelayWorker {
 
 	private @Nullable TransportChannel channel;
 
-	/** The ordering keys this worker has in flight on its channel, across its batches. */
+	/** The ordering keys of the default store this worker has in flight on its channel, across its batches. */
 	private final KeyRuns runs = new KeyRuns();
+
+	/** The same for each other store it claimed from; worker thread only. */
+	private final Map<RelayLane, KeyRuns> otherRuns = new HashMap<>();
 
 	/** Whether its last claim continued keys in flight (counted by the pacing); worker thread only. */
 	private boolean continuing;
@@ -135,20 +141,29 @@ final class RelayWorker {
 			this.inFlight.release();
 			return;
 		}
-		String owner = this.context.nextLeaseOwner(this.index);
 		long claimStarted = System.nanoTime();
+		// Another store that is due goes first, in turn; the default store's claims are paced as
+		// when it is the only one.
+		RelayLane other = this.context.lanes().takeDue(claimStarted);
+		RelayLane lane = (other != null) ? other : this.context.lanes().defaultLane();
+		String owner = lane.owner(this.context.nextLeaseOwner(this.index));
+		KeyRuns runs = runsOf(lane);
 		List<ClaimedScope> batch;
 		this.claimCommitted = null;
-		KeysInFlight inFlight = this.runs.inFlight(this.context.settings().batchSize());
-		boolean behindRuns = this.runs.continuesLater();
+		KeysInFlight inFlight = runs.inFlight(this.context.settings().batchSize());
+		boolean behindRuns = continuesLater();
 		continuing(behindRuns);
 		long signalsSeen = this.context.wakeUp().signals();
 		try {
-			batch = this.context.store().claim(owner, this.context.settings().leaseDuration(), this.context.settings().batchSize(),
+			batch = lane.store().claim(owner, this.context.settings().leaseDuration(), this.context.settings().batchSize(),
 					this::commitLater, inFlight);
 		}
 		catch (RuntimeException ex) {
 			this.inFlight.release();
+			if (other != null) {
+				other.failed(ex); // that store backs off; the others go on
+				return;
+			}
 			throw ex;
 		}
 		finally {
@@ -156,10 +171,18 @@ final class RelayWorker {
 				this.uncommitted.release();
 			}
 		}
-		this.context.claimFailures().succeeded(claimStarted);
+		if (other != null) {
+			other.claimed(claimStarted, batch.size() >= this.context.settings().batchSize());
+		}
+		else {
+			this.context.claimFailures().succeeded(claimStarted);
+		}
 		this.context.leases().hold(batch);
 		if (batch.isEmpty()) {
 			this.inFlight.release();
+			if (other != null) {
+				return; // the next step looks at the next due store, or the default one
+			}
 			if (!behindRuns) {
 				this.context.pacing().awaitWork(this.primary);
 			}
@@ -175,8 +198,29 @@ final class RelayWorker {
 		if (!awaitStandbys()) {
 			return; // stopping: the leases run out and another start claims the scopes again
 		}
-		publish(channel, batch, (committed != null) ? committed : CompletableFuture.completedFuture(null), owner, () -> {
-		});
+		publish(channel, batch, (committed != null) ? committed : CompletableFuture.completedFuture(null), owner, runs,
+				lane.isDefault() ? null : lane.name(), () -> {
+				});
+	}
+
+	private KeyRuns runsOf(RelayLane lane) {
+		if (lane.isDefault()) {
+			return this.runs;
+		}
+		// A key of one store is not the key of the same name in another.
+		return this.otherRuns.computeIfAbsent(lane, (l) -> new KeyRuns());
+	}
+
+	private boolean continuesLater() {
+		if (this.runs.continuesLater()) {
+			return true;
+		}
+		for (KeyRuns other : this.otherRuns.values()) {
+			if (other.continuesLater()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private void stepDirect(DirectDispatch direct) throws InterruptedException {
@@ -212,7 +256,8 @@ final class RelayWorker {
 			direct.giveBack(batch);
 			throw ex;
 		}
-		publish(channel, batch, CompletableFuture.completedFuture(null), null, () -> direct.finished(batch));
+		publish(channel, batch, CompletableFuture.completedFuture(null), null, this.runs, null,
+				() -> direct.finished(batch));
 	}
 
 	/**
@@ -252,13 +297,12 @@ final class RelayWorker {
 	 * not visible before the commit (after a failed commit they change nothing, as they should).
 	 */
 	private void publish(TransportChannel channel, List<ClaimedScope> batch, CompletableFuture<Void> committed,
-			@Nullable String owner, Runnable handedOver) {
+			@Nullable String owner, KeyRuns runs, @Nullable String store, Runnable handedOver) {
 		List<CompletableFuture<?>> settled = new ArrayList<>(batch.size());
 		Instant now = Instant.now();
 		RelayObservation observation = this.context.observation();
 		// The scopes of a key go out one after the other, in the claim's order, without waiting for
 		// each confirm; each is settled in the light of the earlier ones of its key.
-		KeyRuns runs = this.runs;
 		for (ClaimedScope scope : batch) {
 			List<CompletableFuture<Void>> confirms = new ArrayList<>(scope.messages().size());
 			for (OutboxMessage message : scope.messages()) {
@@ -267,7 +311,9 @@ final class RelayWorker {
 					continue;
 				}
 				try (WaybillMdc mdc = WaybillMdc.relay(scope.id(), message.messageId(), message.messageType())) {
-					confirms.add(observation.publish(scope.id(), runs.linked(scope, message), channel::publish));
+					OutboxMessage linked = runs.linked(scope, message);
+					confirms.add(observation.publish(scope.id(),
+							(store != null) ? linked.withHeader(PublishOptions.STORE_HEADER, store) : linked, channel::publish));
 				}
 			}
 			if (confirms.isEmpty() && !scope.messages().isEmpty()) {

@@ -23,8 +23,22 @@ class RelayPacingTests {
 
 	private final RelayWakeUp wakeUp = new RelayWakeUp();
 
+	private final RelayLanes lanes = new RelayLanes("relay", "default", UnusedStore.create(),
+			new ClaimFailureLog("relay", Duration.ofMillis(50)), Duration.ofMillis(50), this.wakeUp);
+
 	private final RelayPacing pacing = new RelayPacing(UnusedStore.create(), this.wakeUp, Duration.ofDays(36500),
-			new OutboxBacklog(), this.running::get);
+			new OutboxBacklog(), this.running::get, this.lanes);
+
+	@Test
+	void thePrimaryWorkerClaimsOnceAnotherStoresPollFallsDueWithoutASignal() throws InterruptedException {
+		this.lanes.add("tenant", UnusedStore.create());
+		assertThat(this.wakeUp.await(Duration.ZERO)).as("an added store wakes a worker").isTrue();
+		assertThat(this.lanes.takeDue(System.nanoTime())).as("due at once").isNotNull();
+		long started = System.nanoTime();
+		assertThat(this.pacing.awaitWork(true)).isTrue();
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(50));
+		assertThat(this.lanes.takeDue(System.nanoTime())).as("its poll").isNotNull();
+	}
 
 	@Test
 	void thePrimaryWorkerClaimsOnceANotedScopeFallsDueWithoutASignal() throws InterruptedException {

@@ -1,0 +1,137 @@
+package dev.waybill.outbox.internal.relay;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Executor;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.waybill.outbox.OutboxStats;
+import dev.waybill.outbox.spi.ClaimedScope;
+import dev.waybill.outbox.spi.KeysInFlight;
+import dev.waybill.outbox.spi.OutboxStore;
+
+/**
+ * The relay's store over its lanes: each write about a claimed scope goes to the store of the
+ * lane its lease owner names; claims, the backlog figures and redrives are the default store's
+ * (the workers claim from each lane's own store).
+ */
+final class LaneRoutingStore implements OutboxStore {
+
+	private static final Log logger = LogFactory.getLog(Relay.class);
+
+	private final RelayLanes lanes;
+
+	LaneRoutingStore(RelayLanes lanes) {
+		this.lanes = lanes;
+	}
+
+	private OutboxStore defaultStore() {
+		return this.lanes.defaultLane().store();
+	}
+
+	private OutboxStore of(String leaseOwner) {
+		return this.lanes.laneOf(leaseOwner).store();
+	}
+
+	@Override
+	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit) {
+		return defaultStore().claim(leaseOwner, lease, limit);
+	}
+
+	@Override
+	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn) {
+		return defaultStore().claim(leaseOwner, lease, limit, commitOn);
+	}
+
+	@Override
+	public List<ClaimedScope> claim(String leaseOwner, Duration lease, int limit, Executor commitOn,
+			KeysInFlight inFlight) {
+		return defaultStore().claim(leaseOwner, lease, limit, commitOn, inFlight);
+	}
+
+	@Override
+	public int renew(String leaseOwner, Collection<UUID> scopeIds, Duration lease) {
+		return of(leaseOwner).renew(leaseOwner, scopeIds, lease);
+	}
+
+	@Override
+	public int markPublished(String leaseOwner, Collection<UUID> scopeIds) {
+		return of(leaseOwner).markPublished(leaseOwner, scopeIds);
+	}
+
+	@Override
+	public boolean retryLater(UUID scopeId, String leaseOwner, String error, Duration retryDelay) {
+		return of(leaseOwner).retryLater(scopeId, leaseOwner, error, retryDelay);
+	}
+
+	@Override
+	public boolean deadLetter(UUID scopeId, String leaseOwner, String error) {
+		return of(leaseOwner).deadLetter(scopeId, leaseOwner, error);
+	}
+
+	@Override
+	public int expire(String leaseOwner, Collection<UUID> scopeIds) {
+		return of(leaseOwner).expire(leaseOwner, scopeIds);
+	}
+
+	@Override
+	public int release(String leaseOwner, Collection<UUID> scopeIds, Duration delay) {
+		return of(leaseOwner).release(leaseOwner, scopeIds, delay);
+	}
+
+	@Override
+	public int redrive(Collection<UUID> scopeIds) {
+		return defaultStore().redrive(scopeIds);
+	}
+
+	@Override
+	public int redriveDestination(String destination) {
+		return defaultStore().redriveDestination(destination);
+	}
+
+	@Override
+	public int redriveAll() {
+		return defaultStore().redriveAll();
+	}
+
+	@Override
+	public OutboxStats stats() {
+		return defaultStore().stats();
+	}
+
+	/** Skips the scopes in whichever store has them: scope ids are unique across stores. */
+	@Override
+	public int skip(Collection<UUID> scopeIds) {
+		int skipped = 0;
+		for (RelayLane lane : this.lanes.all()) {
+			skipped += lane.store().skip(scopeIds);
+			if (skipped == scopeIds.size()) {
+				break;
+			}
+		}
+		return skipped;
+	}
+
+	/** Promotes held heads in every store; one that fails is tried again at the next sweep. */
+	@Override
+	public int promoteHeldHeads() {
+		int promoted = 0;
+		for (RelayLane lane : this.lanes.all()) {
+			try {
+				promoted += lane.store().promoteHeldHeads();
+			}
+			catch (RuntimeException ex) {
+				if (lane.isDefault()) {
+					throw ex;
+				}
+				logger.debug("Waybill relay could not promote held ordering heads of store '" + lane.name() + "': " + ex);
+			}
+		}
+		return promoted;
+	}
+
+}

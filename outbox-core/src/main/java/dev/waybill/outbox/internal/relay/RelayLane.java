@@ -1,0 +1,138 @@
+package dev.waybill.outbox.internal.relay;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.waybill.outbox.spi.OutboxStore;
+
+/**
+ * One store the relay claims from. The default store's lane is claimed as the relay's pacing says
+ * (wake-ups, the poll); another store's is looked at when a commit of this process wrote to it,
+ * when its last claim came back full, and otherwise once a poll interval, with one claim; a lane
+ * whose claim failed waits a poll interval, doubling up to a minute while it keeps failing, so an
+ * unavailable store costs the others nothing but that claim.
+ */
+final class RelayLane {
+
+	/** Separates a lease owner from the name of the lane's store, which has no {@code @}. */
+	static final char OWNER_SEPARATOR = '@';
+
+	private final String name;
+
+	private final OutboxStore store;
+
+	private final boolean isDefault;
+
+	private final long pollNanos;
+
+	private final ClaimFailureLog failures;
+
+	private final AtomicBoolean due = new AtomicBoolean(true);
+
+	private final AtomicLong nextPollAt = new AtomicLong(System.nanoTime());
+
+	/** Until when ({@link System#nanoTime()}) a lane whose claim failed is left alone. */
+	private volatile long backOffUntil = System.nanoTime();
+
+	private volatile boolean retired;
+
+	RelayLane(String name, OutboxStore store, boolean isDefault, Duration pollInterval, ClaimFailureLog failures) {
+		this.name = name;
+		this.store = store;
+		this.isDefault = isDefault;
+		this.pollNanos = pollInterval.toNanos();
+		this.failures = failures;
+	}
+
+	String name() {
+		return this.name;
+	}
+
+	OutboxStore store() {
+		return this.store;
+	}
+
+	boolean isDefault() {
+		return this.isDefault;
+	}
+
+	ClaimFailureLog failures() {
+		return this.failures;
+	}
+
+	/**
+	 * Returns the lease owner of a claim from this lane: the default lane's owner as it is, another
+	 * lane's with its store's name, so that what settles a scope finds its store by its owner.
+	 * @param owner the claim's owner
+	 * @return the owner to claim with
+	 */
+	String owner(String owner) {
+		return this.isDefault ? owner : owner + OWNER_SEPARATOR + this.name;
+	}
+
+	/** A commit wrote to the lane's store, or its last claim was full: the next worker looks. */
+	void markDue() {
+		this.due.set(true);
+	}
+
+	/**
+	 * Takes the lane for a claim when it is due: marked, or its poll time passed, and it is not
+	 * backing off; only one worker takes a due lane.
+	 * @param now {@link System#nanoTime()}
+	 * @return whether the caller claims from it now
+	 */
+	boolean take(long now) {
+		if (this.retired || now - this.backOffUntil < 0) {
+			return false;
+		}
+		if (this.due.compareAndSet(true, false)) {
+			this.nextPollAt.set(now + this.pollNanos);
+			return true;
+		}
+		long at = this.nextPollAt.get();
+		return now - at >= 0 && this.nextPollAt.compareAndSet(at, now + this.pollNanos);
+	}
+
+	/**
+	 * Whether {@link #take} would take it now (without taking it).
+	 * @param now {@link System#nanoTime()}
+	 * @return whether it is due
+	 */
+	boolean isDue(long now) {
+		return !this.retired && now - this.backOffUntil >= 0 && (this.due.get() || now - this.nextPollAt.get() >= 0);
+	}
+
+	/**
+	 * A claim from the lane succeeded.
+	 * @param startedAt when it began
+	 * @param full whether it took as many scopes as it could, so more may be due
+	 */
+	void claimed(long startedAt, boolean full) {
+		this.failures.succeeded(startedAt);
+		if (full) {
+			this.due.set(true);
+		}
+	}
+
+	/**
+	 * A claim from the lane failed: it is looked at again after a poll interval.
+	 * @param failure why
+	 */
+	void failed(RuntimeException failure) {
+		this.failures.failed(failure);
+		this.backOffUntil = System.nanoTime() + this.pollNanos;
+		this.due.set(true); // what was due is still due once it answers
+	}
+
+	/** The store was deregistered: no claim takes from the lane again. */
+	void retire() {
+		this.retired = true;
+	}
+
+	@Override
+	public String toString() {
+		return this.name;
+	}
+
+}

@@ -1,0 +1,185 @@
+package dev.waybill.outbox.internal.relay;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.outbox.spi.OutboxStore;
+
+/**
+ * The stores the relay claims from, one {@link RelayLane} each, served by the relay's workers in
+ * turn: no thread and no held connection per store, so an idle store costs one claim per poll
+ * interval. A store's claims are fenced by lease owners that name it, so every later write about a
+ * scope (renew, mark, retry, release) reaches the store the scope was claimed from
+ * ({@link #routing()}), also after the store was removed.
+ */
+final class RelayLanes {
+
+	private final String relayId;
+
+	private final Duration pollInterval;
+
+	private final RelayWakeUp wakeUp;
+
+	private final RelayLane defaultLane;
+
+	private final Map<String, RelayLane> byName = new ConcurrentHashMap<>();
+
+	/** The lanes of removed stores, kept so that what the relay still holds of them is settled there. */
+	private final Map<String, RelayLane> retired = new ConcurrentHashMap<>();
+
+	private volatile List<RelayLane> others = List.of();
+
+	private final AtomicInteger cursor = new AtomicInteger();
+
+	private final OutboxStore routing;
+
+	RelayLanes(String relayId, String defaultName, OutboxStore defaultStore, ClaimFailureLog defaultFailures,
+			Duration pollInterval, RelayWakeUp wakeUp) {
+		this.relayId = relayId;
+		this.pollInterval = pollInterval;
+		this.wakeUp = wakeUp;
+		this.defaultLane = new RelayLane(defaultName, defaultStore, true, pollInterval, defaultFailures);
+		this.routing = new LaneRoutingStore(this);
+	}
+
+	RelayLane defaultLane() {
+		return this.defaultLane;
+	}
+
+	/**
+	 * Returns what settles, renews and gives back scopes in the store each was claimed from, found
+	 * by its lease owner; what concerns no claim (the backlog figures, redrives) is the default
+	 * store's.
+	 * @return the routing store
+	 */
+	OutboxStore routing() {
+		return this.routing;
+	}
+
+	/**
+	 * Adds a store to claim from, due at once; a store added already stays as it is.
+	 * @param name the store's name, without {@value RelayLane#OWNER_SEPARATOR}
+	 * @param store the store
+	 */
+	synchronized void add(String name, OutboxStore store) {
+		if (name.indexOf(RelayLane.OWNER_SEPARATOR) >= 0 || name.equals(this.defaultLane.name())) {
+			throw new IllegalArgumentException("'" + name + "' cannot name another store of the relay");
+		}
+		if (this.byName.containsKey(name)) {
+			return;
+		}
+		RelayLane lane = new RelayLane(name, store, false, this.pollInterval,
+				new ClaimFailureLog(this.relayId + " store '" + name + "'", this.pollInterval));
+		this.retired.remove(name);
+		this.byName.put(name, lane);
+		List<RelayLane> others = new ArrayList<>(this.others);
+		others.add(lane);
+		this.others = List.copyOf(others);
+		this.wakeUp.signal();
+	}
+
+	/**
+	 * Stops claiming from a store; what the relay holds of it is still settled there.
+	 * @param name the store's name
+	 */
+	synchronized void remove(String name) {
+		RelayLane lane = this.byName.remove(name);
+		if (lane != null) {
+			lane.retire();
+			this.retired.put(name, lane);
+			List<RelayLane> others = new ArrayList<>(this.others);
+			others.remove(lane);
+			this.others = List.copyOf(others);
+		}
+	}
+
+	/**
+	 * A commit of this process wrote to a store: its lane is due, and a worker wakes for it.
+	 * @param name the store's name
+	 */
+	void due(String name) {
+		RelayLane lane = this.byName.get(name);
+		if (lane != null) {
+			lane.markDue();
+			this.wakeUp.signal();
+		}
+	}
+
+	/**
+	 * Takes the next due lane other than the default one, in turn, so that a busy store does not
+	 * keep the others waiting.
+	 * @param now {@link System#nanoTime()}
+	 * @return the lane to claim from, or {@literal null} when none is due
+	 */
+	@Nullable RelayLane takeDue(long now) {
+		List<RelayLane> others = this.others;
+		int size = others.size();
+		if (size == 0) {
+			return null;
+		}
+		int start = Math.floorMod(this.cursor.getAndIncrement(), size);
+		for (int i = 0; i < size; i++) {
+			RelayLane lane = others.get((start + i) % size);
+			if (lane.take(now)) {
+				return lane;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Whether a lane other than the default one is due.
+	 * @param now {@link System#nanoTime()}
+	 * @return whether one is
+	 */
+	boolean anyDue(long now) {
+		for (RelayLane lane : this.others) {
+			if (lane.isDue(now)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Returns the lanes, the default first.
+	 * @return the lanes claimed from
+	 */
+	List<RelayLane> all() {
+		List<RelayLane> all = new ArrayList<>(this.others.size() + 1);
+		all.add(this.defaultLane);
+		all.addAll(this.others);
+		return all;
+	}
+
+	/**
+	 * Returns the lane a claim's scopes came from.
+	 * @param leaseOwner the claim's lease owner
+	 * @return its lane
+	 * @throws IllegalStateException when the owner names a store the relay never claimed from
+	 */
+	RelayLane laneOf(String leaseOwner) {
+		int separator = leaseOwner.lastIndexOf(RelayLane.OWNER_SEPARATOR);
+		if (separator < 0) {
+			return this.defaultLane;
+		}
+		String name = leaseOwner.substring(separator + 1);
+		RelayLane lane = this.byName.get(name);
+		if (lane == null) {
+			lane = this.retired.get(name);
+		}
+		if (lane == null) {
+			throw new IllegalStateException("Lease owner " + leaseOwner + " names store '" + name
+					+ "', which this relay never claimed from");
+		}
+		return lane;
+	}
+
+}
