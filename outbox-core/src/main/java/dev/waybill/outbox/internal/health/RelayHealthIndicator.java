@@ -1,6 +1,7 @@
 package dev.waybill.outbox.internal.health;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -16,7 +17,8 @@ import dev.waybill.outbox.relay.CircuitState;
  * The {@code relay} component: DOWN while the relay is stopped, while its circuit breaker is not
  * closed (the broker is unreachable, or being probed after an outage; nothing is delivered), while
  * the broker blocks publishing (a resource alarm), while its claims fail (most often: the
- * database is unavailable; nothing is claimed), while it has held messages back for more than a
+ * database is unavailable; nothing is claimed; another store's failing claims are shown as
+ * {@code storesFailing} and leave it UP, since the other stores are relayed), while it has held messages back for more than a
  * second until standbys have their commits ({@code waybill.outbox.relay.await-standbys}; no
  * standby streams) or when one of its threads died; UP otherwise.
  * A lost {@code LISTEN} connection is shown ({@code listening=false}) but leaves it UP: the relay
@@ -78,6 +80,11 @@ public final class RelayHealthIndicator implements WaybillHealthComponent {
 		if (claimsFailing != null) {
 			health.withDetail("claimsFailingFor", claimsFailing.toString())
 				.withDetail("claimFailure", this.relay.lastClaimFailure());
+		}
+		Map<String, String> storesFailing = this.relay.storesFailing();
+		if (!storesFailing.isEmpty()) {
+			// Not DOWN: the other stores are relayed, and taking the instance out would stop them too.
+			health.withDetail("storesFailing", storesFailing);
 		}
 		if (this.notifications != null) {
 			WakeUpMode mode = this.notifications.modeInEffect();

@@ -333,6 +333,16 @@ public final class Relay implements SmartLifecycle {
 	}
 
 	/**
+	 * Returns the stores other than the default one whose claims fail now: the others are relayed
+	 * meanwhile, and {@link #claimsFailingFor()} is the default store's.
+	 * @return how long and why, by store name; empty while every store's claims work
+	 * @since 0.1
+	 */
+	public Map<String, String> storesFailing() {
+		return this.lanes.failing();
+	}
+
+	/**
 	 * Returns why the relay's last claim failed: the driver's or the database's reason, without
 	 * the statement.
 	 * @return the reason, or {@code ""} before any failure

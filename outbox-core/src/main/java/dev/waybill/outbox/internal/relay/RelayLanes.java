@@ -2,6 +2,7 @@ package dev.waybill.outbox.internal.relay;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -157,6 +158,21 @@ final class RelayLanes {
 		all.add(this.defaultLane);
 		all.addAll(this.others);
 		return all;
+	}
+
+	/**
+	 * Returns the stores other than the default one whose claims fail now, with how long and why.
+	 * @return by store name, in the order they were added; empty while every claim works
+	 */
+	Map<String, String> failing() {
+		Map<String, String> failing = new LinkedHashMap<>();
+		for (RelayLane lane : this.others) {
+			Duration failingFor = lane.failures().failingFor();
+			if (failingFor != null) {
+				failing.put(lane.name(), "failing for " + failingFor + ": " + lane.failures().lastReason());
+			}
+		}
+		return failing;
 	}
 
 	/**

@@ -39,6 +39,7 @@ import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxFullException;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.OutboxStats;
+import dev.waybill.outbox.PublishOptions;
 import dev.waybill.outbox.RetryPolicy;
 import dev.waybill.outbox.RetryPolicy.Strategy;
 import dev.waybill.outbox.internal.DefaultOutboxAdmin;
@@ -542,6 +543,45 @@ class RelayIntegrationTests {
 		database.outage = false;
 		await().until(() -> health.health().getStatus() == Status.UP);
 		assertThat(health.health().getDetails()).doesNotContainKeys("claimsFailingFor", "claimFailure");
+	}
+
+	@Test
+	void anotherStoreWhoseClaimsFailIsShownWhileTheRelayStaysUpAndTheDefaultStoreFlows() {
+		TestSchema tenantSchema = TestSchema.withWaybillTables("relay_tenant");
+		try {
+			FaultyDataSource tenantDatabase = new FaultyDataSource(tenantSchema.dataSource());
+			JdbcOutboxStore tenant = new JdbcOutboxStore(tenantDatabase, tenantSchema.tables());
+			RelayWakeUp wakeUp = new RelayWakeUp();
+			Relay relay = new Relay(this.store, this.broker, wakeUp, new RelaySettings(2, 20, Duration.ofSeconds(60),
+					Duration.ofMillis(100), Duration.ofSeconds(2), RetryPolicy.defaults(), 3, Duration.ofSeconds(1)),
+					RelayListener.NONE, new OutboxBacklog());
+			this.relays.add(relay);
+			relay.addStore("tenant", tenant);
+			RelayHealthIndicator health = new RelayHealthIndicator(relay, null);
+			tenant.write(TestMessages.scope("orders", "tenant's, written before its outage"));
+			tenantDatabase.outage = true;
+			relay.start();
+
+			this.store.write(TestMessages.scope("orders", "the default store's"));
+			wakeUp.signal();
+			await().until(() -> this.broker.delivered().size() == 1);
+			await().until(() -> relay.storesFailing().containsKey("tenant"));
+			Health reading = health.health();
+			assertThat(reading.getStatus()).as("the other stores are relayed").isEqualTo(Status.UP);
+			assertThat(reading.getDetails()).doesNotContainKey("claimsFailingFor");
+			assertThat(List.copyOf(((Map<?, ?>) reading.getDetails().get("storesFailing")).keySet())).isEqualTo(List.of("tenant"));
+			assertThat(String.valueOf(((Map<?, ?>) reading.getDetails().get("storesFailing")).get("tenant")))
+				.contains("injected outage: database unreachable");
+
+			tenantDatabase.outage = false;
+			await().until(() -> this.broker.delivered().size() == 2);
+			assertThat(this.broker.delivered().get(1).headers()).containsEntry(PublishOptions.STORE_HEADER, "tenant");
+			await().until(() -> relay.storesFailing().isEmpty());
+			assertThat(health.health().getDetails()).doesNotContainKey("storesFailing");
+		}
+		finally {
+			tenantSchema.close();
+		}
 	}
 
 	@Test
