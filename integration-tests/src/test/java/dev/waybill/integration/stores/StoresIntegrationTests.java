@@ -294,6 +294,34 @@ class StoresIntegrationTests {
 	}
 
 	@Test
+	void twoInstancesOfTheServiceBillEachTenantsOrdersOnceInItsOwnStore() {
+		billing().run((first) -> billing().run((second) -> {
+			for (String store : List.of("default", "a", "b", "c")) {
+				WaybillStore found = first.getBean(WaybillStores.class).find(store).orElseThrow();
+				new JdbcTemplate(found.dataSource()).execute("CREATE TABLE " + found.schema() + ".bills (order_id uuid PRIMARY KEY)");
+			}
+			Map<String, List<UUID>> orders = new HashMap<>();
+			for (int i = 0; i < 25; i++) {
+				for (String store : List.of("default", "a", "b", "c")) {
+					UUID order = UUID.randomUUID();
+					orders.computeIfAbsent(store, (s) -> new ArrayList<>()).add(order);
+					placeOrder((i % 2 == 0) ? first : second, store, order);
+				}
+			}
+			Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> orders.keySet().stream()
+				.allMatch((store) -> query(first, store, "SELECT order_id::text FROM %s.bills").size() == 25));
+			for (String store : orders.keySet()) {
+				assertThat(query(first, store, "SELECT order_id::text FROM %s.bills")).as("the bills of " + store)
+					.containsExactlyInAnyOrderElementsOf(orders.get(store).stream().map(UUID::toString).toList());
+				assertThat(query(first, store, "SELECT status FROM %s.outbox_state WHERE inbound_message_id IS NULL"))
+					.as("every order relayed from its own store").hasSize(25);
+				assertThat(query(first, store, "SELECT message_id::text FROM %s.inbox_state WHERE faulted_at IS NOT NULL"))
+					.as("nothing faulted").isEmpty();
+			}
+		}));
+	}
+
+	@Test
 	void aMessageNamingAStoreTheConsumerDoesNotHaveGoesToTheErrorQueueWithTheReason() throws Exception {
 		billing().run((context) -> {
 			try (com.rabbitmq.client.Connection connection = TestRabbit.get().connect()) {
