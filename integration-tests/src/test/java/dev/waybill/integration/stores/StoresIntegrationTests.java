@@ -3,6 +3,7 @@ package dev.waybill.integration.stores;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -11,10 +12,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 import com.rabbitmq.client.AMQP;
@@ -241,6 +246,16 @@ class StoresIntegrationTests {
 		service().run((context) -> {
 			WaybillStores stores = context.getBean(WaybillStores.class);
 			DataSource tenantD = context.getBean("unregistered", DataSource.class);
+			// Another tenant's orders flow all the while.
+			List<UUID> load = new CopyOnWriteArrayList<>();
+			AtomicBoolean loading = new AtomicBoolean(true);
+			Thread writer = new Thread(() -> {
+				while (loading.get()) {
+					load.add(publish(context, "b"));
+				}
+			}, "tenant-b-writer");
+			writer.start();
+			Awaitility.await().until(() -> load.size() >= 50);
 			stores.register(new WaybillStore("d", tenantD, "waybill"));
 			assertThat(stores.all().stream().map(WaybillStore::name)).containsExactly("default", "a", "b", "c", "d");
 			UUID first = publishIn(context, "unregisteredTransactions", null);
@@ -254,6 +269,11 @@ class StoresIntegrationTests {
 			assertThatExceptionOfType(UnknownStoreException.class)
 				.isThrownBy(() -> publishIn(context, "unregisteredTransactions", null));
 			relay.start();
+			Awaitility.await().until(() -> load.size() >= 300);
+			loading.set(false);
+			writer.join();
+			awaitDelivered(load);
+			assertThat(load).as("the other tenant's orders, each once").allMatch((id) -> this.delivered.get(id.toString()) == 1);
 			UUID canary = publish(context, "b");
 			awaitDelivered(List.of(canary));
 			assertThat(this.delivered).as("a deregistered store is not relayed").doesNotContainKey(unrelayed.toString());
@@ -332,9 +352,9 @@ class StoresIntegrationTests {
 					.headers(Map.of(PublishOptions.STORE_HEADER, "nope"))
 					.build();
 				channel.basicPublish(OrderPlaced.TYPE, "", properties,
-						("{\"orderId\":\"" + UUID.randomUUID() + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+						("{\"orderId\":\"" + UUID.randomUUID() + "\"}").getBytes(StandardCharsets.UTF_8));
 				GetResponse faulted = Awaitility.await().atMost(Duration.ofSeconds(30))
-					.until(() -> channel.basicGet(BILLING_QUEUE + "_error", true), java.util.Objects::nonNull);
+					.until(() -> channel.basicGet(BILLING_QUEUE + "_error", true), Objects::nonNull);
 				assertThat(String.valueOf(faulted.getProps().getHeaders().get(InboxHeaders.FAULT_REASON)))
 					.contains("store 'nope'").contains("not registered");
 			}
@@ -421,7 +441,7 @@ class StoresIntegrationTests {
 	}
 
 	private void awaitDelivered(List<UUID> ids) {
-		Set<String> expected = ids.stream().map(UUID::toString).collect(java.util.stream.Collectors.toSet());
+		Set<String> expected = ids.stream().map(UUID::toString).collect(Collectors.toSet());
 		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> this.delivered.keySet().containsAll(expected));
 	}
 
