@@ -16,6 +16,8 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.SimpleCommandLinePropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
+import dev.waybill.samples.demo.tenants.TenantsDemo;
+
 /**
  * Runs the order service and the billing service in one JVM and drives orders through them; exits
  * 0 only when every billable order was billed exactly once. See {@link DemoOptions#USAGE} for the
@@ -38,9 +40,11 @@ public final class Demo {
 	 * bad options
 	 */
 	public static int run(String[] args, PrintStream out) {
-		// --keep-running is a flag, not one of DemoOptions' --name=value options.
+		// --keep-running and --tenants are flags, not DemoOptions' --name=value options.
 		boolean keepRunning = Arrays.asList(args).contains(KEEP_RUNNING);
-		args = Arrays.stream(args).filter((arg) -> !KEEP_RUNNING.equals(arg)).toArray(String[]::new);
+		boolean tenants = Arrays.asList(args).contains(TENANTS);
+		args = Arrays.stream(args).filter((arg) -> !KEEP_RUNNING.equals(arg) && !TENANTS.equals(arg))
+			.toArray(String[]::new);
 		DemoOptions options;
 		try {
 			options = DemoOptions.parse(args);
@@ -52,6 +56,9 @@ public final class Demo {
 		ConfigurableEnvironment environment = new StandardEnvironment();
 		environment.getPropertySources().addFirst(new SimpleCommandLinePropertySource(args));
 		try {
+			if (tenants) {
+				return runTenants(options, environment, out) ? 0 : 1;
+			}
 			DemoResult result = run(options, environment, out, keepRunning);
 			if (!keepRunning) {
 				out.print(result.summary());
@@ -62,6 +69,26 @@ public final class Demo {
 			out.println("FAILED: " + ex);
 			ex.printStackTrace(out);
 			return 1;
+		}
+	}
+
+	/**
+	 * Runs the tenants scenario ({@link TenantsDemo}): {@code options.orders()} invoices for each of
+	 * two tenants, each a store of its own, from {@code options.threads()} threads.
+	 * @param options how many and from how many threads, how long to wait
+	 * @param environment where {@code spring.datasource.url} and {@code spring.rabbitmq.*} may be set
+	 * @param out where the demo speaks
+	 * @return whether every invoice was entered exactly once, in its own tenant's ledger
+	 * @throws Exception when something cannot start
+	 */
+	public static boolean runTenants(DemoOptions options, ConfigurableEnvironment environment, PrintStream out)
+			throws Exception {
+		out.println("Waybill demo, tenants: one invoicing service, a store (a schema) per tenant, outbox to inbox");
+		try (DemoInfrastructure infrastructure = DemoInfrastructure.start(environment, out)) {
+			DemoServices.logOnce();
+			List<String> arguments = new ArrayList<>(infrastructure.serviceArguments());
+			arguments.addAll(options.serviceArguments());
+			return new TenantsDemo(options.orders(), options.threads(), options.timeout()).run(arguments, out);
 		}
 	}
 
@@ -158,6 +185,8 @@ public final class Demo {
 	}
 
 	private static final String KEEP_RUNNING = "--keep-running";
+
+	private static final String TENANTS = "--tenants";
 
 	/** Counted down once a kept-running demo has closed the services and the infrastructure. */
 	private static final CountDownLatch closed = new CountDownLatch(1);

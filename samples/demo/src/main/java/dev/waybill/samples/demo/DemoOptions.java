@@ -26,6 +26,8 @@ public record DemoOptions(int orders, int threads, double failureFraction, int d
 			  --failure-fraction=F    fraction of orders whose first billing attempt fails (default 0.05)
 			  --duplicates=D          messages published twice by a simulated relay crash (default orders/50)
 			  --timeout=S             seconds to wait for the flow to finish (default 90)
+			  --tenants               run the tenants scenario instead: one invoicing service whose two
+			                          tenants each have a store of their own (--orders invoices each)
 			  --keep-running          afterwards keep both services running, with their operations
 			                          consoles (http://127.0.0.1:<port>/waybill, writes enabled), until Ctrl-C
 			  --spring.*=... --waybill.*=... --billing.*=...   passed to both services, e.g.

@@ -50,14 +50,7 @@ final class DemoServices implements AutoCloseable {
 	 * @return the running services
 	 */
 	static DemoServices start(List<String> arguments) {
-		// Two applications in one JVM would each set logging up, concurrently: let logback.xml do it once.
-		if (System.getProperty(LOGGING_SYSTEM_PROPERTY) == null) {
-			System.setProperty(LOGGING_SYSTEM_PROPERTY, "none");
-			if (!SLF4JBridgeHandler.isInstalled()) { // Tomcat and Liquibase log through java.util.logging
-				SLF4JBridgeHandler.removeHandlersForRootLogger();
-				SLF4JBridgeHandler.install();
-			}
-		}
+		logOnce();
 		ServiceMonitor billingMonitor = new ServiceMonitor();
 		ServiceMonitor orderMonitor = new ServiceMonitor();
 		CompletableFuture<ConfigurableApplicationContext> billing = CompletableFuture
@@ -72,6 +65,20 @@ final class DemoServices implements AutoCloseable {
 			billing.thenAccept(ConfigurableApplicationContext::close);
 			orders.thenAccept(ConfigurableApplicationContext::close);
 			throw (ex.getCause() instanceof RuntimeException cause) ? cause : ex;
+		}
+	}
+
+	/**
+	 * Lets logback.xml set logging up, once: applications that start in one JVM would each set it up,
+	 * concurrently.
+	 */
+	static void logOnce() {
+		if (System.getProperty(LOGGING_SYSTEM_PROPERTY) == null) {
+			System.setProperty(LOGGING_SYSTEM_PROPERTY, "none");
+			if (!SLF4JBridgeHandler.isInstalled()) { // Tomcat and Liquibase log through java.util.logging
+				SLF4JBridgeHandler.removeHandlersForRootLogger();
+				SLF4JBridgeHandler.install();
+			}
 		}
 	}
 

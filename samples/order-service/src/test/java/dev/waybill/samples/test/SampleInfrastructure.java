@@ -33,10 +33,11 @@ public final class SampleInfrastructure implements AutoCloseable {
 	/** The samples' queues, error queues included: the services' names. */
 	static final List<String> QUEUES = List.of("billing.orders", "billing.orders_error", "billing.order-placed", "billing.order-placed_error",
 			"billing.customer-registered", "billing.customer-registered_error", "orders.payment-captured",
-			"orders.payment-captured_error");
+			"orders.payment-captured_error", "tenants.ledger", "tenants.ledger_error");
 
 	/** The samples' exchanges: their message types. */
-	static final List<String> EXCHANGES = List.of(OrderPlaced.TYPE, CustomerRegistered.TYPE, PaymentCaptured.TYPE);
+	static final List<String> EXCHANGES = List.of(OrderPlaced.TYPE, CustomerRegistered.TYPE, PaymentCaptured.TYPE,
+			"tenants.invoice-issued");
 
 	private static final String DATABASE_PROPERTY = "samples.test.database";
 

@@ -1,0 +1,67 @@
+package dev.waybill.samples.demo.tenants;
+
+import javax.sql.DataSource;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import dev.waybill.outbox.OutboxPublisher;
+import dev.waybill.outbox.store.StoreResolver;
+import dev.waybill.outbox.store.WaybillStores;
+
+/**
+ * An invoicing service with a schema per tenant ({@code tenants.yml}: the stores {@code acme} and
+ * {@code globex}): it issues invoices and enters them in each tenant's ledger, through the outbox
+ * and the inbox of the tenant's own store.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+public class TenantsApplication {
+
+	/** Builds the application, configured by {@code tenants.yml}. */
+	static SpringApplication application() {
+		SpringApplication application = new SpringApplication(TenantsApplication.class);
+		application.setDefaultProperties(java.util.Map.of("spring.config.name", "tenants"));
+		return application;
+	}
+
+	@Bean
+	StoreResolver storeResolver() {
+		return Tenant::current;
+	}
+
+	@Bean
+	Invoicing invoicing(JdbcTemplate jdbc, TransactionTemplate transactions, OutboxPublisher publisher,
+			WaybillStores stores) {
+		return new Invoicing(jdbc, transactions, publisher, stores);
+	}
+
+	@Bean
+	Ledger ledger(WaybillStores stores, JdbcTemplate jdbc) {
+		return new Ledger(stores, jdbc);
+	}
+
+	/** Creates each tenant's business tables, beside the Waybill tables its store has. */
+	@Bean
+	TenantTables tenantTables(DataSource dataSource, WaybillStores stores) {
+		return new TenantTables(new JdbcTemplate(dataSource), stores);
+	}
+
+	/** The tenants' business tables. */
+	static final class TenantTables {
+
+		TenantTables(JdbcTemplate jdbc, WaybillStores stores) {
+			stores.all().stream().filter((store) -> !store.name().equals("default")).forEach((store) -> {
+				jdbc.execute("CREATE TABLE IF NOT EXISTS " + store.schema() + ".invoices (id uuid PRIMARY KEY, cents bigint NOT NULL)");
+				jdbc.execute("CREATE TABLE IF NOT EXISTS " + store.schema()
+						+ ".ledger (invoice_id uuid PRIMARY KEY, cents bigint NOT NULL)");
+			});
+		}
+
+	}
+
+}
