@@ -2,7 +2,9 @@ package dev.waybill.outbox.internal.metrics;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.Counter;
@@ -14,10 +16,12 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import org.jspecify.annotations.Nullable;
 
 import dev.waybill.outbox.internal.OutboxBacklog;
+import dev.waybill.outbox.internal.relay.LeaseOwners;
 import dev.waybill.outbox.relay.CircuitState;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.OutboxMessage;
+import dev.waybill.outbox.store.WaybillStore;
 
 /**
  * The relay's meters. Counts arrive through the {@link RelayListener} callbacks; the gauges read
@@ -60,6 +64,12 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 	 */
 	public static final String OLDEST_DUE_AGE = "waybill.outbox.scopes.oldest.due.age";
 
+	/**
+	 * The tag of the counters and the latency timer that names the store a scope was relayed from
+	 * ({@code default}, or a store of {@code waybill.stores}).
+	 */
+	public static final String STORE_TAG = "store";
+
 	/** Circuit breaker state: 0 closed, 1 half-open, 2 open. */
 	public static final String CIRCUIT = "waybill.outbox.circuit.state";
 
@@ -67,7 +77,9 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 
 	private volatile CircuitState circuit = CircuitState.CLOSED;
 
-	private volatile @Nullable Meters meters;
+	private volatile @Nullable MeterRegistry registry;
+
+	private final Map<String, Meters> byStore = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates the meters' source.
@@ -100,19 +112,39 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 		Gauge.builder(CIRCUIT, this, (m) -> m.circuit.ordinal()) // CLOSED, HALF_OPEN, OPEN
 			.description("Relay circuit breaker: 0 closed, 1 half-open, 2 open")
 			.register(registry);
-		this.meters = new Meters(
-				Counter.builder(PUBLISHED).description("Messages confirmed by the broker").baseUnit("messages").register(registry),
-				Counter.builder(FAILED).tag("cause", "message").description("Failed delivery attempts").register(registry),
-				Counter.builder(FAILED).tag("cause", "broker").description("Failed delivery attempts").register(registry),
-				Counter.builder(DEAD).description("Outbox scopes dead-lettered").register(registry),
-				Counter.builder(EXPIRED).description("Messages not published because their time-to-live passed")
-					.baseUnit("messages").register(registry),
-				Timer.builder(LATENCY).description("Commit, or a scheduled message's due time, to broker confirm").publishPercentileHistogram().register(registry));
+		this.registry = registry;
+		this.byStore.clear();
+		meters(WaybillStore.DEFAULT_NAME); // there from the start, before any outcome
+	}
+
+	/** The counters and the timer of a store's scopes, tagged with its name; registered on first use. */
+	private @Nullable Meters meters(ClaimedScope scope) {
+		return (this.registry != null) ? meters(LeaseOwners.storeOf(scope.leaseOwner())) : null;
+	}
+
+	private Meters meters(String store) {
+		return this.byStore.computeIfAbsent(store, (name) -> {
+			MeterRegistry registry = this.registry;
+			return new Meters(
+					Counter.builder(PUBLISHED).tag(STORE_TAG, name).description("Messages confirmed by the broker")
+						.baseUnit("messages").register(registry),
+					Counter.builder(FAILED).tag("cause", "message").tag(STORE_TAG, name).description("Failed delivery attempts")
+						.register(registry),
+					Counter.builder(FAILED).tag("cause", "broker").tag(STORE_TAG, name).description("Failed delivery attempts")
+						.register(registry),
+					Counter.builder(DEAD).tag(STORE_TAG, name).description("Outbox scopes dead-lettered").register(registry),
+					Counter.builder(EXPIRED).tag(STORE_TAG, name)
+						.description("Messages not published because their time-to-live passed")
+						.baseUnit("messages").register(registry),
+					Timer.builder(LATENCY).tag(STORE_TAG, name)
+						.description("Commit, or a scheduled message's due time, to broker confirm")
+						.publishPercentileHistogram().register(registry));
+		});
 	}
 
 	@Override
 	public void published(ClaimedScope scope, Instant confirmedAt) {
-		Meters meters = this.meters;
+		Meters meters = meters(scope);
 		if (meters != null) {
 			meters.published.increment(scope.messages().size());
 			Duration latency = Duration.between(due(scope), confirmedAt);
@@ -134,7 +166,7 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 
 	@Override
 	public void retrying(ClaimedScope scope, String error, Duration delay) {
-		Meters meters = this.meters;
+		Meters meters = meters(scope);
 		if (meters != null) {
 			meters.failedMessage.increment();
 		}
@@ -142,7 +174,7 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 
 	@Override
 	public void deadLettered(ClaimedScope scope, String error) {
-		Meters meters = this.meters;
+		Meters meters = meters(scope);
 		if (meters != null) {
 			meters.failedMessage.increment();
 			meters.dead.increment();
@@ -151,7 +183,7 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 
 	@Override
 	public void expired(ClaimedScope scope) {
-		Meters meters = this.meters;
+		Meters meters = meters(scope);
 		if (meters != null) {
 			meters.expired.increment(scope.messages().size());
 		}
@@ -159,7 +191,7 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 
 	@Override
 	public void released(ClaimedScope scope, String error) {
-		Meters meters = this.meters;
+		Meters meters = meters(scope);
 		if (meters != null) {
 			meters.failedBroker.increment();
 		}

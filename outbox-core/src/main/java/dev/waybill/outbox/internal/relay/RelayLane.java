@@ -15,9 +15,6 @@ import dev.waybill.outbox.spi.OutboxStore;
  */
 final class RelayLane {
 
-	/** Separates a lease owner from the name of the lane's store, which has no {@code @}. */
-	static final char OWNER_SEPARATOR = '@';
-
 	private final String name;
 
 	private final OutboxStore store;
@@ -68,7 +65,7 @@ final class RelayLane {
 	 * @return the owner to claim with
 	 */
 	String owner(String owner) {
-		return this.isDefault ? owner : owner + OWNER_SEPARATOR + this.name;
+		return this.isDefault ? owner : LeaseOwners.ofStore(owner, this.name);
 	}
 
 	/** A commit wrote to the lane's store, or its last claim was full: the next worker looks. */

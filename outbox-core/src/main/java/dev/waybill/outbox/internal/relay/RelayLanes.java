@@ -66,11 +66,11 @@ final class RelayLanes {
 
 	/**
 	 * Adds a store to claim from, due at once; a store added already stays as it is.
-	 * @param name the store's name, without {@value RelayLane#OWNER_SEPARATOR}
+	 * @param name the store's name
 	 * @param store the store
 	 */
 	synchronized void add(String name, OutboxStore store) {
-		if (name.indexOf(RelayLane.OWNER_SEPARATOR) >= 0 || name.equals(this.defaultLane.name())) {
+		if (!LeaseOwners.canName(name) || name.equals(this.defaultLane.name())) {
 			throw new IllegalArgumentException("'" + name + "' cannot name another store of the relay");
 		}
 		if (this.byName.containsKey(name)) {
@@ -182,11 +182,10 @@ final class RelayLanes {
 	 * @throws IllegalStateException when the owner names a store the relay never claimed from
 	 */
 	RelayLane laneOf(String leaseOwner) {
-		int separator = leaseOwner.lastIndexOf(RelayLane.OWNER_SEPARATOR);
-		if (separator < 0) {
+		String name = LeaseOwners.storeOf(leaseOwner);
+		if (name.equals(this.defaultLane.name())) {
 			return this.defaultLane;
 		}
-		String name = leaseOwner.substring(separator + 1);
 		RelayLane lane = this.byName.get(name);
 		if (lane == null) {
 			lane = this.retired.get(name);

@@ -48,6 +48,25 @@ class RelayMetricsTests {
 		assertThat(latency().max(TimeUnit.MILLISECONDS)).isEqualTo(30);
 	}
 
+	@Test
+	void eachStoresScopesAreCountedUnderItsName() {
+		Instant confirmed = Instant.now();
+		this.metrics.published(scope(confirmed, TestMessages.message("orders", "a")), confirmed);
+		this.metrics.published(new ClaimedScope(UUID.randomUUID(), confirmed, 1, "relay/0/7@acme", confirmed,
+				List.of(TestMessages.message("orders", "b"), TestMessages.message("orders", "c"))), confirmed);
+		this.metrics.released(new ClaimedScope(UUID.randomUUID(), confirmed, 1, "relay/1/8@acme", confirmed,
+				List.of(TestMessages.message("orders", "d"))), "broker gone");
+
+		assertThat(this.registry.get(RelayMetrics.PUBLISHED).tag(RelayMetrics.STORE_TAG, "default").counter().count())
+			.isEqualTo(1);
+		assertThat(this.registry.get(RelayMetrics.PUBLISHED).tag(RelayMetrics.STORE_TAG, "acme").counter().count())
+			.isEqualTo(2);
+		assertThat(this.registry.get(RelayMetrics.FAILED).tag("cause", "broker").tag(RelayMetrics.STORE_TAG, "acme")
+			.counter().count()).isEqualTo(1);
+		assertThat(this.registry.get(RelayMetrics.LATENCY).tag(RelayMetrics.STORE_TAG, "acme").timer().count())
+			.isEqualTo(1);
+	}
+
 	private Timer latency() {
 		return this.registry.get(RelayMetrics.LATENCY).timer();
 	}
