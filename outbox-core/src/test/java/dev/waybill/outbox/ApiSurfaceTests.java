@@ -46,7 +46,8 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.outbox.relay.CircuitState",
 			"dev.waybill.outbox.relay.DeadScopePolicy",
 			"dev.waybill.outbox.relay.RelayListener",
-			"dev.waybill.outbox.store.StoreResolver", "dev.waybill.outbox.store.UnknownStoreException",
+			"dev.waybill.outbox.store.StoreAdmins", "dev.waybill.outbox.store.StoreResolver",
+			"dev.waybill.outbox.store.UnknownStoreException",
 			"dev.waybill.outbox.store.WaybillStore", "dev.waybill.outbox.store.WaybillStores",
 			// Extension points: another transport, serializer, message factory or store, and the
 			// types they exchange.

@@ -19,6 +19,9 @@ import dev.waybill.kernel.BodyPreviews;
 import dev.waybill.outbox.OutboxAdmin;
 import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.ScopeStatus;
+import dev.waybill.outbox.store.StoreAdmins;
+import dev.waybill.outbox.store.UnknownStoreException;
+import dev.waybill.outbox.store.WaybillStore;
 
 /**
  * The Actuator endpoint {@code waybill}: what the outbox, the inbox and the error queues hold, read
@@ -34,8 +37,10 @@ import dev.waybill.outbox.ScopeStatus;
  * of a consumer's error queue, put back after reading;</li>
  * <li>{@code GET /actuator/waybill/messages/{id}}: what every consumer did with a message id.</li>
  * </ul>
- * A request the endpoint refuses (a bad id, an unknown queue, status or section, a value out of
- * range) is answered 400 with the reason in the body: {@code {"status": 400, "error": "..."}}.
+ * The overview and the scope requests take {@code store=<name>} and then work in that store only
+ * (see {@link dev.waybill.outbox.store.StoreAdmins}); without it, in the default store.
+ * A request the endpoint refuses (a bad id, an unknown queue, status, section or store, a value out
+ * of range) is answered 400 with the reason in the body: {@code {"status": 400, "error": "..."}}.
  *
  * @since 0.1
  */
@@ -46,31 +51,66 @@ public class WaybillEndpoint {
 
 	static final int DEFAULT_PEEK = 20;
 
-	private final OutboxAdmin outbox;
+	private final StoreAdmins stores;
 
 	private final @Nullable ConsumerSide consumers;
 
 	private final Clock clock;
 
 	/**
-	 * Creates the endpoint.
+	 * Creates the endpoint of an application with one store.
 	 * @param outbox the outbox admin
 	 * @param consumers the consumer side, or {@literal null} in a producer-only application
 	 */
 	public WaybillEndpoint(OutboxAdmin outbox, @Nullable ConsumerSide consumers) {
-		this.outbox = Objects.requireNonNull(outbox, "outbox must not be null");
+		this(defaultOnly(Objects.requireNonNull(outbox, "outbox must not be null")), consumers);
+	}
+
+	/**
+	 * Creates the endpoint: each operation on scopes works in the store its {@code store} parameter
+	 * names, the default store without it.
+	 * @param stores the outbox admin of each store
+	 * @param consumers the consumer side, or {@literal null} in a producer-only application
+	 * @since 0.1
+	 */
+	public WaybillEndpoint(StoreAdmins stores, @Nullable ConsumerSide consumers) {
+		this.stores = Objects.requireNonNull(stores, "stores must not be null");
 		this.consumers = consumers;
 		this.clock = Clock.systemUTC();
 	}
 
+	private static StoreAdmins defaultOnly(OutboxAdmin outbox) {
+		return new StoreAdmins() {
+			@Override
+			public List<String> names() {
+				return List.of(WaybillStore.DEFAULT_NAME);
+			}
+
+			@Override
+			public OutboxAdmin outbox(String store) {
+				if (!WaybillStore.DEFAULT_NAME.equals(store)) {
+					throw new UnknownStoreException("No store '" + store + "' is registered; registered stores: "
+							+ names());
+				}
+				return outbox;
+			}
+		};
+	}
+
 	/**
-	 * Returns the overview.
-	 * @return the backlog, lag, dead scopes and error queues
+	 * Returns the overview of a store.
+	 * @param store the store, the default one when not given
+	 * @return the stores there are, the store's backlog, lag and dead scopes, and the error queues;
+	 * or a 400 response for a store that is not registered
 	 */
 	@ReadOperation
-	public Map<String, Object> overview() {
+	public Object overview(@Nullable String store) {
+		return answer(() -> overviewOf(store));
+	}
+
+	private Map<String, Object> overviewOf(@Nullable String store) {
 		Instant now = this.clock.instant();
-		OutboxStats stats = this.outbox.stats();
+		OutboxStats stats = outbox(store).stats();
 		Map<String, Object> outbox = new LinkedHashMap<>();
 		outbox.put("pendingScopes", stats.pendingScopes());
 		outbox.put("pendingMessages", stats.pendingMessages());
@@ -83,6 +123,8 @@ public class WaybillEndpoint {
 		overview.put("now", now);
 		overview.put("writeEnabled", writeEnabled());
 		overview.put("consumerSide", this.consumers != null);
+		overview.put("stores", this.stores.names());
+		overview.put("store", (store != null && !store.isBlank()) ? store : WaybillStore.DEFAULT_NAME);
 		overview.put("outbox", outbox);
 		overview.put("errorQueues", errorQueuesOrProblem());
 		return overview;
@@ -95,13 +137,14 @@ public class WaybillEndpoint {
 	 * @param destination for scopes: only those with a message for this exchange
 	 * @param offset for scopes: how many to skip
 	 * @param limit for scopes: the page size, at most 500
+	 * @param store for scopes: the store, the default one when not given
 	 * @return the list, or a 400 response whose body's {@code error} says what is wrong with the request
 	 */
 	@ReadOperation
 	public Object list(@Selector String section, @Nullable String status, @Nullable String destination,
-			@Nullable String offset, @Nullable String limit) {
+			@Nullable String offset, @Nullable String limit, @Nullable String store) {
 		return answer(() -> switch (section) {
-			case "scopes" -> argument(() -> this.outbox.scopes(ScopeStatus.parse((status != null) ? status : "dead"),
+			case "scopes" -> argument(() -> outbox(store).scopes(ScopeStatus.parse((status != null) ? status : "dead"),
 					blankToNull(destination), number("offset", offset, 0), number("limit", limit, DEFAULT_LIMIT)));
 			case "error-queues" -> errorQueuesOrProblem();
 			default -> throw new InvalidEndpointRequestException("Unknown section '" + section
@@ -116,14 +159,15 @@ public class WaybillEndpoint {
 	 * @param key the scope id, queue name or message id
 	 * @param max the most messages to return (scopes: 1 to 100, default 20; error queues: 1 to 100, default 20)
 	 * @param previewBytes the most body bytes per message (default 4096)
+	 * @param store for scopes: the store, the default one when not given
 	 * @return the item, {@literal null} (404) when there is none, or a 400 response whose body's
 	 * {@code error} says what is wrong with the request
 	 */
 	@ReadOperation
 	public @Nullable Object item(@Selector String section, @Selector String key, @Nullable String max,
-			@Nullable String previewBytes) {
+			@Nullable String previewBytes, @Nullable String store) {
 		return answer(() -> switch (section) {
-			case "scopes" -> argument(() -> this.outbox.scope(uuid(key), number("max", max, DEFAULT_PEEK),
+			case "scopes" -> argument(() -> outbox(store).scope(uuid(key), number("max", max, DEFAULT_PEEK),
 					number("previewBytes", previewBytes, BodyPreviews.DEFAULT_PREVIEW_BYTES)).orElse(null));
 			case "error-queues" -> argument(() -> consumers().peek(key, number("max", max, DEFAULT_PEEK),
 					number("previewBytes", previewBytes, BodyPreviews.DEFAULT_PREVIEW_BYTES)));
@@ -142,11 +186,18 @@ public class WaybillEndpoint {
 	}
 
 	/**
-	 * Returns the outbox admin.
-	 * @return the admin
+	 * Returns the outbox admin of a store.
+	 * @param store the store, the default one when {@literal null} or blank
+	 * @return its admin
+	 * @throws InvalidEndpointRequestException when no store of that name is registered
 	 */
-	protected final OutboxAdmin outbox() {
-		return this.outbox;
+	protected final OutboxAdmin outbox(@Nullable String store) {
+		try {
+			return this.stores.outbox((store != null && !store.isBlank()) ? store.trim() : WaybillStore.DEFAULT_NAME);
+		}
+		catch (UnknownStoreException ex) {
+			throw new InvalidEndpointRequestException(String.valueOf(ex.getMessage()), "Unknown store");
+		}
 	}
 
 	/**

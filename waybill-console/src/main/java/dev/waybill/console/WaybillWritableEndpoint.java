@@ -13,6 +13,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
+import dev.waybill.outbox.store.StoreAdmins;
+
 /**
  * The {@code waybill} endpoint with its write operations, created instead of
  * {@link WaybillEndpoint} when {@code waybill.admin.write-enabled=true}. Every change is audited
@@ -45,11 +47,23 @@ public class WaybillWritableEndpoint extends WaybillEndpoint {
 	}
 
 	/**
+	 * Creates the endpoint: each change of scopes is made in the store its {@code store} names.
+	 * @param stores the outbox admin of each store
+	 * @param consumers the consumer side, or {@literal null} in a producer-only application
+	 * @since 0.1
+	 */
+	public WaybillWritableEndpoint(StoreAdmins stores, @Nullable ConsumerSide consumers) {
+		super(stores, consumers);
+	}
+
+	/**
 	 * Runs a change.
 	 * @param section {@code scopes} or {@code error-queues}
 	 * @param action {@code redrive}, {@code delete} (scopes) or {@code discard} (error queues)
 	 * @param ids the scope or message ids, separated by commas
 	 * @param queue for error queues: the consumer's queue
+	 * @param store for scopes: the store they are in, the default one when not given; a scope of
+	 * another store is not changed
 	 * @param security who asks
 	 * @return what was changed: for scopes {@code affected}, for error queues the ids moved or dropped
 	 * ({@code messages}) and the chosen ones not found ({@code notFound}), with the number of distinct
@@ -58,12 +72,12 @@ public class WaybillWritableEndpoint extends WaybillEndpoint {
 	 */
 	@WriteOperation
 	public Object change(@Selector String section, @Selector String action, @Nullable String ids,
-			@Nullable String queue, SecurityContext security) {
-		return answer(() -> doChange(section, action, ids, queue, security));
+			@Nullable String queue, @Nullable String store, SecurityContext security) {
+		return answer(() -> doChange(section, action, ids, queue, store, security));
 	}
 
 	private Map<String, Object> doChange(String section, String action, @Nullable String ids, @Nullable String queue,
-			@Nullable SecurityContext security) {
+			@Nullable String store, @Nullable SecurityContext security) {
 		String actor = actor(security);
 		List<String> idList = (ids != null)
 				? Arrays.stream(ids.split(",")).map(String::trim).filter((id) -> !id.isEmpty()).distinct().toList() : null;
@@ -75,8 +89,8 @@ public class WaybillWritableEndpoint extends WaybillEndpoint {
 			result.put("requested", idList.size());
 		}
 		switch (section + "/" + action) {
-			case "scopes/redrive" -> result.put("affected", argument(() -> outbox().redrive(uuids(idList), actor)));
-			case "scopes/delete" -> result.put("affected", argument(() -> outbox().deleteDead(uuids(idList), actor)));
+			case "scopes/redrive" -> result.put("affected", argument(() -> outbox(store).redrive(uuids(idList), actor)));
+			case "scopes/delete" -> result.put("affected", argument(() -> outbox(store).deleteDead(uuids(idList), actor)));
 			case "error-queues/redrive" -> messages(result, idList,
 					argument(() -> consumers().redrive(required(queue), idList, actor)));
 			case "error-queues/discard" -> messages(result, idList,

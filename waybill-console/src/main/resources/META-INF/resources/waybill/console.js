@@ -8,6 +8,8 @@
   const context = location.pathname.replace(/\/waybill\/[^/]*$/, '');
   const endpointParam = params.get('endpoint') || '/actuator/waybill';
   const endpoint = /^https?:/.test(endpointParam) ? endpointParam : context + endpointParam;
+  // The store whose scopes the page shows and changes ('' for the default store); ?store= opens another.
+  let store = params.get('store') || '';
   let writeEnabled = false;
   let timer = null;
   let openScope = null;
@@ -68,6 +70,15 @@
     }
     if (!reason) reason = response.statusText;
     return new Error(response.status === 400 ? reason : method + ' ' + path + ': HTTP ' + response.status + ' ' + reason);
+  }
+
+  // A path of the overview or of scopes, in the chosen store.
+  function inStore(path) {
+    return store ? path + (path.includes('?') ? '&' : '?') + 'store=' + encodeURIComponent(store) : path;
+  }
+
+  function storeBody(body) {
+    return store ? Object.assign({ store }, body) : body;
   }
 
   async function get(path) {
@@ -165,12 +176,29 @@
     return b;
   }
 
+  // The store choice, shown when the application has stores besides the default one.
+  function renderStores(overview) {
+    const stores = Array.isArray(overview.stores) ? overview.stores : [];
+    const choice = document.getElementById('store-choice');
+    choice.hidden = stores.length <= 1;
+    const select = document.getElementById('store');
+    if (select.options.length !== stores.length || stores.some((name, i) => select.options[i].value !== name)) {
+      select.replaceChildren(...stores.map((name) => {
+        const option = el('option', name);
+        option.value = name;
+        return option;
+      }));
+    }
+    select.value = overview.store;
+  }
+
   function renderOverview(overview) {
     writeEnabled = !!overview.writeEnabled;
     document.body.classList.toggle('read-only', !writeEnabled);
     const mode = document.getElementById('mode');
     mode.textContent = writeEnabled ? 'writes enabled' : 'read-only';
     mode.className = 'badge' + (writeEnabled ? ' write' : '');
+    renderStores(overview);
     const o = overview.outbox;
     document.getElementById('pending-scopes').textContent = o.pendingScopes;
     document.getElementById('pending-messages').textContent = o.pendingMessages;
@@ -199,10 +227,10 @@
     if (withActions) {
       cells.push(el('td', scope.lastError, 'error'));
       const actions = el('td', null, 'write');
-      actions.appendChild(button('Redrive', 'redrive', () => post('/scopes/redrive', { ids: scope.id })));
+      actions.appendChild(button('Redrive', 'redrive', () => post('/scopes/redrive', storeBody({ ids: scope.id }))));
       actions.appendChild(button('Delete', 'danger delete', () => {
         if (!confirm('Delete dead scope ' + scope.id + ' and its messages for good?')) return Promise.resolve('cancelled');
-        return post('/scopes/delete', { ids: scope.id });
+        return post('/scopes/delete', storeBody({ ids: scope.id }));
       }));
       cells.push(actions);
     } else {
@@ -218,7 +246,7 @@
   async function showScope(id) {
     openScope = id;
     const box = document.getElementById('scope-details');
-    const details = await get('/scopes/' + encodeURIComponent(id) + '?max=20&previewBytes=2048');
+    const details = await get(inStore('/scopes/' + encodeURIComponent(id) + '?max=20&previewBytes=2048'));
     box.replaceChildren();
     box.hidden = false;
     const close = button('Close', '', async () => { openScope = null; box.hidden = true; return 'closed'; }, false);
@@ -238,7 +266,7 @@
   }
 
   async function renderDead(now) {
-    const page = await get('/scopes?status=dead&limit=50');
+    const page = await get(inStore('/scopes?status=dead&limit=50'));
     const tbody = document.querySelector('#dead-scopes tbody');
     tbody.replaceChildren();
     if (!page || page.scopes.length === 0) {
@@ -250,7 +278,7 @@
   }
 
   async function renderPending(now) {
-    const page = await get('/scopes?status=pending&limit=20');
+    const page = await get(inStore('/scopes?status=pending&limit=20'));
     const tbody = document.querySelector('#pending-scopes-list tbody');
     tbody.replaceChildren();
     if (!page || page.scopes.length === 0) {
@@ -321,7 +349,7 @@
 
   async function refresh() {
     try {
-      const overview = await get('');
+      const overview = await get(inStore(''));
       renderOverview(overview);
       await Promise.all([renderDead(overview.now), renderPending(overview.now), renderErrorQueues(overview)]);
       document.body.dataset.refreshed = String(Date.now());
@@ -369,6 +397,12 @@
     if (document.getElementById('auto-refresh').checked) timer = setInterval(refresh, 5000);
   }
 
+  document.getElementById('store').addEventListener('change', (event) => {
+    store = event.target.value === 'default' ? '' : event.target.value;
+    openScope = null;
+    document.getElementById('scope-details').hidden = true;
+    refresh();
+  });
   document.getElementById('lookup-form').addEventListener('submit', lookup);
   document.getElementById('auto-refresh').addEventListener('change', schedule);
   refresh();

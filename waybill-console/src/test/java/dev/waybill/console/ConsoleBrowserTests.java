@@ -23,9 +23,11 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import dev.waybill.console.ConsoleTestApp.Order;
+import dev.waybill.console.ConsoleTestApp.TenantUnroutable;
 import dev.waybill.console.ConsoleTestApp.Unroutable;
 
 /**
@@ -138,6 +140,28 @@ class ConsoleBrowserTests {
 		assertThat(textOf(By.cssSelector("#error-messages tr[data-more='" + app.queue + "']")))
 			.isEqualTo("3 more in " + app.queue + " not shown.");
 		assertThat(browser.findElements(By.cssSelector("#error-messages tr[data-message-id]"))).hasSize(20);
+	}
+
+	@Test
+	void anotherStoresDeadScopeIsShownAndRedrivenOnceThatStoreIsChosen() throws Exception {
+		app.publishTo(ConsoleTestApp.TENANT, new TenantUnroutable("a tenant's, no queue bound"));
+		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> app.tenantDeadScopes().size() == 1);
+		UUID scope = app.tenantDeadScopes().get(0);
+		browser.get(app.baseUrl() + "/waybill");
+		waitFor(By.cssSelector("#error-queue-list tr[data-queue]"));
+		assertThat(browser.findElement(By.id("store-choice")).isDisplayed()).isTrue();
+		assertThat(browser.findElements(By.cssSelector("#dead-scopes tr[data-scope-id='" + scope + "']")))
+			.as("the default store's page").isEmpty();
+
+		new Select(browser.findElement(By.id("store"))).selectByValue(ConsoleTestApp.TENANT);
+
+		assertThat(textOf(By.cssSelector("#dead-scopes tr[data-scope-id='" + scope + "']")))
+			.contains(ConsoleTestApp.TENANT_UNROUTABLE_TYPE).contains("unroutable");
+		String catchAll = app.bindQueueTo(ConsoleTestApp.TENANT_UNROUTABLE_TYPE);
+		click(By.cssSelector("#dead-scopes tr[data-scope-id='" + scope + "'] button.redrive"));
+		waitUntilGone(By.cssSelector("#dead-scopes tr[data-scope-id='" + scope + "']"));
+		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> app.depth(catchAll) == 1);
+		assertThat(app.tenantDeadScopes()).isEmpty();
 	}
 
 	@Test

@@ -24,6 +24,7 @@ import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.outbox.MessageType;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
+import dev.waybill.outbox.store.StoreResolver;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -32,13 +33,19 @@ import dev.waybill.outbox.test.TestSchema;
  * Waybill on {@link TestPostgres} (a schema of its own) and {@link TestRabbit} (a queue of its
  * own), and one consumer whose handler fails while {@link #failing} is set. The outbox gives a
  * scope up after one attempt and the inbox a message after one failure, so dead scopes and
- * error-queue messages appear at once.
+ * error-queue messages appear at once. Besides the default store it has the store
+ * {@value #TENANT} (a schema beside the default one), which {@link #publishTo} publishes to.
  */
 final class ConsoleTestApp implements AutoCloseable {
 
 	/** Published with no queue bound to its exchange: unroutable, so its scope dies. */
 	@MessageType(ConsoleTestApp.UNROUTABLE_TYPE)
 	record Unroutable(String note) {
+	}
+
+	/** Unroutable too, to an exchange of its own. */
+	@MessageType(ConsoleTestApp.TENANT_UNROUTABLE_TYPE)
+	record TenantUnroutable(String note) {
 	}
 
 	@MessageType(ConsoleTestApp.ORDER_TYPE)
@@ -48,6 +55,13 @@ final class ConsoleTestApp implements AutoCloseable {
 	static final String UNROUTABLE_TYPE = "waybill-console-test.unroutable";
 
 	static final String ORDER_TYPE = "waybill-console-test.order";
+
+	static final String TENANT_UNROUTABLE_TYPE = "waybill-console-test.tenant-unroutable";
+
+	static final String TENANT = "tenant";
+
+	/** The store the current thread publishes to, for the application's StoreResolver. */
+	static final ThreadLocal<String> store = ThreadLocal.withInitial(() -> "default");
 
 	static final AtomicBoolean failing = new AtomicBoolean(true);
 
@@ -85,11 +99,13 @@ final class ConsoleTestApp implements AutoCloseable {
 						"spring.rabbitmq.username=" + rabbit.username(), "spring.rabbitmq.password=" + rabbit.password(),
 						"waybill.outbox.relay.poll-interval=200ms", "waybill.outbox.retry.max-attempts=1",
 						"waybill.inbox.retry.max-attempts=1", "management.endpoints.web.exposure.include=health,waybill",
-						"waybill.admin.write-enabled=" + writeEnabled, "logging.level.dev.waybill.outbox.AdminAudit=INFO", "console.test.queue=" + queue)
+						"waybill.admin.write-enabled=" + writeEnabled, "logging.level.dev.waybill.outbox.AdminAudit=INFO", "console.test.queue=" + queue,
+						"waybill.stores." + TENANT + ".schema=" + schema.name() + "_" + TENANT)
 				.run();
 			return new ConsoleTestApp(schema, queue, context);
 		}
 		catch (RuntimeException ex) {
+			schema.execute("DROP SCHEMA IF EXISTS " + schema.name() + "_" + TENANT + " CASCADE");
 			schema.close();
 			throw ex;
 		}
@@ -114,11 +130,30 @@ final class ConsoleTestApp implements AutoCloseable {
 		return transaction.execute((status) -> bean(OutboxPublisher.class).publish(message));
 	}
 
+	/** Publishes to a store through the outbox, in a transaction, and returns the message id. */
+	UUID publishTo(String storeName, Object message) {
+		store.set(storeName);
+		try {
+			return publish(message);
+		}
+		finally {
+			store.remove();
+		}
+	}
+
 	/** Returns the ids of the dead scopes, oldest first. */
 	List<UUID> deadScopes() {
+		return deadScopes(this.schema.name());
+	}
+
+	/** Returns the ids of the dead scopes of the tenant store, oldest first. */
+	List<UUID> tenantDeadScopes() {
+		return deadScopes(this.schema.name() + "_" + TENANT);
+	}
+
+	private List<UUID> deadScopes(String schemaName) {
 		return new JdbcTemplate(this.schema.dataSource()).queryForList(
-				"SELECT id FROM " + this.schema.name() + ".outbox_state WHERE status = 'dead' ORDER BY created_at",
-				UUID.class);
+				"SELECT id FROM " + schemaName + ".outbox_state WHERE status = 'dead' ORDER BY created_at", UUID.class);
 	}
 
 	/** The depth of a queue, read with a passive declare. */
@@ -148,15 +183,21 @@ final class ConsoleTestApp implements AutoCloseable {
 		}
 		this.schema.execute("DELETE FROM " + this.schema.name() + ".outbox_state WHERE status = 'dead' "
 				+ "OR status = 'pending' AND next_attempt_at > now() + interval '1 hour'"); // published for later
+		this.schema.execute("DELETE FROM " + this.schema.name() + "_" + TENANT + ".outbox_state");
 	}
 
 	/** Declares a queue bound to the unroutable type's exchange, so a redriven dead scope gets through. */
 	String bindQueueToUnroutable() throws Exception {
-		String name = this.queue + ".catch-all";
+		return bindQueueTo(UNROUTABLE_TYPE);
+	}
+
+	/** Declares a queue bound to an exchange, so a redriven dead scope to it gets through. */
+	String bindQueueTo(String exchange) throws Exception {
+		String name = this.queue + ".catch-all." + exchange;
 		try (Connection connection = TestRabbit.get().connect(); Channel channel = connection.createChannel()) {
 			channel.queueDeclare(name, false, false, false, null);
-			channel.queueBind(name, UNROUTABLE_TYPE, "#");
-			channel.queueBind(name, UNROUTABLE_TYPE, "");
+			channel.queueBind(name, exchange, "#");
+			channel.queueBind(name, exchange, "");
 		}
 		this.extraQueues.add(name);
 		return name;
@@ -176,6 +217,7 @@ final class ConsoleTestApp implements AutoCloseable {
 				}
 			}
 			finally {
+				this.schema.execute("DROP SCHEMA IF EXISTS " + this.schema.name() + "_" + TENANT + " CASCADE");
 				this.schema.close();
 			}
 		}
@@ -184,6 +226,11 @@ final class ConsoleTestApp implements AutoCloseable {
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	static class Config {
+
+		@Bean
+		StoreResolver storeResolver() {
+			return store::get;
+		}
 
 		@Bean
 		ConsumerRegistry consumerRegistry(org.springframework.core.env.Environment environment) {

@@ -25,6 +25,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 
 import dev.waybill.console.ConsoleTestApp.Order;
+import dev.waybill.console.ConsoleTestApp.TenantUnroutable;
 import dev.waybill.console.ConsoleTestApp.Unroutable;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.rabbit.test.TestRabbit;
@@ -58,6 +59,38 @@ class WaybillEndpointIntegrationTests {
 	@BeforeEach
 	void reset() throws Exception {
 		app.reset();
+	}
+
+	@Test
+	void aStoresDeadScopesAreListedAndRedrivenInThatStoreOnly(CapturedOutput output) throws Exception {
+		// A type of its own: another test binds a queue to Unroutable's exchange.
+		app.publishTo(ConsoleTestApp.TENANT, new TenantUnroutable("a tenant's, to nowhere"));
+		await().until(() -> app.tenantDeadScopes().size() == 1);
+		UUID scope = app.tenantDeadScopes().get(0);
+
+		JsonNode overview = http.get("?store=tenant").json();
+		assertThat(overview.get("stores").toString()).isEqualTo("[\"default\",\"tenant\"]");
+		assertThat(overview.get("store").asString()).isEqualTo("tenant");
+		assertThat(overview.get("outbox").get("deadScopes").asLong()).isEqualTo(1);
+		assertThat(http.get("").json().get("outbox").get("deadScopes").asLong()).as("the default store's").isZero();
+		assertThat(http.get("/scopes?status=dead&store=tenant").json().get("scopes").get(0).get("id").asString())
+			.isEqualTo(scope.toString());
+		assertThat(http.get("/scopes?status=dead").json().get("total").asLong()).isZero();
+		assertThat(http.get("/scopes/" + scope + "?store=tenant").status()).isEqualTo(200);
+		assertThat(http.get("/scopes/" + scope).status()).as("not the default store's").isEqualTo(404);
+
+		JsonNode elsewhere = http.post("/scopes/redrive", "{\"ids\": \"" + scope + "\"}").json();
+		assertThat(elsewhere.get("affected").asInt()).as("an action in the default store leaves the tenant's").isZero();
+		assertThat(app.tenantDeadScopes()).containsExactly(scope);
+		app.bindQueueTo(ConsoleTestApp.TENANT_UNROUTABLE_TYPE);
+		JsonNode redriven = http.post("/scopes/redrive", "{\"ids\": \"" + scope + "\", \"store\": \"tenant\"}").json();
+		assertThat(redriven.get("affected").asInt()).isEqualTo(1);
+		assertThat(output.getOut()).contains("store 'tenant': dead scopes [" + scope + "]");
+		await().until(() -> app.tenantDeadScopes().isEmpty());
+
+		Http.Response unknown = http.get("/scopes?status=dead&store=nope");
+		assertThat(unknown.status()).isEqualTo(400);
+		assertThat(unknown.json().get("error").asString()).contains("No store 'nope' is registered");
 	}
 
 	@Test

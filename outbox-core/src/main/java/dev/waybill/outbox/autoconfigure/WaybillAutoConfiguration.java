@@ -7,6 +7,7 @@ import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -42,6 +43,7 @@ import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
 import dev.waybill.outbox.internal.observation.ObservedOutboxMessageFactory;
 import dev.waybill.outbox.internal.relay.PostgresCommitNotifier;
+import dev.waybill.outbox.internal.store.DefaultStoreAdmins;
 import dev.waybill.outbox.internal.store.DefaultWaybillStores;
 import dev.waybill.outbox.internal.store.DefaultWaybillStores.Migration;
 import dev.waybill.outbox.internal.store.RegisteredStore;
@@ -53,6 +55,7 @@ import dev.waybill.outbox.spi.OutboxMessageFactory;
 import dev.waybill.outbox.spi.OutboxStore;
 import dev.waybill.outbox.spi.OutboxWriter;
 import dev.waybill.outbox.spi.Transport;
+import dev.waybill.outbox.store.StoreAdmins;
 import dev.waybill.outbox.store.StoreResolver;
 import dev.waybill.outbox.store.WaybillStore;
 import dev.waybill.outbox.store.WaybillStores;
@@ -205,6 +208,13 @@ public final class WaybillAutoConfiguration {
 	OutboxAdmin waybillOutboxAdmin(OutboxStore store, RelayWakeUp wakeUp, DataSource dataSource, OutboxTables tables,
 			AdminAudit audit) {
 		return new DefaultOutboxAdmin(store, wakeUp, new JdbcOutboxBrowser(dataSource, tables), audit);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(DefaultWaybillStores.class)
+	StoreAdmins waybillStoreAdmins(OutboxAdmin admin, DefaultWaybillStores stores, RelayWakeUp wakeUp, AdminAudit audit) {
+		return new DefaultStoreAdmins(admin, stores, wakeUp, audit);
 	}
 
 	@Bean

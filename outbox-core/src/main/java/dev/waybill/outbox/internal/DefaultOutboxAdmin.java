@@ -35,6 +35,24 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
 
 	private final AdminAudit audit;
 
+	/** What the audit lines say the changes are in: "" for the default store, "store 'x': " for another. */
+	private final String subject;
+
+	/**
+	 * Creates the admin of a store other than the default one: its audit lines name the store.
+	 * @param store the store's relay store
+	 * @param wakeUp the wake-up of this process's relay
+	 * @param browser the store's queries that list and delete scopes
+	 * @param audit records every change
+	 * @param storeName the store's name
+	 * @since 0.1
+	 */
+	public DefaultOutboxAdmin(OutboxStore store, RelayWakeUp wakeUp, JdbcOutboxBrowser browser, AdminAudit audit,
+			String storeName) {
+		this("store '" + storeName + "': ", store, wakeUp, Objects.requireNonNull(browser, "browser must not be null"),
+				audit);
+	}
+
 	/**
 	 * Creates an admin that can redrive and read statistics, but not list scopes.
 	 * @param store the store
@@ -54,10 +72,16 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
 	 */
 	public DefaultOutboxAdmin(OutboxStore store, RelayWakeUp wakeUp, @Nullable JdbcOutboxBrowser browser,
 			AdminAudit audit) {
+		this("", store, wakeUp, browser, audit);
+	}
+
+	private DefaultOutboxAdmin(String subject, OutboxStore store, RelayWakeUp wakeUp,
+			@Nullable JdbcOutboxBrowser browser, AdminAudit audit) {
 		this.store = Objects.requireNonNull(store, "store must not be null");
 		this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp must not be null");
 		this.browser = browser;
 		this.audit = Objects.requireNonNull(audit, "audit must not be null");
+		this.subject = subject;
 	}
 
 	@Override
@@ -69,14 +93,14 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
 	public int redrive(Collection<UUID> scopeIds, String actor) {
 		List<UUID> ids = List.copyOf(scopeIds);
 		int redriven = wakeIfAny(this.store.redrive(ids));
-		this.audit.record(actor, "outbox.redrive", "dead scopes " + ids, redriven);
+		this.audit.record(actor, "outbox.redrive", this.subject + "dead scopes " + ids, redriven);
 		return redriven;
 	}
 
 	@Override
 	public int redriveDestination(String destination) {
 		int redriven = wakeIfAny(this.store.redriveDestination(destination));
-		this.audit.record(AdminAudit.APPLICATION, "outbox.redrive", "dead scopes for destination '" + destination + "'",
+		this.audit.record(AdminAudit.APPLICATION, "outbox.redrive", this.subject + "dead scopes for destination '" + destination + "'",
 				redriven);
 		return redriven;
 	}
@@ -84,7 +108,7 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
 	@Override
 	public int redriveAll() {
 		int redriven = wakeIfAny(this.store.redriveAll());
-		this.audit.record(AdminAudit.APPLICATION, "outbox.redrive", "every dead scope", redriven);
+		this.audit.record(AdminAudit.APPLICATION, "outbox.redrive", this.subject + "every dead scope", redriven);
 		return redriven;
 	}
 
@@ -92,7 +116,7 @@ public final class DefaultOutboxAdmin implements OutboxAdmin {
 	public int deleteDead(Collection<UUID> scopeIds, String actor) {
 		List<UUID> ids = List.copyOf(scopeIds);
 		int deleted = browser().deleteDead(ids);
-		this.audit.record(actor, "outbox.delete", "dead scopes " + ids, deleted);
+		this.audit.record(actor, "outbox.delete", this.subject + "dead scopes " + ids, deleted);
 		return deleted;
 	}
 

@@ -22,6 +22,7 @@ import dev.waybill.console.WaybillEndpoint;
 import dev.waybill.console.WaybillWritableEndpoint;
 import dev.waybill.inbox.InboxLookup;
 import dev.waybill.outbox.OutboxAdmin;
+import dev.waybill.outbox.store.StoreAdmins;
 import dev.waybill.outbox.rabbit.ErrorQueues;
 
 /**
@@ -44,11 +45,16 @@ public final class WaybillConsoleAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnAvailableEndpoint(WaybillEndpoint.class)
-	WaybillEndpoint waybillEndpoint(OutboxAdmin outbox, ObjectProvider<ConsumerSide> consumers,
-			WaybillAdminProperties properties) {
+	WaybillEndpoint waybillEndpoint(OutboxAdmin outbox, ObjectProvider<StoreAdmins> stores,
+			ObjectProvider<ConsumerSide> consumers, WaybillAdminProperties properties) {
 		ConsumerSide consumerSide = consumers.getIfAvailable();
-		return properties.isWriteEnabled() ? new WaybillWritableEndpoint(outbox, consumerSide)
-				: new WaybillEndpoint(outbox, consumerSide);
+		StoreAdmins admins = stores.getIfUnique();
+		if (admins == null) {
+			return properties.isWriteEnabled() ? new WaybillWritableEndpoint(outbox, consumerSide)
+					: new WaybillEndpoint(outbox, consumerSide);
+		}
+		return properties.isWriteEnabled() ? new WaybillWritableEndpoint(admins, consumerSide)
+				: new WaybillEndpoint(admins, consumerSide);
 	}
 
 	/**
