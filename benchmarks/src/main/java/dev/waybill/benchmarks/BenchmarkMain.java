@@ -23,7 +23,8 @@ public final class BenchmarkMain {
 			Map.entry(TableScale.NAME, TableScale::new), Map.entry(OrderedRelayThroughput.NAME, OrderedRelayThroughput::new),
 			Map.entry(TracingCost.NAME, TracingCost::new), Map.entry(WalLifecycle.NAME, WalLifecycle::new),
 			Map.entry(PooledLatency.NAME, PooledLatency::new),
-			Map.entry(StandbyLatency.NAME, StandbyLatency::new));
+			Map.entry(StandbyLatency.NAME, StandbyLatency::new),
+			Map.entry(StoreRelayThroughput.NAME, StoreRelayThroughput::new));
 
 	private BenchmarkMain() {
 	}

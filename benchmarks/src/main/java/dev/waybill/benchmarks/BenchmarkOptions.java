@@ -28,7 +28,7 @@ public record BenchmarkOptions(List<String> benchmarks, boolean quick, int runs,
 
 	/** Every benchmark, in the order they run. */
 	public static final List<String> NAMES = List.of("broker", "relay", "writepath", "latency", "inbox", "retention",
-			"scale", "ordering", "tracing", "wal", "pooled", "standby");
+			"scale", "ordering", "tracing", "wal", "pooled", "standby", "stores");
 
 	static final String USAGE = "usage: run [all|" + String.join("|", NAMES)
 			+ " ...] [--quick] [--runs N] [--update-doc] [--results DIR] [--doc FILE]"

@@ -78,7 +78,11 @@ final class CpuMeter {
 		return (compiler != null && compiler.isCompilationTimeMonitoringSupported()) ? compiler.getTotalCompilationTime() : 0;
 	}
 
-	private static long jvmNanos() {
+	/**
+	 * The CPU time this JVM has used so far, all its threads together.
+	 * @return nanoseconds, 0 where the platform does not tell
+	 */
+	static long jvmNanos() {
 		java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
 		return (os instanceof com.sun.management.OperatingSystemMXBean sun) ? sun.getProcessCpuTime() : 0;
 	}
@@ -95,6 +99,23 @@ final class CpuMeter {
 		}
 		catch (IOException | RuntimeException ex) {
 			return new long[2];
+		}
+	}
+
+	/**
+	 * The CPU time a process of this machine has used so far (user and system), e.g. a PostgreSQL
+	 * backend's, found by its pid in {@code pg_stat_activity}.
+	 * @param pid the process
+	 * @return nanoseconds, 0 when it ended or cannot be read
+	 */
+	static long processNanos(int pid) {
+		try {
+			String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+			String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+			return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * TICK_NANOS;
+		}
+		catch (IOException | RuntimeException ex) {
+			return 0; // the process ended
 		}
 	}
 
@@ -131,14 +152,7 @@ final class CpuMeter {
 				statement.setArray(1, connection.createArrayOf("int4", ports.toArray()));
 				try (ResultSet rows = statement.executeQuery()) {
 					while (rows.next()) {
-						try {
-							String stat = Files.readString(Path.of("/proc/" + rows.getInt(1) + "/stat"));
-							String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-							total += (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * TICK_NANOS;
-						}
-						catch (IOException | RuntimeException ex) {
-							// the backend ended
-						}
+						total += processNanos(rows.getInt(1));
 					}
 				}
 			}

@@ -1,6 +1,7 @@
 package dev.waybill.benchmarks;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -20,13 +21,23 @@ final class Rows {
 
 	private static final AtomicInteger generations = new AtomicInteger();
 
-	private final TestSchema schema;
+	private final DataSource dataSource;
 
 	private final OutboxTables tables;
 
 	Rows(TestSchema schema) {
-		this.schema = schema;
-		this.tables = schema.tables();
+		this(schema.dataSource(), schema.tables());
+	}
+
+	/**
+	 * Works on Waybill's tables in any schema of a database, e.g. a store's that a registration
+	 * created.
+	 * @param dataSource connections to the database
+	 * @param tables the tables
+	 */
+	Rows(DataSource dataSource, OutboxTables tables) {
+		this.dataSource = dataSource;
+		this.tables = tables;
 	}
 
 	/**
@@ -39,7 +50,7 @@ final class Rows {
 			throw new IllegalArgumentException(messages + " messages do not fill scopes of " + scopeSize);
 		}
 		String seq = "(i - 1) * " + scopeSize + " + j";
-		this.schema.execute("""
+		execute("""
 				WITH scope AS (
 				  INSERT INTO %1$s (id, created_at, next_attempt_at, message_count)
 				  SELECT gen_random_uuid(), clock_timestamp(), now(), %3$d FROM generate_series(1, %4$d) i
@@ -62,7 +73,7 @@ final class Rows {
 	 * its key's order, and every scope but the first of its key held back.
 	 */
 	void pendingKeyed(int messages, String keyOf, String destination) {
-		this.schema.execute("""
+		execute("""
 				WITH keyed AS (
 				  SELECT i, %6$s AS k FROM generate_series(1, %3$d) i
 				), scope AS (
@@ -86,7 +97,7 @@ final class Rows {
 	 * message published inside a traced request carries.
 	 */
 	void traceparents() {
-		this.schema.execute("""
+		execute("""
 				UPDATE %1$s SET headers = jsonb_build_object('traceparent',
 				  '00-' || md5(message_id::text) || '-' || substr(md5(outbox_id::text), 1, 16) || '-01')""".formatted(
 				this.tables.qualifiedOutboxMessage()));
@@ -102,7 +113,7 @@ final class Rows {
 			int generation = generations.incrementAndGet();
 			long count = Math.min(KEPT_CHUNK, scopes - done);
 			String id = "(lpad(to_hex(" + generation + "), 8, '0') || '-%s-4000-8000-' || lpad(to_hex(i), 12, '0'))::uuid";
-			this.schema.execute("""
+			execute("""
 					WITH scope AS (
 					  INSERT INTO %1$s (id, created_at, status, published_at, attempts, next_attempt_at, message_count)
 					  SELECT %3$s, now() - interval '%5$s', 'published', now() - interval '%5$s', 1,
@@ -124,7 +135,7 @@ final class Rows {
 	 * older rows written by {@link #published(long, String)}.
 	 */
 	void deleteRecentlyPublished() {
-		this.schema.execute("DELETE FROM " + this.tables.qualifiedOutboxState()
+		execute("DELETE FROM " + this.tables.qualifiedOutboxState()
 				+ " WHERE status = 'published' AND published_at > now() - interval '1 hour'");
 	}
 
@@ -132,7 +143,7 @@ final class Rows {
 	 * Empties the outbox and inbox tables.
 	 */
 	void truncate() {
-		this.schema.execute("TRUNCATE " + this.tables.qualifiedOutboxMessage() + ", " + this.tables.qualifiedOutboxState()
+		execute("TRUNCATE " + this.tables.qualifiedOutboxMessage() + ", " + this.tables.qualifiedOutboxState()
 				+ ", " + this.tables.qualifiedInboxState());
 	}
 
@@ -141,8 +152,8 @@ final class Rows {
 	 * measured window does not pay for it.
 	 */
 	void vacuumAnalyze() {
-		this.schema.execute("VACUUM ANALYZE " + this.tables.qualifiedOutboxState());
-		this.schema.execute("VACUUM ANALYZE " + this.tables.qualifiedOutboxMessage());
+		execute("VACUUM ANALYZE " + this.tables.qualifiedOutboxState());
+		execute("VACUUM ANALYZE " + this.tables.qualifiedOutboxMessage());
 	}
 
 	/**
@@ -152,7 +163,7 @@ final class Rows {
 	 */
 	java.util.Map<String, Long> relationSizes() {
 		java.util.Map<String, Long> sizes = new java.util.LinkedHashMap<>();
-		JdbcTemplate jdbc = new JdbcTemplate(this.schema.dataSource());
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
 		for (String table : java.util.List.of(this.tables.qualifiedOutboxState(), this.tables.qualifiedOutboxMessage())) {
 			jdbc.query("SELECT c.relname, pg_table_size(c.oid) FROM pg_class c WHERE c.oid = ?::regclass",
 					(java.sql.ResultSet row) -> {
@@ -172,8 +183,12 @@ final class Rows {
 	 * @return the count
 	 */
 	long scopes(String status) {
-		return new JdbcTemplate(this.schema.dataSource()).queryForObject(
+		return new JdbcTemplate(this.dataSource).queryForObject(
 				"SELECT count(*) FROM " + this.tables.qualifiedOutboxState() + " WHERE status = ?", Long.class, status);
+	}
+
+	private void execute(String sql) {
+		new JdbcTemplate(this.dataSource).execute(sql);
 	}
 
 }

@@ -22,19 +22,22 @@ import java.util.List;
  * @param scaleBacklog pending messages the relay drains at each step
  * @param claimSamples timed claims per run at each step
  * @param walMessages messages per window of the WAL benchmark, each in its own transaction
+ * @param idleStores the stores besides the default one that the stores benchmark relays while
+ *        idle, each a schema with Waybill's tables, created once per run of the benchmark
+ * @param idleSeconds measured seconds of each idle window of the stores benchmark
  */
 public record Sizes(int brokerMessages, int relayMessages, int writeSeconds, int writeThreads, List<Integer> latencyRates,
 		int latencySeconds, int warmUpSeconds, int jitWarmUpSeconds, int inboxMessages, int retentionRows, List<Integer> scaleRows,
-		int scaleBacklog, int claimSamples, int walMessages) {
+		int scaleBacklog, int claimSamples, int walMessages, int idleStores, int idleSeconds) {
 
 	public static Sizes full() {
 		return new Sizes(50_000, 100_000, 10, 8, List.of(100, 1_000, 5_000), 10, 2, 20, 20_000, 1_000_000,
-				List.of(0, 1_000_000, 5_000_000), 20_000, 20, 5_000);
+				List.of(0, 1_000_000, 5_000_000), 20_000, 20, 5_000, 200, 10);
 	}
 
 	public static Sizes quick() {
 		return new Sizes(5_000, 5_000, 2, 8, List.of(100, 1_000, 5_000), 2, 1, 2, 2_000, 80_000,
-				List.of(0, 20_000, 50_000), 2_000, 5, 1_000);
+				List.of(0, 20_000, 50_000), 2_000, 5, 1_000, 50, 5);
 	}
 
 }

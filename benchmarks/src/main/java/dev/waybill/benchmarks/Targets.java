@@ -85,6 +85,19 @@ final class Targets {
 				(ratio) -> targets.add(Target.atMost("WAL per message, whole lifecycle / floor", ratio, 1.3, "<= 1.3")));
 		median(measurements, WalLifecycle.NAME, WalLifecycle.ratioFigure(WalLifecycle.CLAIMED)).ifPresent(
 				(ratio) -> targets.add(Target.atMost("WAL per message, claimed path / floor", ratio, 1.5, "<= 1.5")));
+		Optional<Double> oneStore = median(measurements, StoreRelayThroughput.NAME, StoreRelayThroughput.DRAIN_ONE);
+		Optional<Double> manyStores = median(measurements, StoreRelayThroughput.NAME, StoreRelayThroughput.DRAIN_MANY);
+		if (oneStore.isPresent() && manyStores.isPresent()) {
+			targets.add(Target.atLeast("relay over " + StoreRelayThroughput.DRAIN_STORES + " stores / 1 store",
+					manyStores.get() / oneStore.get(), 0.9, ">= 0.90"));
+		}
+		Optional<Double> defaultWrites = median(measurements, StoreRelayThroughput.NAME, StoreRelayThroughput.WRITE_DEFAULT);
+		Optional<Double> resolvedWrites = median(measurements, StoreRelayThroughput.NAME,
+				StoreRelayThroughput.WRITE_RESOLVED);
+		if (defaultWrites.isPresent() && resolvedWrites.isPresent()) {
+			targets.add(Target.atLeast("write path, store by a StoreResolver / default store only",
+					resolvedWrites.get() / defaultWrites.get(), 0.95, ">= 0.95"));
+		}
 		List<Measurement> claims = measurements.stream()
 			.filter((m) -> m.benchmark().equals(TableScale.NAME) && m.figure().startsWith("claim time"))
 			.toList();

@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 import org.jspecify.annotations.Nullable;
@@ -40,8 +41,23 @@ final class WriteLoad {
 
 	private final TransactionTemplate transactions;
 
+	private final Consumer<Runnable> eachTransaction;
+
 	WriteLoad(OutboxWiring wiring, String destination) {
+		this(wiring, destination, Runnable::run);
+	}
+
+	/**
+	 * Prepares a load whose threads run each business transaction through {@code eachTransaction},
+	 * as a request filter runs a request: e.g. with the request's tenant set where a
+	 * {@code StoreResolver} reads it, and cleared after.
+	 * @param wiring the application
+	 * @param destination where the messages go
+	 * @param eachTransaction runs the transaction it is given, once
+	 */
+	WriteLoad(OutboxWiring wiring, String destination, Consumer<Runnable> eachTransaction) {
 		this.wiring = wiring;
+		this.eachTransaction = eachTransaction;
 		this.destination = destination;
 		this.jdbc = wiring.jdbc();
 		this.transactions = wiring.transactions();
@@ -255,7 +271,7 @@ final class WriteLoad {
 		while (!stop.get()) {
 			long seq = this.sequence.incrementAndGet();
 			try {
-				transactions.executeWithoutResult((status) -> {
+				this.eachTransaction.accept(() -> transactions.executeWithoutResult((status) -> {
 					insertOrder(seq);
 					if (mode == Mode.OUTBOX) {
 						publisher.send(this.destination, BenchOrder.of(seq));
@@ -264,7 +280,7 @@ final class WriteLoad {
 						this.jdbc.update(this.rawOutboxInsert, TimeOrderedUuids.next(), TimeOrderedUuids.next(),
 								this.destination, BenchOrder.TYPE, BenchOrder.json(seq));
 					}
-				});
+				}));
 				committed.incrementAndGet();
 			}
 			catch (RuntimeException ex) {

@@ -52,7 +52,7 @@ class BenchmarkOptionsTests {
 	void anUnknownNameOrOptionIsRefusedWithTheChoices() {
 		for (String bad : List.of("relays", "--fast")) {
 			assertThatIllegalArgumentException().isThrownBy(() -> BenchmarkOptions.parse(bad))
-				.withMessageStartingWith("Unknown argument '" + bad + "'. usage: run [all|broker|relay|writepath|latency|inbox|retention|scale|ordering|tracing|wal|pooled|standby ...]");
+				.withMessageStartingWith("Unknown argument '" + bad + "'. usage: run [all|broker|relay|writepath|latency|inbox|retention|scale|ordering|tracing|wal|pooled|standby|stores ...]");
 		}
 	}
 

@@ -112,6 +112,21 @@ class TargetsTests {
 	}
 
 	@Test
+	void manyStoresAreCheckedAgainstOneStoreOfTheSameRun() {
+		List<Target> targets = Targets.check(List.of(
+				figure(StoreRelayThroughput.NAME, StoreRelayThroughput.DRAIN_ONE, 10_000, 9_000, 11_000),
+				figure(StoreRelayThroughput.NAME, StoreRelayThroughput.DRAIN_MANY, 8_500, 9_500, 8_000),
+				figure(StoreRelayThroughput.NAME, StoreRelayThroughput.WRITE_DEFAULT, 4_000),
+				figure(StoreRelayThroughput.NAME, StoreRelayThroughput.WRITE_RESOLVED, 3_900),
+				figure(StoreRelayThroughput.NAME, StoreRelayThroughput.idleFigure(200, StoreRelayThroughput.THREADS), 7)));
+		assertThat(targets).extracting(Target::name)
+			.containsExactly("relay over 10 stores / 1 store", "write path, store by a StoreResolver / default store only");
+		assertThat(targets).extracting(Target::goal).containsExactly(">= 0.90", ">= 0.95");
+		assertThat(targets).extracting(Target::measured).containsExactly(0.85, 0.975);
+		assertThat(targets).extracting(Target::met).containsExactly(false, true);
+	}
+
+	@Test
 	void targetsWhoseFiguresWereNotMeasuredAreLeftOut() {
 		assertThat(Targets.check(List.of(figure(RelayThroughput.NAME, RelayThroughput.figure(1), 4_000)))).isEmpty();
 	}
