@@ -28,6 +28,7 @@ import dev.waybill.outbox.internal.relay.Relay;
 import dev.waybill.outbox.internal.relay.WakeUpMode;
 import dev.waybill.outbox.internal.store.DefaultWaybillStores;
 import dev.waybill.outbox.internal.store.RegisteredStore;
+import dev.waybill.outbox.internal.store.StoreDueProbes;
 import dev.waybill.outbox.observation.RelayPublishObservationConvention;
 import dev.waybill.outbox.relay.RelayListener;
 import dev.waybill.outbox.spi.OutboxStore;
@@ -117,6 +118,7 @@ public final class WaybillRelayAutoConfiguration {
 				relay.addStore(store.name(), store.relayed());
 			}
 		}
+		relay.setStoreProbe(new StoreDueProbes(stores));
 	}
 
 	@Bean

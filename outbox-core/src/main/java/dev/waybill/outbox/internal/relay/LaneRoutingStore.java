@@ -116,11 +116,17 @@ final class LaneRoutingStore implements OutboxStore {
 		return skipped;
 	}
 
-	/** Promotes held heads in every store; one that fails is tried again at the next sweep. */
+	/**
+	 * Promotes held heads in the default store and in each other store whose sweep is due (see
+	 * {@link RelayLane#sweepDue()}); one that fails is tried again at its next sweep.
+	 */
 	@Override
 	public int promoteHeldHeads() {
 		int promoted = 0;
 		for (RelayLane lane : this.lanes.all()) {
+			if (!lane.isDefault() && !lane.sweepDue()) {
+				continue;
+			}
 			try {
 				promoted += lane.store().promoteHeldHeads();
 			}

@@ -213,6 +213,16 @@ public final class Relay implements SmartLifecycle {
 	}
 
 	/**
+	 * Polls the stores added with {@link #addStore} through a probe, once a poll interval, instead
+	 * of a claim from each.
+	 * @param probe tells which of them have scopes due
+	 * @since 0.1
+	 */
+	public void setStoreProbe(StoreProbe probe) {
+		this.lanes.setProbe(Objects.requireNonNull(probe, "probe must not be null"));
+	}
+
+	/**
 	 * Stops claiming from a store added with {@link #addStore}; the scopes the relay holds of it are
 	 * still settled in it.
 	 * @param name the store's name

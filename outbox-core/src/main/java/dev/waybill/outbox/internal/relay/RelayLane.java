@@ -9,7 +9,8 @@ import dev.waybill.outbox.spi.OutboxStore;
 /**
  * One store the relay claims from. The default store's lane is claimed as the relay's pacing says
  * (wake-ups, the poll); another store's is looked at when a commit of this process wrote to it,
- * when its last claim came back full, and otherwise once a poll interval, with one claim; a lane
+ * when its last claim came back full, and otherwise once a poll interval, with one claim or, with
+ * the relay's {@link StoreProbe}, when the probe finds scopes due in it; a lane
  * whose claim failed waits a poll interval, doubling up to a minute while it keeps failing, so an
  * unavailable store costs the others nothing but that claim.
  */
@@ -34,12 +35,24 @@ final class RelayLane {
 
 	private volatile boolean retired;
 
+	/** How many of the relay's sweeps an idle store sits out between two of its own. */
+	static final int IDLE_SWEEP_EVERY = 10;
+
+	private volatile boolean claimedSinceSweep;
+
+	/** The sweeping thread only; starts where the name puts it, so that idle stores take turns. */
+	private int sweepsSkipped;
+
+	/** Whether its poll is the relay's probe's ({@link RelayLanes#probeIfDue}) rather than a claim. */
+	private volatile boolean probed;
+
 	RelayLane(String name, OutboxStore store, boolean isDefault, Duration pollInterval, ClaimFailureLog failures) {
 		this.name = name;
 		this.store = store;
 		this.isDefault = isDefault;
 		this.pollNanos = pollInterval.toNanos();
 		this.failures = failures;
+		this.sweepsSkipped = Math.floorMod(name.hashCode(), IDLE_SWEEP_EVERY);
 	}
 
 	String name() {
@@ -87,8 +100,28 @@ final class RelayLane {
 			this.nextPollAt.set(now + this.pollNanos);
 			return true;
 		}
+		if (this.probed) {
+			return false;
+		}
 		long at = this.nextPollAt.get();
 		return now - at >= 0 && this.nextPollAt.compareAndSet(at, now + this.pollNanos);
+	}
+
+	/**
+	 * Makes the lane's poll the probe's, or its own claim again.
+	 * @param probed whether the relay's probe polls it
+	 */
+	void probed(boolean probed) {
+		this.probed = probed;
+	}
+
+	/**
+	 * Whether a claim from it may be tried now: it is not backing off from a failure, nor retired.
+	 * @param now {@link System#nanoTime()}
+	 * @return whether it is reachable
+	 */
+	boolean isReachable(long now) {
+		return !this.retired && now - this.backOffUntil >= 0;
 	}
 
 	/**
@@ -97,19 +130,39 @@ final class RelayLane {
 	 * @return whether it is due
 	 */
 	boolean isDue(long now) {
-		return !this.retired && now - this.backOffUntil >= 0 && (this.due.get() || now - this.nextPollAt.get() >= 0);
+		return isReachable(now) && (this.due.get() || !this.probed && now - this.nextPollAt.get() >= 0);
 	}
 
 	/**
 	 * A claim from the lane succeeded.
 	 * @param startedAt when it began
-	 * @param full whether it took as many scopes as it could, so more may be due
+	 * @param taken how many scopes it took
+	 * @param limit how many it could have taken: a full claim leaves more due
 	 */
-	void claimed(long startedAt, boolean full) {
+	void claimed(long startedAt, int taken, int limit) {
 		this.failures.succeeded(startedAt);
-		if (full) {
+		if (taken > 0) {
+			this.claimedSinceSweep = true;
+		}
+		if (taken >= limit) {
 			this.due.set(true);
 		}
+	}
+
+	/**
+	 * Whether the relay's sweep of held ordering heads (its safety net) looks at this store now:
+	 * when scopes were claimed from it since the last sweep, else at every
+	 * {@value #IDLE_SWEEP_EVERY}th sweep, so that idle stores cost the sweep little. The sweeping
+	 * thread only.
+	 * @return whether to sweep it
+	 */
+	boolean sweepDue() {
+		if (this.claimedSinceSweep || ++this.sweepsSkipped >= IDLE_SWEEP_EVERY) {
+			this.claimedSinceSweep = false;
+			this.sweepsSkipped = 0;
+			return true;
+		}
+		return false;
 	}
 
 	/**

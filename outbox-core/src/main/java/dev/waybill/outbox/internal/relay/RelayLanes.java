@@ -3,10 +3,13 @@ package dev.waybill.outbox.internal.relay;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 
@@ -41,11 +44,18 @@ final class RelayLanes {
 
 	private final OutboxStore routing;
 
+	private final long pollNanos;
+
+	private volatile @Nullable StoreProbe probe;
+
+	private final AtomicLong nextProbeAt = new AtomicLong(System.nanoTime());
+
 	RelayLanes(String relayId, String defaultName, OutboxStore defaultStore, ClaimFailureLog defaultFailures,
 			Duration pollInterval, RelayWakeUp wakeUp) {
 		this.relayId = relayId;
 		this.pollInterval = pollInterval;
 		this.wakeUp = wakeUp;
+		this.pollNanos = pollInterval.toNanos();
 		this.defaultLane = new RelayLane(defaultName, defaultStore, true, pollInterval, defaultFailures);
 		this.routing = new LaneRoutingStore(this);
 	}
@@ -78,6 +88,7 @@ final class RelayLanes {
 		}
 		RelayLane lane = new RelayLane(name, store, false, this.pollInterval,
 				new ClaimFailureLog(this.relayId + " store '" + name + "'", this.pollInterval));
+		lane.probed(this.probe != null);
 		this.retired.remove(name);
 		this.byName.put(name, lane);
 		List<RelayLane> others = new ArrayList<>(this.others);
@@ -99,6 +110,60 @@ final class RelayLanes {
 			others.remove(lane);
 			this.others = List.copyOf(others);
 		}
+	}
+
+	/**
+	 * Polls the other stores through a probe (one statement per database) rather than with a claim
+	 * each: a store is then claimed from when the probe finds scopes due in it, when this process
+	 * wrote to it, or while its claims come back full.
+	 * @param probe the probe
+	 */
+	void setProbe(StoreProbe probe) {
+		this.probe = probe;
+		for (RelayLane lane : this.others) {
+			lane.probed(true);
+		}
+	}
+
+	/**
+	 * Once a poll interval (the primary worker calls it): asks the probe which other stores have
+	 * scopes due, and marks those due. A probe that fails marks every store it asked about due, so
+	 * that their claims fail, each logged under its store and backing off on its own.
+	 * @param now {@link System#nanoTime()}
+	 * @return whether a store was marked due
+	 */
+	boolean probeIfDue(long now) {
+		StoreProbe probe = this.probe;
+		long at = this.nextProbeAt.get();
+		if (probe == null || now - at < 0 || !this.nextProbeAt.compareAndSet(at, now + this.pollNanos)) {
+			return false;
+		}
+		Set<String> names = new LinkedHashSet<>();
+		for (RelayLane lane : this.others) {
+			if (lane.isReachable(now)) {
+				names.add(lane.name());
+			}
+		}
+		if (names.isEmpty()) {
+			return false;
+		}
+		Set<String> due;
+		try {
+			due = probe.due(names);
+		}
+		catch (RuntimeException ex) {
+			due = names;
+		}
+		boolean marked = false;
+		for (RelayLane lane : this.others) {
+			// A store whose claims failed is claimed from again, due or not: its claim tells
+			// whether it is back, which the outage log and the health say.
+			if (due.contains(lane.name()) || names.contains(lane.name()) && lane.failures().failingFor() != null) {
+				lane.markDue();
+				marked = true;
+			}
+		}
+		return marked;
 	}
 
 	/**

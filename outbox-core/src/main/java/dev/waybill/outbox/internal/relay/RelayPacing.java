@@ -133,7 +133,7 @@ final class RelayPacing {
 				continue;
 			}
 			long now = System.nanoTime();
-			if (this.lanes.anyDue(now)) {
+			if (this.lanes.probeIfDue(now) || this.lanes.anyDue(now)) {
 				return true;
 			}
 			if (!this.dueTimes.isEmpty() && this.dueTimes.first() <= now) {

@@ -142,6 +142,9 @@ final class RelayWorker {
 			return;
 		}
 		long claimStarted = System.nanoTime();
+		if (this.primary) {
+			this.context.lanes().probeIfDue(claimStarted); // also while the default store keeps it busy
+		}
 		// Another store that is due goes first, in turn; the default store's claims are paced as
 		// when it is the only one.
 		RelayLane other = this.context.lanes().takeDue(claimStarted);
@@ -172,7 +175,7 @@ final class RelayWorker {
 			}
 		}
 		if (other != null) {
-			other.claimed(claimStarted, batch.size() >= this.context.settings().batchSize());
+			other.claimed(claimStarted, batch.size(), this.context.settings().batchSize());
 		}
 		else {
 			this.context.claimFailures().succeeded(claimStarted);

@@ -6,8 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
 
@@ -42,6 +45,81 @@ class RelayLanesTests {
 	}
 
 	@Test
+	void withAProbeAStoreIsClaimedFromWhenTheProbeFindsScopesDueInItNotAtItsPoll() {
+		RelayLanes lanes = new RelayLanes("relay", "default", recording("default"),
+				new ClaimFailureLog("relay", Duration.ofMillis(200)), Duration.ofMillis(200), this.wakeUp);
+		List<Set<String>> asked = new CopyOnWriteArrayList<>();
+		Set<String> withWork = new CopyOnWriteArraySet<>();
+		lanes.setProbe((names) -> {
+			asked.add(Set.copyOf(names));
+			return Set.copyOf(withWork);
+		});
+		lanes.add("a", recording("a"));
+		lanes.add("b", recording("b"));
+		long now = System.nanoTime();
+		lanes.takeDue(now).claimed(now, 0, 100); // each is due once, when added
+		lanes.takeDue(now).claimed(now, 0, 100);
+		long polled = now + Duration.ofMillis(250).toNanos();
+		assertThat(lanes.anyDue(polled)).as("no claim at its poll").isFalse();
+		assertThat(lanes.takeDue(polled)).isNull();
+
+		withWork.add("b");
+		assertThat(lanes.probeIfDue(polled)).isTrue();
+		assertThat(asked).containsExactly(Set.of("a", "b"));
+		assertThat(lanes.takeDue(polled).name()).isEqualTo("b");
+		assertThat(lanes.takeDue(polled)).isNull();
+		assertThat(lanes.probeIfDue(polled)).as("once a poll interval").isFalse();
+		assertThat(asked).hasSize(1);
+	}
+
+	@Test
+	void aFailingProbeOrAFailingStoreLetsTheStoresClaimTellWhetherItIsBack() {
+		RelayLanes lanes = new RelayLanes("relay", "default", recording("default"),
+				new ClaimFailureLog("relay", Duration.ofMillis(200)), Duration.ofMillis(200), this.wakeUp);
+		AtomicBoolean down = new AtomicBoolean(true);
+		lanes.setProbe((names) -> {
+			if (down.get()) {
+				throw new IllegalStateException("database unavailable");
+			}
+			return Set.of();
+		});
+		lanes.add("a", recording("a"));
+		long now = System.nanoTime();
+		RelayLane a = lanes.takeDue(now);
+		a.failed(new IllegalStateException("database unavailable"));
+		long later = System.nanoTime() + Duration.ofMillis(250).toNanos();
+		assertThat(lanes.probeIfDue(later)).as("the probe failed: the store's claim tries").isTrue();
+		assertThat(lanes.takeDue(later)).isSameAs(a);
+		a.failed(new IllegalStateException("still unavailable"));
+
+		down.set(false);
+		long afterBackOff = System.nanoTime() + Duration.ofMillis(500).toNanos();
+		assertThat(lanes.probeIfDue(afterBackOff)).as("nothing due, but its claims were failing").isTrue();
+		RelayLane again = lanes.takeDue(afterBackOff);
+		assertThat(again).isSameAs(a);
+		again.claimed(afterBackOff, 0, 100);
+		assertThat(lanes.failing()).isEmpty();
+		assertThat(lanes.probeIfDue(afterBackOff + Duration.ofMillis(250).toNanos())).isFalse();
+	}
+
+	@Test
+	void theSweepOfHeldHeadsLooksAtAnIdleStoreEveryTenthTimeOnly() {
+		this.lanes.add("idle", recording("idle"));
+		this.lanes.add("busy", recording("busy"));
+		RelayLane first = this.lanes.takeDue(System.nanoTime());
+		RelayLane second = this.lanes.takeDue(System.nanoTime());
+		RelayLane busy = first.name().equals("busy") ? first : second;
+		OutboxStore routing = this.lanes.routing();
+		for (int sweep = 1; sweep <= RelayLane.IDLE_SWEEP_EVERY; sweep++) {
+			busy.claimed(System.nanoTime(), 1, 100);
+			routing.promoteHeldHeads();
+		}
+		assertThat(this.calls.stream().filter("busy.promoteHeldHeads"::equals)).hasSize(RelayLane.IDLE_SWEEP_EVERY);
+		assertThat(this.calls.stream().filter("idle.promoteHeldHeads"::equals)).hasSize(1);
+		assertThat(this.calls.stream().filter("default.promoteHeldHeads"::equals)).hasSize(RelayLane.IDLE_SWEEP_EVERY);
+	}
+
+	@Test
 	void aStoreWrittenToWakesAWorker() throws InterruptedException {
 		this.lanes.add("a", recording("a"));
 		this.wakeUp.await(Duration.ZERO);
@@ -53,9 +131,9 @@ class RelayLanesTests {
 	void aFullClaimLeavesTheStoreDue() {
 		this.lanes.add("a", recording("a"));
 		RelayLane lane = this.lanes.takeDue(System.nanoTime());
-		lane.claimed(System.nanoTime(), true);
+		lane.claimed(System.nanoTime(), 100, 100);
 		assertThat(this.lanes.takeDue(System.nanoTime())).isSameAs(lane);
-		lane.claimed(System.nanoTime(), false);
+		lane.claimed(System.nanoTime(), 3, 100);
 		assertThat(this.lanes.takeDue(System.nanoTime())).isNull();
 	}
 
