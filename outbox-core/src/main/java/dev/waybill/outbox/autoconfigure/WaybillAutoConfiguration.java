@@ -47,6 +47,7 @@ import dev.waybill.outbox.internal.store.DefaultStoreAdmins;
 import dev.waybill.outbox.internal.store.DefaultWaybillStores;
 import dev.waybill.outbox.internal.store.DefaultWaybillStores.Migration;
 import dev.waybill.outbox.internal.store.RegisteredStore;
+import dev.waybill.outbox.internal.store.StoreDueProbes;
 import dev.waybill.outbox.internal.store.StoreRouting;
 import dev.waybill.outbox.observation.OutboxPublishObservationConvention;
 import dev.waybill.outbox.spi.ConsumerOutbox;
@@ -208,6 +209,13 @@ public final class WaybillAutoConfiguration {
 	OutboxAdmin waybillOutboxAdmin(OutboxStore store, RelayWakeUp wakeUp, DataSource dataSource, OutboxTables tables,
 			AdminAudit audit) {
 		return new DefaultOutboxAdmin(store, wakeUp, new JdbcOutboxBrowser(dataSource, tables), audit);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(DefaultWaybillStores.class)
+	StoreDueProbes waybillStoreDueProbes(DefaultWaybillStores stores) {
+		return new StoreDueProbes(stores);
 	}
 
 	@Bean

@@ -70,7 +70,8 @@ public final class WaybillRelayAutoConfiguration {
 			DataSource dataSource, RelayWakeUp wakeUp, WaybillProperties properties,
 			ObjectProvider<RelayListener> listeners, OutboxBacklog backlog, ObjectProvider<WaybillThreads> threads,
 			WaybillObservationProperties observation, ObjectProvider<ObservationRegistry> observationRegistry,
-			ObjectProvider<RelayPublishObservationConvention> convention, ObjectProvider<DefaultWaybillStores> stores) {
+			ObjectProvider<RelayPublishObservationConvention> convention, ObjectProvider<DefaultWaybillStores> stores,
+			ObjectProvider<StoreDueProbes> probes) {
 		RelayListener listener = listeners.orderedStream().reduce(RelayListener.NONE, RelayListener::andThen);
 		Relay relay = new Relay(store, transport, wakeUp, RelaySettingsMapper.toRelaySettings(properties.getOutbox()), listener, backlog);
 		relay.setThreads(threads.getIfAvailable(WaybillThreads::platform));
@@ -90,13 +91,13 @@ public final class WaybillRelayAutoConfiguration {
 		}
 		DefaultWaybillStores registered = stores.getIfUnique();
 		if (registered != null) {
-			relayStores(relay, registered);
+			relayStores(relay, registered, probes.getIfAvailable(() -> new StoreDueProbes(registered)));
 		}
 		return relay;
 	}
 
 	/** Relays every store but the default one too, those registered later from their registration on. */
-	private static void relayStores(Relay relay, DefaultWaybillStores stores) {
+	private static void relayStores(Relay relay, DefaultWaybillStores stores, StoreDueProbes probes) {
 		stores.addListener(new DefaultWaybillStores.Listener() {
 			@Override
 			public void registered(RegisteredStore store) {
@@ -118,7 +119,7 @@ public final class WaybillRelayAutoConfiguration {
 				relay.addStore(store.name(), store.relayed());
 			}
 		}
-		relay.setStoreProbe(new StoreDueProbes(stores));
+		relay.setStoreProbe(probes);
 	}
 
 	@Bean

@@ -1,10 +1,11 @@
 package dev.waybill.outbox.internal.jdbc;
 
+import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
+import java.util.Map;
 import javax.sql.DataSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -12,9 +13,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import dev.waybill.kernel.OutboxTables;
 
 /**
- * Tells, in one statement, which of several table sets of one database have a scope due: what a
- * claim would look for first (pending, due, not held back behind its key), read through each
- * set's ready index. One round trip in place of a claim per set.
+ * Tells, in one statement, which of several table sets of one database have a scope due (what a
+ * claim would look for first: pending, due, not held back behind its key) and since when, read
+ * from the first entry of each set's ready index. One round trip in place of a claim per set.
  *
  * @since 0.1
  */
@@ -40,22 +41,23 @@ public final class DueProbe {
 		this.tables = List.copyOf(tables);
 		List<String> branches = new ArrayList<>(tables.size());
 		for (int i = 0; i < tables.size(); i++) {
-			branches.add("SELECT " + i + " WHERE EXISTS (SELECT 1 FROM " + tables.get(i).qualifiedOutboxState()
-					+ " WHERE status = 'pending' AND next_attempt_at <= now() AND NOT ordering_held)");
+			// The first entry of the ready index: whether one is due, and since when.
+			branches.add("SELECT " + i + " AS i, (SELECT min(next_attempt_at) FROM " + tables.get(i).qualifiedOutboxState()
+					+ " WHERE status = 'pending' AND NOT ordering_held AND next_attempt_at <= now()) AS due_since");
 		}
-		this.sql = String.join(" UNION ALL ", branches);
+		this.sql = "SELECT i, due_since FROM (" + String.join(" UNION ALL ", branches) + ") d WHERE due_since IS NOT NULL";
 	}
 
 	/**
-	 * Returns the table sets with a scope due now.
+	 * Returns the table sets with a scope due now, each with when its oldest due scope fell due.
 	 * @return those of the sets given at creation
 	 * @throws org.springframework.dao.DataAccessException when the database cannot answer
 	 */
-	public Set<OutboxTables> due() {
-		Set<OutboxTables> due = new HashSet<>();
-		for (Integer index : this.jdbc.queryForList(this.sql, Integer.class)) {
-			due.add(this.tables.get(index));
-		}
+	public Map<OutboxTables, Instant> due() {
+		Map<OutboxTables, Instant> due = new HashMap<>();
+		this.jdbc.query(this.sql, (row) -> {
+			due.put(this.tables.get(row.getInt(1)), row.getTimestamp(2).toInstant());
+		});
 		return due;
 	}
 

@@ -107,6 +107,7 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 			.baseUnit("scopes")
 			.register(registry);
 		TimeGauge.builder(OLDEST_DUE_AGE, this.backlog, TimeUnit.MILLISECONDS, (b) -> b.oldestDueFor().toMillis())
+			.tag(STORE_TAG, WaybillStore.DEFAULT_NAME) // other stores' are StoreBacklogMetrics'
 			.description("How long the oldest due outbox scope has been due")
 			.register(registry);
 		Gauge.builder(CIRCUIT, this, (m) -> m.circuit.ordinal()) // CLOSED, HALF_OPEN, OPEN

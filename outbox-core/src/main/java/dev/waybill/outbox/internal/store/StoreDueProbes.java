@@ -1,5 +1,7 @@
 package dev.waybill.outbox.internal.store;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -7,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 
 import dev.waybill.kernel.OutboxTables;
@@ -17,13 +20,17 @@ import dev.waybill.outbox.store.WaybillStore;
 /**
  * The relay's probe of the registered stores: one {@link DueProbe} statement per database (the
  * stores of one {@code DataSource}, a schema each, together), made anew when the stores change.
- * A database whose statement fails reports all its stores, whose claims then say why.
+ * A database whose statement fails reports all its stores, whose claims then say why. What it
+ * finds also says how long each store's oldest due scope has waited, for the meters.
  *
  * @since 0.1
  */
 public final class StoreDueProbes implements StoreProbe {
 
 	private final DefaultWaybillStores stores;
+
+	/** When the oldest due scope of each store with one fell due, as of its database's last probe. */
+	private final Map<String, Instant> dueSince = new ConcurrentHashMap<>();
 
 	/** The probes of the last snapshot of the stores, by DataSource; replaced when the stores change. */
 	private volatile Probes probes = new Probes(List.of());
@@ -34,6 +41,21 @@ public final class StoreDueProbes implements StoreProbe {
 	 */
 	public StoreDueProbes(DefaultWaybillStores stores) {
 		this.stores = Objects.requireNonNull(stores, "stores must not be null");
+	}
+
+	/**
+	 * Returns how long the oldest due scope of a store has been due, as of the last probe of its
+	 * database.
+	 * @param store the store's name
+	 * @return how long, zero when none was due (or the store was never probed)
+	 */
+	public Duration oldestDueFor(String store) {
+		Instant since = this.dueSince.get(store);
+		if (since == null) {
+			return Duration.ZERO;
+		}
+		Duration due = Duration.between(since, Instant.now());
+		return due.isNegative() ? Duration.ZERO : due;
 	}
 
 	@Override
@@ -50,8 +72,17 @@ public final class StoreDueProbes implements StoreProbe {
 				continue;
 			}
 			try {
-				Set<OutboxTables> found = group.probe.due();
-				group.stores.stream().filter((store) -> found.contains(store.tables())).forEach((store) -> due.add(store.name()));
+				Map<OutboxTables, Instant> found = group.probe.due();
+				for (RegisteredStore store : group.stores) {
+					Instant since = found.get(store.tables());
+					if (since != null) {
+						due.add(store.name());
+						this.dueSince.put(store.name(), since);
+					}
+					else {
+						this.dueSince.remove(store.name());
+					}
+				}
 			}
 			catch (RuntimeException ex) {
 				group.stores.forEach((store) -> due.add(store.name()));
