@@ -212,6 +212,19 @@ class StoresIntegrationTests {
 	}
 
 	@Test
+	void anotherInstancesCommitToATenantStoreWakesThisRelayForThatStoreWithoutWaitingForItsPoll() {
+		service().withPropertyValues("waybill.outbox.relay.poll-interval=60s").run((relaying) -> {
+			service().withPropertyValues("waybill.outbox.relay.enabled=false").run((writing) -> {
+				long started = System.nanoTime();
+				UUID id = publish(writing, "b");
+				awaitDelivered(List.of(id));
+				assertThat(Duration.ofNanos(System.nanoTime() - started)).as("well before the relay's poll")
+					.isLessThan(Duration.ofSeconds(20));
+			});
+		});
+	}
+
+	@Test
 	void aTenantDatabaseThatGoesAwayStallsNoOtherAndCatchesUpWhenBack() throws Exception {
 		service().run((context) -> {
 			Lifecycle relay = context.getBean(WaybillRelayAutoConfiguration.RELAY_BEAN_NAME, Lifecycle.class);

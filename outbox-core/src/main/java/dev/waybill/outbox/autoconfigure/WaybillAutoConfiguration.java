@@ -159,8 +159,25 @@ public final class WaybillAutoConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	PostgresCommitNotifier waybillCommitNotifier(DataSource dataSource, OutboxTables tables,
-			ObjectProvider<WaybillThreads> threads) {
-		return new PostgresCommitNotifier(dataSource, tables.notifyChannel(), threads.getIfAvailable(WaybillThreads::platform));
+			ObjectProvider<WaybillThreads> threads, ObjectProvider<DefaultWaybillStores> stores) {
+		PostgresCommitNotifier notifier = new PostgresCommitNotifier(dataSource, tables.notifyChannel(),
+				threads.getIfAvailable(WaybillThreads::platform));
+		// Other stores' commits are told on the default store's channel, which every instance listens to.
+		stores.ifAvailable((registry) -> registry.addListener(new DefaultWaybillStores.Listener() {
+			@Override
+			public void registered(RegisteredStore store) {
+			}
+
+			@Override
+			public void deregistered(RegisteredStore store) {
+			}
+
+			@Override
+			public void written(String name) {
+				notifier.notifyStore(name);
+			}
+		}));
+		return notifier;
 	}
 
 	@Bean

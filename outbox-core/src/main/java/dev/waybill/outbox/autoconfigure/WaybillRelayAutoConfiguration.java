@@ -128,7 +128,8 @@ public final class WaybillRelayAutoConfiguration {
 	PostgresNotificationListener waybillNotificationListener(DataSource dataSource,
 			@WaybillNotificationsDataSource ObjectProvider<DataSource> notificationsDataSource, OutboxTables tables,
 			RelayWakeUp wakeUp, ObjectProvider<PostgresCommitNotifier> notifier, ObjectProvider<WaybillThreads> threads,
-			WaybillProperties properties, ConfigurableListableBeanFactory beanFactory, Environment environment) {
+			WaybillProperties properties, ConfigurableListableBeanFactory beanFactory, Environment environment,
+			ObjectProvider<Relay> relay) {
 		NotificationProperties notifications = properties.getNotifications();
 		DataSource listening = NotificationsDataSource.of(notifications, notificationsDataSource.getIfAvailable(),
 				environment);
@@ -145,6 +146,8 @@ public final class WaybillRelayAutoConfiguration {
 				(ownNotifier != null) ? ownNotifier.senderId() : null);
 		listener.setMode(mode, dataSource, notifications.getPollInterval());
 		listener.setThreads(threads.getIfAvailable(WaybillThreads::platform));
+		// Another instance's commit to another store: this relay claims from that store at once.
+		listener.setStoreSignals((store) -> relay.ifAvailable((running) -> running.storeWritten(store)));
 		return listener;
 	}
 

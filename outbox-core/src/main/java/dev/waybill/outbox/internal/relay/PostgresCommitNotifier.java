@@ -4,7 +4,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
 
@@ -12,6 +14,7 @@ import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import dev.waybill.outbox.WaybillThreads;
 
@@ -52,6 +55,12 @@ public final class PostgresCommitNotifier implements Runnable, AutoCloseable {
 
 	private static final Duration RETRY_DELAY = Duration.ofSeconds(1);
 
+	/** How a payload names the default store among others. */
+	static final String DEFAULT_STORE = "default";
+
+	/** Below PostgreSQL's limit of 8000 bytes a payload; store names are ASCII. */
+	private static final int MAX_PAYLOAD_CHARACTERS = 7900;
+
 	/** The shortest time between the starts of two notifications. */
 	public static final Duration DEFAULT_MIN_INTERVAL = Duration.ofMillis(1);
 
@@ -71,6 +80,12 @@ public final class PostgresCommitNotifier implements Runnable, AutoCloseable {
 	private final Thread thread;
 
 	private boolean requested;
+
+	/** Whether the default store's commits asked for the notification being gathered; under the lock. */
+	private boolean defaultRequested;
+
+	/** The other stores whose commits asked for it; under the lock. */
+	private final Set<String> requestedStores = new LinkedHashSet<>();
 
 	private boolean closed;
 
@@ -124,8 +139,48 @@ public final class PostgresCommitNotifier implements Runnable, AutoCloseable {
 	public void run() {
 		synchronized (this.lock) {
 			this.requested = true;
+			this.defaultRequested = true;
 			this.lock.notifyAll();
 		}
+	}
+
+	/**
+	 * Requests a notification naming a store other than the default one, so that the other
+	 * instances' relays claim from that store at once rather than at their next poll; returns at
+	 * once, and requests made before it is sent share it.
+	 * @param store the store's name
+	 * @since 0.1
+	 */
+	public void notifyStore(String store) {
+		synchronized (this.lock) {
+			this.requested = true;
+			this.requestedStores.add(store);
+			this.lock.notifyAll();
+		}
+	}
+
+	/**
+	 * The payload: the sender's id alone for the default store's commits; with the other stores
+	 * after a space, separated by commas ({@value #DEFAULT_STORE} among them when the default
+	 * store's commits asked too). Stores that would make it longer than PostgreSQL takes are left
+	 * to the other instances' polls.
+	 */
+	private String payload(boolean defaultStore, Set<String> stores) {
+		if (stores.isEmpty()) {
+			return this.senderId;
+		}
+		StringBuilder payload = new StringBuilder(this.senderId).append(' ');
+		if (defaultStore) {
+			payload.append(DEFAULT_STORE).append(',');
+		}
+		for (String store : stores) {
+			if (payload.length() + store.length() + 1 > MAX_PAYLOAD_CHARACTERS) {
+				break;
+			}
+			payload.append(store).append(',');
+		}
+		payload.setLength(payload.length() - 1);
+		return payload.toString();
 	}
 
 	/**
@@ -156,13 +211,14 @@ public final class PostgresCommitNotifier implements Runnable, AutoCloseable {
 
 	private void sendWhileOpen() {
 		while (awaitRequest()) {
-			if (!paceAndTakeRequests()) {
+			Requests taken = paceAndTakeRequests();
+			if (taken == null) {
 				return;
 			}
 			try {
 				this.lastSentAt = System.nanoTime();
 				this.sentBefore = true;
-				notifyChannel();
+				notifyChannel(payload(taken.defaultStore(), taken.stores()));
 				this.sent++;
 				if (this.failing) {
 					this.failing = false;
@@ -175,7 +231,7 @@ public final class PostgresCommitNotifier implements Runnable, AutoCloseable {
 					logger.warn("Waybill could not notify other instances' relays on '" + this.channel
 							+ "'; they will find the messages at their next poll: " + ex.getMessage());
 				}
-				run(); // ask again, after a pause
+				again(taken); // after a pause
 				if (!pause()) {
 					return;
 				}
@@ -202,22 +258,39 @@ public final class PostgresCommitNotifier implements Runnable, AutoCloseable {
 	 * Waits until the interval since the last notification has passed, then takes the requests
 	 * made meanwhile too: the notification about to be sent follows their commits, so it covers
 	 * them. A request made after this returns gets a notification of its own.
-	 * @return {@code false} once closed
+	 * @return what was asked for, or {@literal null} once closed
 	 */
-	private boolean paceAndTakeRequests() {
+	private @Nullable Requests paceAndTakeRequests() {
 		if (this.sentBefore) {
 			long deadline = this.lastSentAt + this.minIntervalNanos;
 			for (long wait = deadline - System.nanoTime(); wait > 0; wait = deadline - System.nanoTime()) {
 				LockSupport.parkNanos(this, wait);
 				if (isClosed()) {
-					return false;
+					return null;
 				}
 			}
 		}
 		synchronized (this.lock) {
 			this.requested = false;
-			return !this.closed;
+			Requests taken = new Requests(this.defaultRequested, Set.copyOf(this.requestedStores));
+			this.defaultRequested = false;
+			this.requestedStores.clear();
+			return this.closed ? null : taken;
 		}
+	}
+
+	/** Asks again for what a notification that failed was to say. */
+	private void again(Requests taken) {
+		synchronized (this.lock) {
+			this.requested = true;
+			this.defaultRequested |= taken.defaultStore();
+			this.requestedStores.addAll(taken.stores());
+			this.lock.notifyAll();
+		}
+	}
+
+	/** What the commits since the last notification asked for. */
+	private record Requests(boolean defaultStore, Set<String> stores) {
 	}
 
 	private boolean isClosed() {
@@ -249,7 +322,7 @@ public final class PostgresCommitNotifier implements Runnable, AutoCloseable {
 		return this.senderId;
 	}
 
-	private void notifyChannel() throws SQLException {
+	private void notifyChannel(String payload) throws SQLException {
 		try (Connection connection = this.dataSource.getConnection()) {
 			boolean autoCommit = connection.getAutoCommit();
 			if (!autoCommit) {
@@ -257,7 +330,7 @@ public final class PostgresCommitNotifier implements Runnable, AutoCloseable {
 			}
 			try (PreparedStatement statement = connection.prepareStatement(NOTIFY)) {
 				statement.setString(1, this.channel);
-				statement.setString(2, this.senderId);
+				statement.setString(2, payload);
 				statement.execute();
 			}
 			finally {

@@ -6,6 +6,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
@@ -61,6 +62,9 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 	private volatile @Nullable WakeUpMode inEffect;
 
 	private volatile @Nullable DataSource senders;
+
+	private volatile Consumer<String> storeSignals = (store) -> {
+	};
 
 	private volatile Duration pollInterval = Duration.ofMillis(100);
 
@@ -133,16 +137,49 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 		this.threads = Objects.requireNonNull(threads, "threads must not be null");
 	}
 
-	private boolean fromAnotherInstance(PGNotification @Nullable [] notifications) {
+	/**
+	 * Sets what is told the name of another store that another instance's notification names
+	 * ({@link PostgresCommitNotifier#notifyStore}), so that this relay claims from it at once.
+	 * @param storeSignals told each store's name
+	 * @since 0.1
+	 */
+	public void setStoreSignals(Consumer<String> storeSignals) {
+		this.storeSignals = Objects.requireNonNull(storeSignals, "storeSignals must not be null");
+	}
+
+	/**
+	 * Wakes the relay for what other instances' notifications say: the default store's commits (a
+	 * payload of the sender alone, or {@value PostgresCommitNotifier#DEFAULT_STORE} among its
+	 * stores), and each other store they name.
+	 */
+	private void deliver(PGNotification @Nullable [] notifications) {
 		if (notifications == null) {
-			return false;
+			return;
 		}
+		boolean defaultStore = false;
 		for (PGNotification notification : notifications) {
-			if (this.ownSender == null || !this.ownSender.equals(notification.getParameter())) {
-				return true;
+			String payload = notification.getParameter();
+			int stores = payload.indexOf(' ');
+			String sender = (stores < 0) ? payload : payload.substring(0, stores);
+			if (this.ownSender != null && this.ownSender.equals(sender)) {
+				continue;
+			}
+			if (stores < 0) {
+				defaultStore = true;
+				continue;
+			}
+			for (String store : payload.substring(stores + 1).split(",")) {
+				if (store.equals(PostgresCommitNotifier.DEFAULT_STORE)) {
+					defaultStore = true;
+				}
+				else if (!store.isEmpty()) {
+					this.storeSignals.accept(store);
+				}
 			}
 		}
-		return false;
+		if (defaultStore) {
+			this.wakeUp.signal();
+		}
 	}
 
 	@Override
@@ -305,10 +342,7 @@ public final class PostgresNotificationListener implements SmartLifecycle {
 				// Commits that happened while the connection was down were not heard: look once.
 				this.wakeUp.signal();
 				while (this.running) {
-					PGNotification[] notifications = postgres.getNotifications(RECEIVE_TIMEOUT_MILLIS);
-					if (fromAnotherInstance(notifications)) {
-						this.wakeUp.signal();
-					}
+					deliver(postgres.getNotifications(RECEIVE_TIMEOUT_MILLIS));
 				}
 			}
 			catch (SQLException | RuntimeException ex) {

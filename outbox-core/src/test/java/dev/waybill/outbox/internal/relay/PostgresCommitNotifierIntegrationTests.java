@@ -7,6 +7,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -68,6 +69,37 @@ class PostgresCommitNotifierIntegrationTests {
 				assertThat(wakeUp.await(Duration.ofMillis(700))).as("its own instance's commit").isFalse();
 				other.run();
 				assertThat(wakeUp.await(Duration.ofSeconds(10))).as("another instance's commit").isTrue();
+			}
+			finally {
+				listener.stop();
+			}
+		}
+	}
+
+	@Test
+	void anotherStoresCommitIsToldByNameAndWakesTheDefaultStoreOnlyWhenItsCommitsAskedToo() throws Exception {
+		RelayWakeUp wakeUp = new RelayWakeUp();
+		List<String> stores = new CopyOnWriteArrayList<>();
+		try (PostgresCommitNotifier own = new PostgresCommitNotifier(this.schema.dataSource(), this.channel);
+				PostgresCommitNotifier other = new PostgresCommitNotifier(this.schema.dataSource(), this.channel)) {
+			PostgresNotificationListener listener = new PostgresNotificationListener(this.schema.dataSource(),
+					this.channel, wakeUp, own.senderId());
+			listener.setStoreSignals(stores::add);
+			listener.start();
+			try {
+				Awaitility.await().atMost(Duration.ofSeconds(10)).until(listener::isListening);
+				wakeUp.await(Duration.ofSeconds(1));
+
+				own.notifyStore("acme");
+				other.notifyStore("globex");
+				Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> stores.contains("globex"));
+				assertThat(stores).as("its own instance's store is not told").doesNotContain("acme");
+				assertThat(wakeUp.await(Duration.ofMillis(300))).as("no default store commit").isFalse();
+
+				other.run();
+				other.notifyStore("initech");
+				Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> stores.contains("initech"));
+				assertThat(wakeUp.await(Duration.ofSeconds(10))).as("the default store's commit too").isTrue();
 			}
 			finally {
 				listener.stop();
