@@ -101,25 +101,25 @@ public final class WaybillRelayAutoConfiguration {
 		stores.addListener(new DefaultWaybillStores.Listener() {
 			@Override
 			public void registered(RegisteredStore store) {
-				relay.addStore(store.name(), store.relayed());
+				relay.stores().add(store.name(), store.relayed());
 			}
 
 			@Override
 			public void deregistered(RegisteredStore store) {
-				relay.removeStore(store.name());
+				relay.stores().remove(store.name());
 			}
 
 			@Override
 			public void written(String name) {
-				relay.storeWritten(name);
+				relay.stores().written(name);
 			}
 		});
 		for (RegisteredStore store : stores.registered()) {
 			if (store != stores.defaultEntry()) {
-				relay.addStore(store.name(), store.relayed());
+				relay.stores().add(store.name(), store.relayed());
 			}
 		}
-		relay.setStoreProbe(probes);
+		relay.stores().setProbe(probes);
 	}
 
 	@Bean
@@ -147,7 +147,7 @@ public final class WaybillRelayAutoConfiguration {
 		listener.setMode(mode, dataSource, notifications.getPollInterval());
 		listener.setThreads(threads.getIfAvailable(WaybillThreads::platform));
 		// Another instance's commit to another store: this relay claims from that store at once.
-		listener.setStoreSignals((store) -> relay.ifAvailable((running) -> running.storeWritten(store)));
+		listener.setStoreSignals((store) -> relay.ifAvailable((running) -> running.stores().written(store)));
 		return listener;
 	}
 

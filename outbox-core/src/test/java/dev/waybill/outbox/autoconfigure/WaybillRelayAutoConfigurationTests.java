@@ -166,8 +166,8 @@ class WaybillRelayAutoConfigurationTests {
 			.withUserConfiguration(DecoratedStoreConfiguration.class);
 		int[] threads = new int[2];
 		decorated.withPropertyValues("waybill.outbox.relay.direct-dispatch=false")
-			.run((context) -> threads[0] = context.getBean(Relay.class).expectedThreads());
-		decorated.run((context) -> threads[1] = context.getBean(Relay.class).expectedThreads());
+			.run((context) -> threads[0] = context.getBean(Relay.class).status().expectedThreads());
+		decorated.run((context) -> threads[1] = context.getBean(Relay.class).status().expectedThreads());
 		// direct dispatch runs in a worker of its own
 		assertThat(threads[1]).as("the relay's threads with direct dispatch on").isEqualTo(threads[0] + 1);
 	}

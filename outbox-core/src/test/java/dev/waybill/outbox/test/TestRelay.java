@@ -94,7 +94,7 @@ public final class TestRelay implements Lifecycle, AutoCloseable {
 	 * @return how long, or {@literal null}
 	 */
 	public @Nullable Duration standbysAwaitedFor() {
-		return this.relay.standbysAwaitedFor();
+		return this.relay.status().standbysAwaitedFor();
 	}
 
 	DirectDispatcher enableDirectDispatch() {

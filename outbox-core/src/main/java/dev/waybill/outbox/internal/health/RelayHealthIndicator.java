@@ -53,11 +53,11 @@ public final class RelayHealthIndicator implements WaybillHealthComponent {
 	public Health health() {
 		CircuitState circuit = this.relay.circuitState();
 		boolean running = this.relay.isRunning();
-		int live = this.relay.liveThreads();
-		int expected = this.relay.expectedThreads();
-		Duration claimsFailing = this.relay.claimsFailingFor();
-		String blocked = this.relay.brokerBlocked();
-		Duration awaitingStandbys = this.relay.standbysAwaitedFor();
+		int live = this.relay.status().liveThreads();
+		int expected = this.relay.status().expectedThreads();
+		Duration claimsFailing = this.relay.status().claimsFailingFor();
+		String blocked = this.relay.status().brokerBlocked();
+		Duration awaitingStandbys = this.relay.status().standbysAwaitedFor();
 		// HALF_OPEN is an outage still: its probe of a broker that black-holes connections waits out
 		// the connection timeout after every cool-down. A blocked connection delivers nothing either,
 		// and its confirms would be overdue only after the confirm timeout.
@@ -69,7 +69,7 @@ public final class RelayHealthIndicator implements WaybillHealthComponent {
 			.withDetail("threadsAlive", live)
 			.withDetail("threads", expected);
 		if (circuit != CircuitState.CLOSED) {
-			health.withDetail("brokerFailure", this.relay.lastBrokerFailure());
+			health.withDetail("brokerFailure", this.relay.status().lastBrokerFailure());
 		}
 		if (blocked != null) {
 			health.withDetail("brokerBlocked", blocked);
@@ -79,9 +79,9 @@ public final class RelayHealthIndicator implements WaybillHealthComponent {
 		}
 		if (claimsFailing != null) {
 			health.withDetail("claimsFailingFor", claimsFailing.toString())
-				.withDetail("claimFailure", this.relay.lastClaimFailure());
+				.withDetail("claimFailure", this.relay.status().lastClaimFailure());
 		}
-		Map<String, String> storesFailing = this.relay.storesFailing();
+		Map<String, String> storesFailing = this.relay.stores().failing();
 		if (!storesFailing.isEmpty()) {
 			// Not DOWN: the other stores are relayed, and taking the instance out would stop them too.
 			health.withDetail("storesFailing", storesFailing);

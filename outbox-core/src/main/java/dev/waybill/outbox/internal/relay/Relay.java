@@ -69,6 +69,10 @@ public final class Relay implements SmartLifecycle {
 
 	private final RelayLanes lanes;
 
+	private final RelayStores stores;
+
+	private final RelayStatus status;
+
 	private final Transport transport;
 
 	private final RelayWakeUp wakeUp;
@@ -142,6 +146,7 @@ public final class Relay implements SmartLifecycle {
 		this.claimFailures = new ClaimFailureLog(this.id, settings.pollInterval());
 		this.lanes = new RelayLanes(this.id, WaybillStore.DEFAULT_NAME, store, this.claimFailures, settings.pollInterval(),
 				wakeUp);
+		this.stores = new RelayStores(this.lanes);
 		store = this.lanes.routing();
 		this.store = store;
 		this.pacing = new RelayPacing(store, wakeUp, settings.pollInterval(), backlog, () -> this.running, this.lanes);
@@ -149,6 +154,8 @@ public final class Relay implements SmartLifecycle {
 		this.renewal = new LeaseRenewal(this.id, this.leases, this.claimFailures, wakeUp, this.pacing,
 				() -> this.running, () -> this.threads.all());
 		this.settler = newSettler();
+		this.status = new RelayStatus(() -> this.threads, settings.workers() + 3, () -> this.direct != null, this.outages,
+				transport, this.claimFailures, () -> this.replication);
 	}
 
 	private Settler newSettler() {
@@ -173,16 +180,6 @@ public final class Relay implements SmartLifecycle {
 	}
 
 	/**
-	 * Returns how long the relay has been holding messages back for standbys to catch up, when
-	 * longer than a second: standbys that stream take milliseconds.
-	 * @return how long, or {@literal null} when it is not ({@link #awaitStandbys} not called, or
-	 * they have what it publishes)
-	 */
-	public @Nullable Duration standbysAwaitedFor() {
-		return this.replication.stalledFor();
-	}
-
-	/**
 	 * Returns whether the relay waits for standbys before it publishes.
 	 * @return whether {@link #awaitStandbys} was called
 	 */
@@ -202,44 +199,12 @@ public final class Relay implements SmartLifecycle {
 	}
 
 	/**
-	 * Relays a store besides the default one from now on, in turn with the others, on the relay's
-	 * own workers; due at once.
-	 * @param name the store's name
-	 * @param store the store
+	 * Returns the stores the relay relays besides its default one.
+	 * @return them
 	 * @since 0.1
 	 */
-	public void addStore(String name, OutboxStore store) {
-		this.lanes.add(name, store);
-	}
-
-	/**
-	 * Polls the stores added with {@link #addStore} through a probe, once a poll interval, instead
-	 * of a claim from each.
-	 * @param probe tells which of them have scopes due
-	 * @since 0.1
-	 */
-	public void setStoreProbe(StoreProbe probe) {
-		this.lanes.setProbe(Objects.requireNonNull(probe, "probe must not be null"));
-	}
-
-	/**
-	 * Stops claiming from a store added with {@link #addStore}; the scopes the relay holds of it are
-	 * still settled in it.
-	 * @param name the store's name
-	 * @since 0.1
-	 */
-	public void removeStore(String name) {
-		this.lanes.remove(name);
-	}
-
-	/**
-	 * Tells the relay that a transaction of this process committed scopes to a store added with
-	 * {@link #addStore}, so a worker claims from it now rather than at its next poll.
-	 * @param name the store's name
-	 * @since 0.1
-	 */
-	public void storeWritten(String name) {
-		this.lanes.due(name);
+	public RelayStores stores() {
+		return this.stores;
 	}
 
 	/**
@@ -294,72 +259,12 @@ public final class Relay implements SmartLifecycle {
 	}
 
 	/**
-	 * Returns how many of the threads the relay started (workers, settler, lease renewer) are
-	 * alive; all of them while it runs, unless one died.
-	 * @return the live threads
+	 * Returns what the relay's health reads: its threads, and why the broker or the claims fail.
+	 * @return the relay's status
 	 * @since 0.1
 	 */
-	public int liveThreads() {
-		return this.threads.live();
-	}
-
-	/**
-	 * Returns how many threads the relay starts: its workers, the settler, the lease renewer, the
-	 * thread that commits claims and, with direct dispatch, its worker.
-	 * @return the threads of a running relay
-	 * @since 0.1
-	 */
-	public int expectedThreads() {
-		return this.settings.workers() + 3 + ((this.direct != null) ? 1 : 0);
-	}
-
-	/**
-	 * Returns why the broker could not be used the last time it failed, as the transport described
-	 * it (no credentials).
-	 * @return the description, or {@code "unknown reason"} before any failure
-	 * @since 0.1
-	 */
-	public String lastBrokerFailure() {
-		return this.outages.lastFailure();
-	}
-
-	/**
-	 * Says what keeps the broker from taking publishes while it is connected (a resource alarm).
-	 * @return the transport's account of it, or {@literal null} when nothing does
-	 * @see Transport#blocked()
-	 */
-	public @Nullable String brokerBlocked() {
-		return this.transport.blocked();
-	}
-
-	/**
-	 * Returns how long the relay's claims have been failing, most often because the database is
-	 * unavailable: nothing is claimed, so nothing is delivered, whatever the broker.
-	 * @return the time since the first of the failures, or {@literal null} while claims succeed
-	 * @since 0.1
-	 */
-	public @Nullable Duration claimsFailingFor() {
-		return this.claimFailures.failingFor();
-	}
-
-	/**
-	 * Returns the stores other than the default one whose claims fail now: the others are relayed
-	 * meanwhile, and {@link #claimsFailingFor()} is the default store's.
-	 * @return how long and why, by store name; empty while every store's claims work
-	 * @since 0.1
-	 */
-	public Map<String, String> storesFailing() {
-		return this.lanes.failing();
-	}
-
-	/**
-	 * Returns why the relay's last claim failed: the driver's or the database's reason, without
-	 * the statement.
-	 * @return the reason, or {@code ""} before any failure
-	 * @since 0.1
-	 */
-	public String lastClaimFailure() {
-		return this.claimFailures.lastReason();
+	public RelayStatus status() {
+		return this.status;
 	}
 
 	@Override

@@ -3,12 +3,8 @@ package dev.waybill.outbox.internal.relay;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -50,11 +46,8 @@ final class RelayWorker {
 
 	private @Nullable TransportChannel channel;
 
-	/** The ordering keys of the default store this worker has in flight on its channel, across its batches. */
-	private final KeyRuns runs = new KeyRuns();
-
-	/** The same for each other store it claimed from; worker thread only. */
-	private final Map<RelayLane, KeyRuns> otherRuns = new HashMap<>();
+	/** The ordering keys this worker has in flight on its channel, across its batches, by store. */
+	private final LaneRuns runs = new LaneRuns();
 
 	/** Whether its last claim continued keys in flight (counted by the pacing); worker thread only. */
 	private boolean continuing;
@@ -150,11 +143,11 @@ final class RelayWorker {
 		RelayLane other = this.context.lanes().takeDue(claimStarted);
 		RelayLane lane = (other != null) ? other : this.context.lanes().defaultLane();
 		String owner = lane.owner(this.context.nextLeaseOwner(this.index));
-		KeyRuns runs = runsOf(lane);
+		KeyRuns runs = this.runs.of(lane);
 		List<ClaimedScope> batch;
 		this.claimCommitted = null;
 		KeysInFlight inFlight = runs.inFlight(this.context.settings().batchSize());
-		boolean behindRuns = continuesLater();
+		boolean behindRuns = this.runs.continuesLater();
 		continuing(behindRuns);
 		long signalsSeen = this.context.wakeUp().signals();
 		try {
@@ -206,26 +199,6 @@ final class RelayWorker {
 				});
 	}
 
-	private KeyRuns runsOf(RelayLane lane) {
-		if (lane.isDefault()) {
-			return this.runs;
-		}
-		// A key of one store is not the key of the same name in another.
-		return this.otherRuns.computeIfAbsent(lane, (l) -> new KeyRuns());
-	}
-
-	private boolean continuesLater() {
-		if (this.runs.continuesLater()) {
-			return true;
-		}
-		for (KeyRuns other : this.otherRuns.values()) {
-			if (other.continuesLater()) {
-				return true;
-			}
-		}
-		return false;
-	}
-
 	private void stepDirect(DirectDispatch direct) throws InterruptedException {
 		direct.giveBack(direct.takeLate());
 		CircuitBreaker breaker = this.context.breaker();
@@ -259,7 +232,7 @@ final class RelayWorker {
 			direct.giveBack(batch);
 			throw ex;
 		}
-		publish(channel, batch, CompletableFuture.completedFuture(null), null, this.runs, null,
+		publish(channel, batch, CompletableFuture.completedFuture(null), null, this.runs.ofDefault(), null,
 				() -> direct.finished(batch));
 	}
 
@@ -328,7 +301,7 @@ final class RelayWorker {
 			CompletableFuture<Void> confirmed = (confirms.size() == 1) ? confirms.get(0)
 					: CompletableFuture.allOf(confirms.toArray(CompletableFuture[]::new));
 			CompletableFuture<Instant> confirmedAt = confirmed.handle((ok, failure) -> Instant.now());
-			CompletableFuture<Void> scopeSettled = runs.inOrder(scope, confirmedAt, () -> failures(confirms))
+			CompletableFuture<Void> scopeSettled = runs.inOrder(scope, confirmedAt, () -> ConfirmFailures.of(confirms))
 				.thenCombine(committed, (failures, ok) -> failures)
 				.thenAccept((failures) -> this.context.settler().submit(scope, failures, confirmedAt.join()));
 			runs.unsettled(scope, scopeSettled);
@@ -347,30 +320,6 @@ final class RelayWorker {
 				this.context.wakeUp().signal();
 			}
 		});
-	}
-
-	private static List<TransportException> failures(List<CompletableFuture<Void>> confirms) {
-		List<TransportException> failures = new ArrayList<>();
-		for (CompletableFuture<Void> confirm : confirms) {
-			if (!confirm.isCompletedExceptionally()) {
-				continue;
-			}
-			Throwable failure;
-			try {
-				confirm.join();
-				continue;
-			}
-			catch (CompletionException | CancellationException ex) {
-				failure = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
-			}
-			if (failure instanceof TransportException transportFailure) {
-				failures.add(transportFailure);
-			}
-			else {
-				failures.add(new TransportException(TransportException.Kind.MESSAGE, failure.toString(), failure));
-			}
-		}
-		return failures;
 	}
 
 	private @Nullable TransportChannel openChannel(CircuitBreaker breaker) throws InterruptedException {

@@ -101,7 +101,7 @@ class DirectDispatchIntegrationTests {
 		assertThat(stateOf(messageId)).containsEntry("attempts", 1).containsEntry("lease_owner", null);
 		assertThat(this.claimed).as("scopes claimed").hasValue(0);
 		assertThat(this.notified).as("notifications to other instances").hasValue(0);
-		assertThat(relay.liveThreads()).isEqualTo(relay.expectedThreads()).isEqualTo(2 + 3 + 1);
+		assertThat(relay.status().liveThreads()).isEqualTo(relay.status().expectedThreads()).isEqualTo(2 + 3 + 1);
 	}
 
 	@Test

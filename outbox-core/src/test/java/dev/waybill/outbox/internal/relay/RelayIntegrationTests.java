@@ -320,7 +320,7 @@ class RelayIntegrationTests {
 		relay.start();
 		await().until(() -> this.broker.attempts("slow").size() == 1);
 		outage.set(1);
-		await().until(() -> relay.claimsFailingFor() != null);
+		await().until(() -> relay.status().claimsFailingFor() != null);
 		outage.set(2);
 
 		long started = System.nanoTime();
@@ -346,7 +346,7 @@ class RelayIntegrationTests {
 
 		await().until(() -> this.broker.delivered().size() == 2);
 		await().until(() -> "published".equals(stateRow(scope.id()).get("status")));
-		assertThat(relay.liveThreads()).isEqualTo(relay.expectedThreads());
+		assertThat(relay.status().liveThreads()).isEqualTo(relay.status().expectedThreads());
 	}
 
 	@Test
@@ -436,7 +436,7 @@ class RelayIntegrationTests {
 		this.relays.add(relay);
 		relay.start();
 		await().dontCatchUncaughtExceptions().until(() -> this.broker.delivered().size() == 1);
-		await().dontCatchUncaughtExceptions().until(() -> relay.liveThreads() < relay.expectedThreads());
+		await().dontCatchUncaughtExceptions().until(() -> relay.status().liveThreads() < relay.status().expectedThreads());
 
 		// given back: due at once, its attempt not counted, so another relay publishes it
 		await().dontCatchUncaughtExceptions().until(() -> stateRow(scope.id()).get("lease_owner") == null);
@@ -556,7 +556,7 @@ class RelayIntegrationTests {
 					Duration.ofMillis(100), Duration.ofSeconds(2), RetryPolicy.defaults(), 3, Duration.ofSeconds(1)),
 					RelayListener.NONE, new OutboxBacklog());
 			this.relays.add(relay);
-			relay.addStore("tenant", tenant);
+			relay.stores().add("tenant", tenant);
 			RelayHealthIndicator health = new RelayHealthIndicator(relay, null);
 			tenant.write(TestMessages.scope("orders", "tenant's, written before its outage"));
 			tenantDatabase.outage = true;
@@ -565,7 +565,7 @@ class RelayIntegrationTests {
 			this.store.write(TestMessages.scope("orders", "the default store's"));
 			wakeUp.signal();
 			await().until(() -> this.broker.delivered().size() == 1);
-			await().until(() -> relay.storesFailing().containsKey("tenant"));
+			await().until(() -> relay.stores().failing().containsKey("tenant"));
 			Health reading = health.health();
 			assertThat(reading.getStatus()).as("the other stores are relayed").isEqualTo(Status.UP);
 			assertThat(reading.getDetails()).doesNotContainKey("claimsFailingFor");
@@ -576,7 +576,7 @@ class RelayIntegrationTests {
 			tenantDatabase.outage = false;
 			await().until(() -> this.broker.delivered().size() == 2);
 			assertThat(this.broker.delivered().get(1).headers()).containsEntry(PublishOptions.STORE_HEADER, "tenant");
-			await().until(() -> relay.storesFailing().isEmpty());
+			await().until(() -> relay.stores().failing().isEmpty());
 			assertThat(health.health().getDetails()).doesNotContainKey("storesFailing");
 		}
 		finally {

@@ -1,0 +1,67 @@
+package dev.waybill.outbox.internal.relay;
+
+import java.util.Map;
+import java.util.Objects;
+
+import dev.waybill.outbox.spi.OutboxStore;
+
+/**
+ * The stores a {@link Relay} relays besides its default one ({@link Relay#stores()}): what the
+ * registry adds and removes, what this process's and other instances' commits say has work, and
+ * which of them fail.
+ *
+ * @since 0.1
+ */
+public final class RelayStores {
+
+	private final RelayLanes lanes;
+
+	RelayStores(RelayLanes lanes) {
+		this.lanes = lanes;
+	}
+
+	/**
+	 * Relays a store from now on, in turn with the others, on the relay's own workers; due at once.
+	 * @param name the store's name
+	 * @param store the store
+	 */
+	public void add(String name, OutboxStore store) {
+		this.lanes.add(name, store);
+	}
+
+	/**
+	 * Stops claiming from a store; the scopes the relay holds of it are still settled in it.
+	 * @param name the store's name
+	 */
+	public void remove(String name) {
+		this.lanes.remove(name);
+	}
+
+	/**
+	 * Tells the relay that a commit (this process's, or another instance's it was notified of)
+	 * wrote scopes to a store, so a worker claims from it now rather than at its next poll; a name
+	 * it does not relay is ignored.
+	 * @param name the store's name
+	 */
+	public void written(String name) {
+		this.lanes.due(name);
+	}
+
+	/**
+	 * Polls the stores through a probe, once a poll interval, instead of a claim from each.
+	 * @param probe tells which of them have scopes due
+	 */
+	public void setProbe(StoreProbe probe) {
+		this.lanes.setProbe(Objects.requireNonNull(probe, "probe must not be null"));
+	}
+
+	/**
+	 * Returns the stores whose claims fail now: the others are relayed meanwhile, and
+	 * {@link RelayStatus#claimsFailingFor()} is the default store's.
+	 * @return how long and why, by store name; empty while every store's claims work
+	 */
+	public Map<String, String> failing() {
+		return this.lanes.failing();
+	}
+
+}
