@@ -45,6 +45,9 @@ class TenantsDemoIntegrationTests {
 		int exitCode = Demo.run(new String[] { "--tenants", "--orders=1" },
 				new PrintStream(out, true, StandardCharsets.UTF_8));
 		assertThat(exitCode).as("its options are checked as the demo's").isEqualTo(2);
+		assertThat(out.toString(StandardCharsets.UTF_8)).as("--tenants is the demo's flag, the bad option --orders")
+			.contains("--orders")
+			.doesNotContain("Unknown option --tenants");
 		assertThat(List.of(DemoOptions.USAGE)).anyMatch((usage) -> usage.contains("--tenants"));
 	}
 
