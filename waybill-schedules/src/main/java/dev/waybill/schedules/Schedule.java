@@ -7,6 +7,8 @@ import java.util.Objects;
 
 import org.springframework.scheduling.support.CronExpression;
 
+import dev.waybill.outbox.store.WaybillStore;
+
 /**
  * A recurring message: a name, a Spring {@link CronExpression} read in a time zone, what to do
  * with missed ticks, and the {@link ScheduledMessages} that publishes each tick. Declare one as a
@@ -27,10 +29,15 @@ import org.springframework.scheduling.support.CronExpression;
  * @param maxMissedTicks with {@link MissedTickPolicy#FIRE_EACH}, the most missed ticks fired in one catch-up
  * @param misfireThreshold how late a tick may fire and still count as on time
  * @param messages publishes each tick
+ * @param store the store the schedule fires in: a store's name ({@value WaybillStore#DEFAULT_NAME}
+ * unless set), or {@value #EVERY_STORE} for every registered store, each with its own row and ticks
  * @since 0.1
  */
 public record Schedule(String name, CronExpression cron, ZoneId zone, MissedTickPolicy missedTicks, int maxMissedTicks,
-		Duration misfireThreshold, ScheduledMessages messages) {
+		Duration misfireThreshold, ScheduledMessages messages, String store) {
+
+	/** The {@link #store()} of a schedule that fires in every registered store. */
+	public static final String EVERY_STORE = "*";
 
 	/** The longest schedule name. */
 	public static final int MAX_NAME_LENGTH = 200;
@@ -66,6 +73,10 @@ public record Schedule(String name, CronExpression cron, ZoneId zone, MissedTick
 			throw new IllegalArgumentException("misfireThreshold must not be negative, was " + misfireThreshold);
 		}
 		Objects.requireNonNull(messages, "messages must not be null");
+		Objects.requireNonNull(store, "store must not be null");
+		if (!EVERY_STORE.equals(store)) {
+			WaybillStore.checkName(store);
+		}
 	}
 
 	/**
@@ -78,7 +89,7 @@ public record Schedule(String name, CronExpression cron, ZoneId zone, MissedTick
 	 */
 	public static Schedule cron(String name, String cron, ScheduledMessages messages) {
 		return new Schedule(name, CronExpression.parse(cron), ZoneOffset.UTC, MissedTickPolicy.FIRE_ONCE,
-				DEFAULT_MAX_MISSED_TICKS, DEFAULT_MISFIRE_THRESHOLD, messages);
+				DEFAULT_MAX_MISSED_TICKS, DEFAULT_MISFIRE_THRESHOLD, messages, WaybillStore.DEFAULT_NAME);
 	}
 
 	/**
@@ -88,7 +99,7 @@ public record Schedule(String name, CronExpression cron, ZoneId zone, MissedTick
 	 */
 	public Schedule inZone(ZoneId zone) {
 		return new Schedule(this.name, this.cron, zone, this.missedTicks, this.maxMissedTicks, this.misfireThreshold,
-				this.messages);
+				this.messages, this.store);
 	}
 
 	/**
@@ -99,7 +110,7 @@ public record Schedule(String name, CronExpression cron, ZoneId zone, MissedTick
 	 */
 	public Schedule withMissedTicks(MissedTickPolicy policy, int maxMissedTicks) {
 		return new Schedule(this.name, this.cron, this.zone, policy, maxMissedTicks, this.misfireThreshold,
-				this.messages);
+				this.messages, this.store);
 	}
 
 	/**
@@ -109,7 +120,39 @@ public record Schedule(String name, CronExpression cron, ZoneId zone, MissedTick
 	 */
 	public Schedule withMisfireThreshold(Duration threshold) {
 		return new Schedule(this.name, this.cron, this.zone, this.missedTicks, this.maxMissedTicks, threshold,
-				this.messages);
+				this.messages, this.store);
+	}
+
+	/**
+	 * Returns this schedule firing in one store: its row is in that store's schedule table and its
+	 * ticks publish into that store's outbox.
+	 * @param store the store's name
+	 * @return the new schedule
+	 * @throws IllegalArgumentException when the name is not a valid store name
+	 */
+	public Schedule inStore(String store) {
+		return new Schedule(this.name, this.cron, this.zone, this.missedTicks, this.maxMissedTicks,
+				this.misfireThreshold, this.messages, store);
+	}
+
+	/**
+	 * Returns this schedule firing in every registered store, those registered at run time
+	 * included: each store keeps its own row (next fire time, pause, counters), and each tick
+	 * publishes into the store it fired in ({@link ScheduleTick#store()}), once per store however
+	 * many instances run.
+	 * @return the new schedule
+	 */
+	public Schedule inEveryStore() {
+		return inStore(EVERY_STORE);
+	}
+
+	/**
+	 * Returns whether this schedule fires in a store.
+	 * @param storeName the store's name
+	 * @return whether it is this schedule's store, or the schedule fires in every store
+	 */
+	public boolean firesIn(String storeName) {
+		return EVERY_STORE.equals(this.store) || this.store.equals(storeName);
 	}
 
 }

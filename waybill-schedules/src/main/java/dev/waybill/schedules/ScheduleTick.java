@@ -12,9 +12,10 @@ import java.util.Objects;
  * @param missed whether the tick was missed (later than the misfire threshold) and fires under
  * the schedule's {@link MissedTickPolicy}; with {@link MissedTickPolicy#FIRE_ONCE} it stands for
  * every tick missed since {@code scheduledAt}
+ * @param store the store the tick fired in, whose outbox what it publishes is written to
  * @since 0.1
  */
-public record ScheduleTick(String schedule, Instant scheduledAt, Instant firedAt, boolean missed) {
+public record ScheduleTick(String schedule, Instant scheduledAt, Instant firedAt, boolean missed, String store) {
 
 	/** The header naming the schedule on every message a tick publishes. */
 	public static final String SCHEDULE_HEADER = "waybill-schedule";
@@ -29,6 +30,7 @@ public record ScheduleTick(String schedule, Instant scheduledAt, Instant firedAt
 		Objects.requireNonNull(schedule, "schedule must not be null");
 		Objects.requireNonNull(scheduledAt, "scheduledAt must not be null");
 		Objects.requireNonNull(firedAt, "firedAt must not be null");
+		Objects.requireNonNull(store, "store must not be null");
 	}
 
 }

@@ -18,6 +18,7 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.schedules.ScheduleTick",
 			"dev.waybill.schedules.ScheduledMessages",
 			"dev.waybill.schedules.Schedules",
+			"dev.waybill.schedules.StoreSchedules",
 			"dev.waybill.schedules.autoconfigure.WaybillSchedulesAutoConfiguration",
 			"dev.waybill.schedules.autoconfigure.WaybillSchedulesProperties");
 

@@ -16,6 +16,7 @@ import org.springframework.util.ClassUtils;
 
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.spi.MessageSerializer;
+import dev.waybill.outbox.store.WaybillStore;
 import dev.waybill.schedules.Schedule;
 import dev.waybill.schedules.ScheduleTick;
 import dev.waybill.schedules.ScheduledMessages;
@@ -76,9 +77,19 @@ final class ConfiguredSchedules {
 			throw new InvalidConfigurationPropertyValueException(prefix + "misfire-threshold",
 					properties.getMisfireThreshold(), "It must not be negative; set a duration such as '10s'.");
 		}
+		String store = properties.getStore();
+		if (!Schedule.EVERY_STORE.equals(store)) {
+			try {
+				WaybillStore.checkName(store);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidConfigurationPropertyValueException(prefix + "store", store,
+						ex.getMessage() + ", or '" + Schedule.EVERY_STORE + "' for every store.");
+			}
+		}
 		ScheduledMessages messages = messages(prefix, properties, serializer, beans, classLoader);
 		return new Schedule(name, expression, zone, properties.getMissedTicks(), properties.getMaxMissedTicks(),
-				properties.getMisfireThreshold(), messages);
+				properties.getMisfireThreshold(), messages, store);
 	}
 
 	private static ScheduledMessages messages(String prefix, ScheduleProperties properties, MessageSerializer serializer,

@@ -18,10 +18,12 @@ import org.springframework.transaction.PlatformTransactionManager;
 
 import dev.waybill.kernel.AuxiliaryTables;
 import dev.waybill.kernel.OutboxTables;
+import dev.waybill.kernel.StoreTransactions;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
 import dev.waybill.outbox.spi.MessageSerializer;
+import dev.waybill.outbox.store.WaybillStores;
 import dev.waybill.schedules.Schedule;
 import dev.waybill.schedules.internal.JdbcScheduler;
 
@@ -42,7 +44,8 @@ public final class WaybillSchedulesAutoConfiguration {
 	JdbcScheduler waybillScheduler(DataSource dataSource, OutboxTables tables,
 			ObjectProvider<PlatformTransactionManager> transactionManager, OutboxPublisher publisher,
 			ObjectProvider<Schedule> beans, WaybillSchedulesProperties properties, MessageSerializer serializer,
-			ConfigurableListableBeanFactory beanFactory, ObjectProvider<WaybillThreads> threads) {
+			ConfigurableListableBeanFactory beanFactory, ObjectProvider<WaybillThreads> threads,
+			ObjectProvider<WaybillStores> stores) {
 		Duration poll = properties.getScheduler().getPollInterval();
 		if (poll == null || poll.toMillis() < 5) {
 			throw new InvalidConfigurationPropertyValueException("waybill.scheduler.poll-interval", poll,
@@ -54,10 +57,16 @@ public final class WaybillSchedulesAutoConfiguration {
 		if (!properties.getScheduler().isEnabled()) {
 			schedules.clear(); // the API stays; this instance fires nothing
 		}
-		JdbcScheduler scheduler = new JdbcScheduler(dataSource, new AuxiliaryTables(tables),
-				transactionManager.getIfUnique(() -> new DataSourceTransactionManager(dataSource)), publisher, schedules,
-				poll);
+		PlatformTransactionManager transactions = transactionManager
+			.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
+		JdbcScheduler scheduler = new JdbcScheduler(dataSource, new AuxiliaryTables(tables), transactions, publisher,
+				schedules, poll);
 		scheduler.setThreads(threads.getIfAvailable(WaybillThreads::platform));
+		WaybillStores registered = stores.getIfUnique();
+		if (registered != null) {
+			StoreTransactions storeTransactions = new StoreTransactions(dataSource, transactions);
+			scheduler.setStores(() -> storeTransactions.others(registered, tables));
+		}
 		return scheduler;
 	}
 

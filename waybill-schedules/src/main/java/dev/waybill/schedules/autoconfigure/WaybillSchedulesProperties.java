@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import dev.waybill.outbox.store.WaybillStore;
 import dev.waybill.schedules.MissedTickPolicy;
 import dev.waybill.schedules.Schedule;
 
@@ -94,6 +95,11 @@ public class WaybillSchedulesProperties {
 		private String zone = "UTC";
 
 		/**
+		 * Store the schedule fires in: a store's name, or "*" for every registered store (each with its own ticks).
+		 */
+		private String store = WaybillStore.DEFAULT_NAME;
+
+		/**
 		 * Fully qualified class of the message each tick publishes, built from payload. Either this or bean.
 		 */
 		private @Nullable String messageType;
@@ -139,6 +145,14 @@ public class WaybillSchedulesProperties {
 
 		public void setCron(@Nullable String cron) {
 			this.cron = cron;
+		}
+
+		public String getStore() {
+			return this.store;
+		}
+
+		public void setStore(String store) {
+			this.store = store;
 		}
 
 		public String getZone() {

@@ -1,40 +1,38 @@
 package dev.waybill.schedules.internal;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.scheduling.support.CronExpression;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.waybill.kernel.AuxiliaryTables;
 import dev.waybill.kernel.BackgroundLoop;
+import dev.waybill.kernel.PerStore;
+import dev.waybill.kernel.StoreAccess;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
-import dev.waybill.schedules.MissedTickPolicy;
+import dev.waybill.outbox.store.WaybillStore;
 import dev.waybill.schedules.Schedule;
 import dev.waybill.schedules.ScheduleStatus;
 import dev.waybill.schedules.ScheduledMessages;
 import dev.waybill.schedules.Schedules;
+import dev.waybill.schedules.StoreSchedules;
 
 /**
  * Fires the {@link Schedule schedules} of this instance through the outbox, and implements
- * {@link Schedules}. Every instance that declares a schedule runs the same loop against the
- * shared schedule table; a tick fires exactly once among them:
+ * {@link Schedules} (the default store's) and {@link StoreSchedules}. Every instance that declares
+ * a schedule runs the same loop against the shared schedule table of each store the schedule fires
+ * in; a tick fires exactly once among them:
  * <ol>
  * <li>one transaction locks the due row with {@code FOR UPDATE SKIP LOCKED} (an instance that
  * finds it locked skips it, never waits), lets the schedule's {@link ScheduledMessages} publish
@@ -46,28 +44,24 @@ import dev.waybill.schedules.Schedules;
  * condition of a locking read against the committed row).</li>
  * </ol>
  * Only the schedules this instance declares are claimed, so an instance that does not know a
- * schedule (an older deploy) never fires it. The loop sleeps until the next fire time, at most
- * {@code pollInterval}; a failing database costs no tick, the loop retries after {@code pollInterval}.
+ * schedule (an older deploy) never fires it. The loop sleeps until the next fire time in any
+ * store, at most {@code pollInterval}; a failing database costs no tick, that store is tried
+ * again after {@code pollInterval} while the others fire. Stores registered at run time are
+ * found at the next pass, and their rows created then.
  *
  * @since 0.1
  */
-public final class JdbcScheduler implements Schedules, SmartLifecycle {
+public final class JdbcScheduler implements Schedules, StoreSchedules, SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(JdbcScheduler.class);
 
 	private static final Duration MIN_WAIT = Duration.ofMillis(5);
 
-	private static final Duration LOCKED_WAIT = Duration.ofMillis(50);
-
-	private final JdbcTemplate jdbc;
-
-	private final TransactionTemplate transactions;
-
 	private final OutboxPublisher publisher;
 
-	private final Map<String, Schedule> schedules = new LinkedHashMap<>();
+	private final List<Schedule> schedules;
 
-	private final ScheduleSql sql;
+	private final StoreScheduler defaultStore;
 
 	private final Duration pollInterval;
 
@@ -75,7 +69,7 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 
 	private final BackgroundLoop loop;
 
-	private final TickFiring firing;
+	private volatile PerStore<StoreScheduler> others = new PerStore<>(List::of, this::storeScheduler);
 
 	private volatile WaybillThreads threads = WaybillThreads.platform();
 
@@ -83,7 +77,7 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 
 	/**
 	 * Creates a scheduler.
-	 * @param dataSource the database of the outbox and the schedule table
+	 * @param dataSource the database of the default store's outbox and schedule table
 	 * @param tables the schedule table
 	 * @param transactionManager the transaction manager of {@code dataSource}, which {@code publisher} writes in
 	 * @param publisher the outbox publisher
@@ -93,12 +87,12 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 	 */
 	public JdbcScheduler(DataSource dataSource, AuxiliaryTables tables, PlatformTransactionManager transactionManager,
 			OutboxPublisher publisher, List<Schedule> schedules, Duration pollInterval) {
-		this.jdbc = new JdbcTemplate(Objects.requireNonNull(dataSource, "dataSource must not be null"));
-		this.transactions = new TransactionTemplate(transactionManager);
+		Objects.requireNonNull(dataSource, "dataSource must not be null");
+		Objects.requireNonNull(tables, "tables must not be null");
 		this.publisher = Objects.requireNonNull(publisher, "publisher must not be null");
-		this.sql = new ScheduleSql(Objects.requireNonNull(tables, "tables must not be null"));
+		Map<String, Schedule> byName = new LinkedHashMap<>();
 		for (Schedule schedule : schedules) {
-			if (this.schedules.putIfAbsent(schedule.name(), schedule) != null) {
+			if (byName.putIfAbsent(schedule.name(), schedule) != null) {
 				throw new IllegalArgumentException("Two schedules are named '" + schedule.name()
 						+ "'; a schedule's name identifies its row, so names must be unique");
 			}
@@ -106,9 +100,11 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 		if (pollInterval.compareTo(MIN_WAIT) < 0) {
 			throw new IllegalArgumentException("pollInterval must be at least " + MIN_WAIT + ", was " + pollInterval);
 		}
+		this.schedules = List.copyOf(byName.values());
 		this.pollInterval = pollInterval;
-		this.firing = new TickFiring(this.jdbc, this.transactions, this.publisher, this.schedules, this.sql);
-		// The database is unreachable or failing, or the outbox full: no tick is lost, it stays due.
+		this.defaultStore = storeScheduler(
+				new StoreAccess(WaybillStore.DEFAULT_NAME, dataSource, tables.tables(), transactionManager));
+		// Each store's failures are its own outage (StoreScheduler); this is for what fails outside them.
 		this.loop = new BackgroundLoop("waybill-scheduler", this::pass, pollInterval, logger,
 				"The scheduler could not fire every due tick (they stay due)");
 	}
@@ -122,114 +118,83 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 	}
 
 	/**
-	 * Creates or updates the row of every schedule of this instance: a new schedule starts with
-	 * its first tick after now; a changed expression or zone restarts from now; otherwise the row,
-	 * with its next fire time and pause, is kept. Called by {@link #start()}.
+	 * Sets the stores other than the default one, asked at every pass so that stores registered
+	 * or deregistered at run time are followed.
+	 * @param stores the registered stores other than the default, now
 	 */
-	public void register() {
-		// In a transaction, not on a bare connection: a pool that hands out connections with
-		// auto-commit off (spring.datasource.hikari.auto-commit=false) would roll the rows back.
-		this.transactions.executeWithoutResult((status) -> {
-			Instant now = databaseNow();
-			for (Schedule schedule : this.schedules.values()) {
-				this.jdbc.update(this.sql.register, schedule.name(), schedule.cron().toString(), schedule.zone().getId(),
-						ScheduleRows.timestamp(TickPlan.after(schedule, now)));
-			}
-		});
+	public void setStores(Supplier<List<StoreAccess>> stores) {
+		this.others = new PerStore<>(stores, this::storeScheduler);
 	}
 
 	/**
-	 * Fires every due schedule of this instance, one transaction per schedule, on the calling thread.
-	 * A schedule whose tick could not be decided now (the database unavailable, the outbox full) is
-	 * left due and out of the rest of the pass, so it delays no other schedule; the pass then throws
-	 * that failure, and the loop tries again after its poll interval.
+	 * Creates or updates the row of every schedule of this instance in the default store: a new
+	 * schedule starts with its first tick after now; a changed expression or zone restarts from
+	 * now; otherwise the row, with its next fire time and pause, is kept. Called by {@link #start()};
+	 * the other stores' rows are created at the loop's first pass over them.
+	 */
+	public void register() {
+		this.defaultStore.register();
+	}
+
+	/**
+	 * Fires every due schedule of this instance in the default store, one transaction per
+	 * schedule, on the calling thread. A schedule whose tick could not be decided now (the database
+	 * unavailable, the outbox full) is left due and out of the rest of the pass, so it delays no
+	 * other schedule; the pass then throws that failure.
 	 * @return how many schedules fired (or failed their tick)
 	 */
 	public int fireDue() {
-		int fired = 0;
-		Set<String> names = new LinkedHashSet<>(this.schedules.keySet());
-		RuntimeException undecided = null;
-		while (!names.isEmpty()) {
-			TickFiring.Fired outcome;
-			try {
-				outcome = this.firing.fireOne(names);
-			}
-			catch (TickFiring.TickNotDecided ex) {
-				names.remove(ex.schedule);
-				undecided = (undecided != null) ? undecided : ex.cause;
-				continue;
-			}
-			if (outcome == TickFiring.Fired.NONE_DUE) {
-				break;
-			}
-			fired++;
-		}
-		if (undecided != null) {
-			throw undecided;
-		}
-		return fired;
+		return this.defaultStore.fireDue();
 	}
 
 	@Override
 	public List<ScheduleStatus> list() {
-		return this.jdbc.query(this.sql.list, ScheduleRows::status);
+		return this.defaultStore.list();
 	}
 
 	@Override
 	public Optional<ScheduleStatus> find(String name) {
-		return this.jdbc.query(this.sql.find, ScheduleRows::status, name).stream().findFirst();
+		return this.defaultStore.find(name);
 	}
 
 	@Override
 	public boolean pause(String name) {
-		boolean found = Boolean.TRUE.equals(this.transactions.execute((status) -> this.jdbc.update(this.sql.pause, name) == 1));
-		wake();
-		return found;
+		return this.defaultStore.pause(name);
 	}
 
 	@Override
 	public boolean resume(String name) {
-		Boolean resumed = this.transactions.execute((status) -> {
-			List<Object[]> rows = this.jdbc.query(this.sql.find + " FOR UPDATE",
-					(rs, n) -> new Object[] { rs.getString(2), rs.getString(3) }, name);
-			if (rows.isEmpty()) {
-				return false;
-			}
-			Schedule row = new Schedule(name, CronExpression.parse((String) rows.get(0)[0]),
-					ZoneId.of((String) rows.get(0)[1]), MissedTickPolicy.SKIP, 1, Duration.ZERO, (tick, publisher) -> {
-					});
-			return this.jdbc.update(this.sql.resume, ScheduleRows.timestamp(TickPlan.after(row, databaseNow())), name) == 1;
-		});
-		wake();
-		return Boolean.TRUE.equals(resumed);
+		return this.defaultStore.resume(name);
 	}
 
-	private Instant databaseNow() {
-		return Objects.requireNonNull(this.jdbc.queryForObject(this.sql.now, (rs, n) -> ScheduleRows.instant(rs, 1)));
+	@Override
+	public Schedules of(String store) {
+		return WaybillStore.DEFAULT_NAME.equals(store) ? this : this.others.of(store);
 	}
 
-	private Duration untilNextDue() {
-		Double millis = this.jdbc.queryForObject(this.sql.nextDue, Double.class,
-				(Object) this.schedules.keySet().toArray(String[]::new));
-		if (millis == null) {
-			return this.pollInterval;
-		}
-		if (millis <= 0) {
-			// Due but not claimed: another instance holds it (inside its tick), or it was just paused.
-			return (LOCKED_WAIT.compareTo(this.pollInterval) < 0) ? LOCKED_WAIT : this.pollInterval;
-		}
-		Duration wait = Duration.ofMillis((long) Math.ceil(millis));
-		return (wait.compareTo(this.pollInterval) > 0) ? this.pollInterval
-				: (wait.compareTo(MIN_WAIT) < 0) ? MIN_WAIT : wait;
-	}
-
-	private Duration pass() {
-		fireDue();
-		return untilNextDue();
+	private StoreScheduler storeScheduler(StoreAccess store) {
+		return new StoreScheduler(store, this.publisher, this.schedules, this.pollInterval, this::wake);
 	}
 
 	private void wake() {
 		this.loop.wake();
+	}
+
+	private Duration pass() {
+		Duration wait = this.pollInterval;
+		if (this.defaultStore.hasSchedules()) {
+			wait = shorter(wait, this.defaultStore.pass());
+		}
+		for (StoreScheduler store : this.others.current().values()) {
+			if (store.hasSchedules()) {
+				wait = shorter(wait, store.pass());
+			}
+		}
+		return (wait.compareTo(MIN_WAIT) < 0) ? MIN_WAIT : wait;
+	}
+
+	private static Duration shorter(Duration a, Duration b) {
+		return (a.compareTo(b) <= 0) ? a : b;
 	}
 
 	@Override
@@ -240,8 +205,20 @@ public final class JdbcScheduler implements Schedules, SmartLifecycle {
 			}
 			register();
 			this.running = true;
+			warnOfUnknownStores();
 			if (!this.schedules.isEmpty()) { // the Schedules API works without a loop
 				this.loop.start(this.threads);
+			}
+		}
+	}
+
+	private void warnOfUnknownStores() {
+		Map<String, StoreScheduler> others = this.others.current();
+		for (Schedule schedule : this.schedules) {
+			if (!Schedule.EVERY_STORE.equals(schedule.store()) && !WaybillStore.DEFAULT_NAME.equals(schedule.store())
+					&& !others.containsKey(schedule.store())) {
+				logger.warn("Schedule '" + schedule.name() + "' fires in store '" + schedule.store()
+						+ "', which is not registered; it fires nowhere until a store of that name is registered");
 			}
 		}
 	}

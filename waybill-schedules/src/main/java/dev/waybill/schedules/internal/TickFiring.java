@@ -13,6 +13,7 @@ import org.springframework.dao.TransientDataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import dev.waybill.kernel.CurrentStore;
 import dev.waybill.kernel.DatabaseFailures;
 import dev.waybill.kernel.TransactionConnection;
 import dev.waybill.outbox.OutboxFullException;
@@ -43,8 +44,11 @@ final class TickFiring {
 
 	private final ScheduleSql sql;
 
-	TickFiring(JdbcTemplate jdbc, TransactionTemplate transactions, OutboxPublisher publisher,
+	private final String store;
+
+	TickFiring(String store, JdbcTemplate jdbc, TransactionTemplate transactions, OutboxPublisher publisher,
 			Map<String, Schedule> schedules, ScheduleSql sql) {
+		this.store = store;
 		this.jdbc = jdbc;
 		this.transactions = transactions;
 		this.publisher = publisher;
@@ -58,7 +62,8 @@ final class TickFiring {
 		TransactionConnection connection = new TransactionConnection();
 		Boolean claimed;
 		try {
-			claimed = this.transactions.execute((status) -> {
+			// The tick is its store's work: what it publishes goes to that store's outbox.
+			claimed = CurrentStore.during(this.store, () -> this.transactions.execute((status) -> {
 				connection.attach(Objects.requireNonNull(this.jdbc.getDataSource()));
 				List<Claim> rows = this.jdbc.query(this.sql.claim, (rs, n) -> new Claim(rs.getString(1),
 						ScheduleRows.instant(rs, 2), ScheduleRows.instant(rs, 3)), (Object) names.toArray(String[]::new));
@@ -67,7 +72,7 @@ final class TickFiring {
 				}
 				Claim claim = rows.get(0);
 				Schedule schedule = this.schedules.get(claim.name());
-				TickPlan plan = TickPlan.of(schedule, claim.due(), claim.now());
+				TickPlan plan = TickPlan.of(schedule, this.store, claim.due(), claim.now());
 				failure.claim = claim;
 				failure.plan = plan;
 				for (ScheduleTick tick : plan.ticks()) {
@@ -86,7 +91,7 @@ final class TickFiring {
 					}
 				}
 				if (plan.skipped()) {
-					logger.warn("Schedule '" + schedule.name() + "' skipped missed ticks (policy "
+					logger.warn("Schedule '" + schedule.name() + "' of store '" + this.store + "' skipped missed ticks (policy "
 							+ schedule.missedTicks() + ", due since " + claim.due() + "); next tick " + plan.next());
 				}
 				ScheduleTick last = plan.ticks().isEmpty() ? null : plan.ticks().get(plan.ticks().size() - 1);
@@ -97,7 +102,7 @@ final class TickFiring {
 					throw new IllegalStateException("Schedule '" + claim.name() + "' changed under its lock");
 				}
 				return true;
-			});
+			}));
 		}
 		catch (RuntimeException | Error ex) {
 			if (ex instanceof VirtualMachineError || failure.cause != ex || failure.claim == null
@@ -120,7 +125,7 @@ final class TickFiring {
 	 * tick that failed because the database was unavailable or the outbox full: that stays due.)
 	 */
 	private void recordFailure(Claim claim, TickPlan plan, Throwable ex) {
-		logger.error("Schedule '" + claim.name() + "' failed to publish its tick of " + claim.due()
+		logger.error("Schedule '" + claim.name() + "' of store '" + this.store + "' failed to publish its tick of " + claim.due()
 				+ "; the tick is recorded as failed and the schedule goes on with " + plan.next(), ex);
 		String error = ex.getClass().getName() + ": " + ex.getMessage();
 		this.transactions.executeWithoutResult((status) -> this.jdbc.update(this.sql.failed, ScheduleRows.timestamp(plan.next()),

@@ -25,7 +25,7 @@ record TickPlan(List<ScheduleTick> ticks, @Nullable Instant next, boolean skippe
 	/** A guard against a threshold so long that its window holds too many ticks for one transaction. */
 	static final int MAX_TICKS = Schedule.MAX_MISSED_TICKS_LIMIT * 2;
 
-	static TickPlan of(Schedule schedule, Instant due, Instant now) {
+	static TickPlan of(Schedule schedule, String store, Instant due, Instant now) {
 		List<ScheduleTick> ticks = new ArrayList<>();
 		Instant boundary = now.minus(schedule.misfireThreshold());
 		Instant tick = due;
@@ -37,12 +37,12 @@ record TickPlan(List<ScheduleTick> ticks, @Nullable Instant next, boolean skippe
 					skipped = true;
 				}
 				case FIRE_ONCE -> {
-					ticks.add(new ScheduleTick(schedule.name(), tick, now, true));
+					ticks.add(new ScheduleTick(schedule.name(), tick, now, true, store));
 					tick = after(schedule, boundary);
 				}
 				case FIRE_EACH -> {
 					while (tick != null && !tick.isAfter(boundary) && ticks.size() < schedule.maxMissedTicks()) {
-						ticks.add(new ScheduleTick(schedule.name(), tick, now, true));
+						ticks.add(new ScheduleTick(schedule.name(), tick, now, true, store));
 						tick = after(schedule, tick);
 					}
 					if (tick != null && !tick.isAfter(boundary)) {
@@ -53,7 +53,7 @@ record TickPlan(List<ScheduleTick> ticks, @Nullable Instant next, boolean skippe
 			}
 		}
 		while (tick != null && !tick.isAfter(now) && ticks.size() < MAX_TICKS) {
-			ticks.add(new ScheduleTick(schedule.name(), tick, now, false));
+			ticks.add(new ScheduleTick(schedule.name(), tick, now, false, store));
 			tick = after(schedule, tick);
 		}
 		if (tick != null && !tick.isAfter(now)) {

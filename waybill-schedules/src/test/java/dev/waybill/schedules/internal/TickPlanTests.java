@@ -22,7 +22,7 @@ class TickPlanTests {
 
 	@Test
 	void aTickOnTimeFiresOnceAndTheNextIsAfterNow() {
-		TickPlan plan = TickPlan.of(everyMinute(MissedTickPolicy.SKIP, 10, Duration.ofSeconds(10)),
+		TickPlan plan = TickPlan.of(everyMinute(MissedTickPolicy.SKIP, 10, Duration.ofSeconds(10)), "default",
 				Instant.parse("2026-11-23T12:00:00Z"), NOW);
 		assertThat(plan.ticks()).extracting(ScheduleTick::scheduledAt).containsExactly(Instant.parse("2026-11-23T12:00:00Z"));
 		assertThat(plan.ticks().get(0).missed()).isFalse();
@@ -32,7 +32,7 @@ class TickPlanTests {
 
 	@Test
 	void fireOnceFiresOneMissedTickForAnHourOfThem() {
-		TickPlan plan = TickPlan.of(everyMinute(MissedTickPolicy.FIRE_ONCE, 10, Duration.ofSeconds(10)),
+		TickPlan plan = TickPlan.of(everyMinute(MissedTickPolicy.FIRE_ONCE, 10, Duration.ofSeconds(10)), "default",
 				Instant.parse("2026-11-23T11:00:00Z"), NOW);
 		// the missed ones collapse into one; 12:00:00 is within the threshold and fires on its own
 		assertThat(plan.ticks()).extracting(ScheduleTick::scheduledAt)
@@ -43,7 +43,7 @@ class TickPlanTests {
 
 	@Test
 	void fireEachFiresTheOldestMissedTicksUpToTheLimit() {
-		TickPlan plan = TickPlan.of(everyMinute(MissedTickPolicy.FIRE_EACH, 3, Duration.ZERO),
+		TickPlan plan = TickPlan.of(everyMinute(MissedTickPolicy.FIRE_EACH, 3, Duration.ZERO), "default",
 				Instant.parse("2026-11-23T11:00:00Z"), NOW);
 		assertThat(plan.ticks()).extracting(ScheduleTick::scheduledAt).containsExactly(
 				Instant.parse("2026-11-23T11:00:00Z"), Instant.parse("2026-11-23T11:01:00Z"),
@@ -54,7 +54,7 @@ class TickPlanTests {
 
 	@Test
 	void fireEachUnderTheLimitFiresEveryMissedTick() {
-		TickPlan plan = TickPlan.of(everyMinute(MissedTickPolicy.FIRE_EACH, 10, Duration.ZERO),
+		TickPlan plan = TickPlan.of(everyMinute(MissedTickPolicy.FIRE_EACH, 10, Duration.ZERO), "default",
 				Instant.parse("2026-11-23T11:57:00Z"), NOW);
 		assertThat(plan.ticks()).hasSize(4).allMatch(ScheduleTick::missed);
 		assertThat(plan.skipped()).isFalse();
@@ -62,7 +62,7 @@ class TickPlanTests {
 
 	@Test
 	void skipFiresNothingMissedAndGoesOnAfterNow() {
-		TickPlan plan = TickPlan.of(everyMinute(MissedTickPolicy.SKIP, 10, Duration.ZERO),
+		TickPlan plan = TickPlan.of(everyMinute(MissedTickPolicy.SKIP, 10, Duration.ZERO), "default",
 				Instant.parse("2026-11-23T11:00:00Z"), NOW);
 		assertThat(plan.ticks()).isEmpty();
 		assertThat(plan.skipped()).isTrue();
@@ -74,7 +74,7 @@ class TickPlanTests {
 		Schedule everySecond = Schedule.cron("s", "* * * * * *", (tick, publisher) -> {
 		}).withMissedTicks(MissedTickPolicy.FIRE_EACH, 5);
 		long started = System.nanoTime();
-		TickPlan plan = TickPlan.of(everySecond, NOW.minus(Duration.ofDays(365)), NOW);
+		TickPlan plan = TickPlan.of(everySecond, "default", NOW.minus(Duration.ofDays(365)), NOW);
 		assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
 		// five missed ones, then the ticks within the 10 s threshold
 		assertThat(plan.ticks()).filteredOn(ScheduleTick::missed).hasSize(5);
@@ -93,7 +93,7 @@ class TickPlanTests {
 		Schedule never = Schedule.cron("s", "0 0 0 30 2 *", (tick, publisher) -> {
 		});
 		assertThat(TickPlan.after(never, NOW)).isNull();
-		TickPlan plan = TickPlan.of(never, NOW.minusSeconds(1), NOW);
+		TickPlan plan = TickPlan.of(never, "default", NOW.minusSeconds(1), NOW);
 		assertThat(plan.ticks()).hasSize(1);
 		assertThat(plan.next()).isNull();
 	}
