@@ -17,6 +17,7 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.replay.ReplayStatus",
 			"dev.waybill.replay.ReplayTarget",
 			"dev.waybill.replay.Replays",
+			"dev.waybill.replay.StoreReplays",
 			"dev.waybill.replay.autoconfigure.WaybillReplayAutoConfiguration",
 			"dev.waybill.replay.autoconfigure.WaybillReplayProperties");
 

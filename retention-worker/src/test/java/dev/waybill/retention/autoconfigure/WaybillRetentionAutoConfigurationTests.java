@@ -24,7 +24,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import dev.waybill.outbox.test.StartupFailures;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
-import dev.waybill.retention.internal.RetentionRows;
+import dev.waybill.retention.test.RetentionRows;
 import dev.waybill.retention.internal.RetentionSettings;
 import dev.waybill.retention.internal.RetentionWorker;
 import dev.waybill.retention.internal.metrics.RetentionMetrics;

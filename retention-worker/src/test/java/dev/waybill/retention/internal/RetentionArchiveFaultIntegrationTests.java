@@ -36,6 +36,7 @@ import dev.waybill.outbox.test.WireFaultProxy.Fault;
 import dev.waybill.retention.RetentionArchive;
 import dev.waybill.retention.RetentionListener;
 import dev.waybill.retention.RetentionResult;
+import dev.waybill.retention.test.RetentionRows;
 
 /**
  * The archiving purge under injected faults. Invariant checked after every fault: each

@@ -30,6 +30,7 @@ import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.retention.RetentionListener;
 import dev.waybill.retention.RetentionResult;
+import dev.waybill.retention.test.RetentionRows;
 
 /**
  * Every kind of row, written by the real outbox, inbox and relay bookkeeping (the broker left out:

@@ -21,6 +21,7 @@ import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.retention.RetentionListener;
 import dev.waybill.retention.RetentionResult;
+import dev.waybill.retention.test.RetentionRows;
 
 /**
  * A {@code statement_timeout} a DBA set on Waybill's role that is shorter than one retention batch

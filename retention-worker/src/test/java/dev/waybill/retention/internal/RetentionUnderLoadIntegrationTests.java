@@ -21,6 +21,7 @@ import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.retention.RetentionListener;
 import dev.waybill.retention.RetentionResult;
+import dev.waybill.retention.test.RetentionRows;
 
 /**
  * 200k eligible rows purged while a writer keeps committing: new scopes, and redeliveries of old

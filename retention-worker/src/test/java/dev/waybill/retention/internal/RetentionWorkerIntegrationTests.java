@@ -26,6 +26,7 @@ import dev.waybill.outbox.test.TestPgBouncer;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.retention.RetentionListener;
 import dev.waybill.retention.RetentionResult;
+import dev.waybill.retention.test.RetentionRows;
 
 /**
  * The purge on a real PostgreSQL: eligibility, batches, skipped locks and the run lock.

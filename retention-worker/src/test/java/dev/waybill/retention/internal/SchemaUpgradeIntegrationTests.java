@@ -27,6 +27,7 @@ import dev.waybill.outbox.test.TestOutbox;
 import dev.waybill.outbox.test.TestRelay;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.retention.RetentionListener;
+import dev.waybill.retention.test.RetentionRows;
 
 /**
  * The schema change of this version applied to a running installation: rows written in the

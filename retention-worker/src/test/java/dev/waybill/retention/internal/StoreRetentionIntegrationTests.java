@@ -17,6 +17,7 @@ import dev.waybill.outbox.store.WaybillStores;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
 import dev.waybill.retention.autoconfigure.WaybillRetentionAutoConfiguration;
+import dev.waybill.retention.test.RetentionRows;
 
 /**
  * Retention of several stores: the default one and a tenant schema configured under

@@ -1,4 +1,4 @@
-package dev.waybill.retention.internal;
+package dev.waybill.retention.test;
 
 import java.util.UUID;
 

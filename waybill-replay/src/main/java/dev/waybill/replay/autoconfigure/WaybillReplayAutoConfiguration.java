@@ -15,8 +15,10 @@ import org.springframework.transaction.PlatformTransactionManager;
 
 import dev.waybill.kernel.OutboxTables;
 import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.kernel.StoreTransactions;
 import dev.waybill.outbox.WaybillThreads;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
+import dev.waybill.outbox.store.WaybillStores;
 import dev.waybill.replay.internal.JdbcReplays;
 
 /**
@@ -34,16 +36,23 @@ public final class WaybillReplayAutoConfiguration {
 	@ConditionalOnMissingBean
 	JdbcReplays waybillReplays(DataSource dataSource, OutboxTables tables,
 			ObjectProvider<PlatformTransactionManager> transactionManager, RelayWakeUp wakeUp,
-			WaybillReplayProperties properties, ObjectProvider<WaybillThreads> threads) {
+			WaybillReplayProperties properties, ObjectProvider<WaybillThreads> threads,
+			ObjectProvider<WaybillStores> stores) {
 		Duration poll = properties.getPollInterval();
 		if (poll == null || poll.toMillis() < 5) {
 			throw new InvalidConfigurationPropertyValueException(WaybillReplayProperties.PREFIX + ".poll-interval", poll,
 					"It must be at least 5ms; set a duration such as '1s'.");
 		}
-		JdbcReplays replays = new JdbcReplays(dataSource, tables,
-				transactionManager.getIfUnique(() -> new DataSourceTransactionManager(dataSource)), wakeUp, poll);
+		PlatformTransactionManager transactions = transactionManager
+			.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
+		JdbcReplays replays = new JdbcReplays(dataSource, tables, transactions, wakeUp, poll);
 		replays.setWorker(properties.isEnabled());
 		replays.setThreads(threads.getIfAvailable(WaybillThreads::platform));
+		WaybillStores registered = stores.getIfUnique();
+		if (registered != null) {
+			StoreTransactions storeTransactions = new StoreTransactions(dataSource, transactions);
+			replays.setStores(() -> storeTransactions.others(registered, tables));
+		}
 		return replays;
 	}
 

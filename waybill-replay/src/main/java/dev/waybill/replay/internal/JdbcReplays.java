@@ -1,14 +1,7 @@
 package dev.waybill.replay.internal;
 
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -17,46 +10,38 @@ import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.TransactionStatus;
 
 import dev.waybill.kernel.BackgroundLoop;
-import dev.waybill.kernel.OutageLog;
 import dev.waybill.kernel.OutboxTables;
+import dev.waybill.kernel.PerStore;
 import dev.waybill.kernel.RelayWakeUp;
-import dev.waybill.kernel.TimeOrderedUuids;
+import dev.waybill.kernel.StoreAccess;
 import dev.waybill.outbox.WaybillPhases;
 import dev.waybill.outbox.WaybillThreads;
+import dev.waybill.outbox.store.WaybillStore;
 import dev.waybill.replay.ReplayJob;
 import dev.waybill.replay.ReplayRequest;
-import dev.waybill.replay.ReplayStatus;
-import dev.waybill.replay.ReplayTarget;
 import dev.waybill.replay.Replays;
+import dev.waybill.replay.StoreReplays;
 
 /**
- * The {@link Replays} on Waybill's tables, and the worker that writes the batches of running
- * jobs. Each batch is one transaction: lock a due running job with {@code FOR UPDATE SKIP LOCKED}
- * (an instance that finds it locked moves on, never waits), write its next messages as one
- * pending outbox scope, advance its cursor and schedule its next batch by its pace. The cursor and
- * the scope commit together, so after a crash the job continues at the first message not yet
- * written, on whichever instance gets to it first; the pace holds across instances because the
- * next batch's time is on the row.
+ * The {@link Replays} on Waybill's tables (the default store's, and each other store's through
+ * {@link StoreReplays}), and the worker that writes the batches of running jobs in every store.
+ * Each batch is one transaction in its store: lock a due running job with
+ * {@code FOR UPDATE SKIP LOCKED} (an instance that finds it locked moves on, never waits), write
+ * its next messages as one pending outbox scope, advance its cursor and schedule its next batch by
+ * its pace. The cursor and the scope commit together, so after a crash the job continues at the
+ * first message not yet written, on whichever instance gets to it first; the pace holds across
+ * instances because the next batch's time is on the row. A store that fails is tried again after
+ * the poll interval while the others' jobs run.
  *
  * @since 0.1
  */
-public final class JdbcReplays implements Replays, SmartLifecycle {
+public final class JdbcReplays implements Replays, StoreReplays, SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(JdbcReplays.class);
-
-	private final JdbcTemplate jdbc;
-
-	private final PlatformTransactionManager transactionManager;
-
-	private final ReplaySql sql;
 
 	private final RelayWakeUp wakeUp;
 
@@ -64,35 +49,33 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 
 	private final BackgroundLoop loop;
 
+	private final ReplayJobs defaultStore;
+
+	private volatile PerStore<ReplayJobs> others = new PerStore<>(List::of, this::jobs);
+
 	private volatile WaybillThreads threads = WaybillThreads.platform();
 
 	private volatile boolean worker = true;
 
-	/** The worker's failed batches (its thread only). */
-	private final OutageLog outages = new OutageLog(logger, "Replay worker failed a batch", "Replay worker still fails",
-			"Replay worker runs again after %s of failed batches");
-
 	/**
 	 * Creates the replays.
-	 * @param dataSource the database of the outbox
+	 * @param dataSource the database of the default store's outbox
 	 * @param tables the outbox tables (the archive and job tables are named after them)
 	 * @param transactionManager the transaction manager of {@code dataSource}
 	 * @param wakeUp told after each batch, so the relays publish it at once
-	 * @param pollInterval the longest sleep of the worker between two looks at the job table
+	 * @param pollInterval the longest sleep of the worker between two looks at a job table
 	 */
 	public JdbcReplays(DataSource dataSource, OutboxTables tables, PlatformTransactionManager transactionManager,
 			RelayWakeUp wakeUp, Duration pollInterval) {
-		this.jdbc = new JdbcTemplate(Objects.requireNonNull(dataSource, "dataSource must not be null"));
-		this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager must not be null");
-		this.sql = new ReplaySql(Objects.requireNonNull(tables, "tables must not be null"));
 		this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp must not be null");
 		if (pollInterval.toMillis() < 5) {
 			throw new IllegalArgumentException("pollInterval must be at least 5ms, was " + pollInterval);
 		}
 		this.pollInterval = pollInterval;
-		// A pass tells its own failures (passFailed); the loop's message is for an Error only.
+		// Each store's pass tells its own failures (ReplayJobs); the loop's message is for an Error only.
 		this.loop = new BackgroundLoop("waybill-replay", this::pass, pollInterval, logger,
 				"Replay worker failed a batch");
+		this.defaultStore = jobs(new StoreAccess(WaybillStore.DEFAULT_NAME, dataSource, tables, transactionManager));
 	}
 
 	/**
@@ -112,181 +95,81 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 		this.threads = Objects.requireNonNull(threads, "threads must not be null");
 	}
 
+	/**
+	 * Sets the stores other than the default one, asked at every pass so that stores registered
+	 * or deregistered at run time are followed.
+	 * @param stores the registered stores other than the default, now
+	 */
+	public void setStores(Supplier<List<StoreAccess>> stores) {
+		this.others = new PerStore<>(stores, this::jobs);
+	}
+
 	@Override
 	public ReplayJob start(ReplayRequest request) {
-		UUID id = TimeOrderedUuids.next();
-		ReplayTarget target = request.target();
-		long interval = (request.messagesPerSecond() == 0) ? 0
-				: Math.max(1, request.batchSize() * 1000L / request.messagesPerSecond());
-		// In a transaction (the caller's, else one of its own): a pool that does not auto-commit would
-		// otherwise roll the job back when the connection goes back to it.
-		inTransaction(() -> this.jdbc.update(this.sql.create, id, request.destination(), request.messageType(),
-				timestamp(request.from()), timestamp(request.to()), target.destination(), target.routingKey(),
-				request.keepMessageIds(), request.batchSize(), interval));
-		wake();
-		return find(id).orElseThrow();
+		return this.defaultStore.start(request);
 	}
 
 	@Override
 	public Optional<ReplayJob> find(UUID id) {
-		return this.jdbc.query(this.sql.find, JdbcReplays::job, id).stream().findFirst();
+		return this.defaultStore.find(id);
 	}
 
 	@Override
 	public List<ReplayJob> list() {
-		return this.jdbc.query(this.sql.list, JdbcReplays::job);
+		return this.defaultStore.list();
 	}
 
 	@Override
 	public boolean pause(UUID id) {
-		return setStatus(id, ReplayStatus.PAUSED, ReplayStatus.RUNNING);
+		return this.defaultStore.pause(id);
 	}
 
 	@Override
 	public boolean resume(UUID id) {
-		boolean resumed = setStatus(id, ReplayStatus.RUNNING, ReplayStatus.PAUSED);
-		wake();
-		return resumed;
+		return this.defaultStore.resume(id);
 	}
 
 	@Override
 	public boolean cancel(UUID id) {
-		return setStatus(id, ReplayStatus.CANCELLED, ReplayStatus.RUNNING, ReplayStatus.PAUSED);
+		return this.defaultStore.cancel(id);
 	}
 
-	private boolean setStatus(UUID id, ReplayStatus to, ReplayStatus... from) {
-		String[] names = new String[from.length];
-		for (int i = 0; i < from.length; i++) {
-			names[i] = from[i].name().toLowerCase(Locale.ROOT);
-		}
-		return inTransaction(() -> this.jdbc.update(this.sql.setStatus, to.name().toLowerCase(Locale.ROOT), id, names)) == 1;
+	@Override
+	public Replays of(String store) {
+		return WaybillStore.DEFAULT_NAME.equals(store) ? this : this.others.of(store);
 	}
 
 	/**
-	 * Writes one batch of one due running job, on the calling thread.
+	 * Writes one batch of one due running job of the default store, on the calling thread.
 	 * @return how many messages the batch wrote, or {@code -1} when no job was due
 	 */
 	public long runBatch() {
-		Long written = inTransaction(() -> {
-			List<ReplayJob> jobs = this.jdbc.query(this.sql.claim, JdbcReplays::job);
-			if (jobs.isEmpty()) {
-				return -1L;
-			}
-			ReplayJob job = jobs.get(0);
-			ReplayRequest request = job.request();
-			List<Object> filterValues = new ArrayList<>();
-			StringBuilder filters = new StringBuilder();
-			if (request.destination() != null) {
-				filters.append(" AND x.destination = ?");
-				filterValues.add(request.destination());
-			}
-			if (request.messageType() != null) {
-				filters.append(" AND x.message_type = ?");
-				filterValues.add(request.messageType());
-			}
-			if (request.from() != null) {
-				filters.append(" AND x.created_at >= ?");
-				filterValues.add(timestamp(request.from()));
-			}
-			if (request.to() != null) {
-				filters.append(" AND x.created_at < ?");
-				filterValues.add(timestamp(request.to()));
-			}
-			List<Object> parameters = new ArrayList<>();
-			for (int source = 0; source < 2; source++) {
-				parameters.add(job.lastSequence());
-				parameters.add(job.upperSequence());
-				parameters.addAll(filterValues);
-				parameters.add(request.batchSize());
-			}
-			parameters.add(request.batchSize());
-			parameters.add(TimeOrderedUuids.next());
-			parameters.add(request.keepMessageIds());
-			parameters.add(request.target().destination());
-			parameters.add(request.target().destination());
-			parameters.add(request.target().routingKey());
-			parameters.add(job.id().toString());
-			long[] result = this.jdbc.queryForObject(this.sql.batch(filters.toString()),
-					(rs, n) -> new long[] { rs.getLong(1), rs.getLong(2), rs.wasNull() ? 1 : 0 }, parameters.toArray());
-			long count = result[0];
-			Long last = (result[2] == 1) ? null : result[1];
-			boolean done = count < request.batchSize();
-			this.jdbc.update(this.sql.advance, last, count, done, done, job.id());
-			if (done) {
-				logger.info("Replay " + job.id() + " completed: " + (job.replayed() + count) + " messages written to the outbox");
-			}
-			return count;
-		});
-		long count = (written != null) ? written : -1;
-		if (count > 0) {
-			this.wakeUp.committed();
-		}
-		return count;
+		return this.defaultStore.runBatch();
 	}
 
 	/**
-	 * Writes batches while any job is due, on the calling thread.
+	 * Writes batches while any job of the default store is due, on the calling thread.
 	 * @return how many messages were written
 	 */
 	public long runDue() {
-		long total = 0;
-		long batch;
-		while (this.loop.shouldContinue()) {
-			batch = runBatch();
-			if (batch < 0) {
-				break;
-			}
-			total += batch;
-		}
-		return total;
+		return this.defaultStore.runDue();
 	}
 
-	private Duration untilNextDue() {
-		Double millis = this.jdbc.queryForObject(this.sql.nextDue, Double.class);
-		if (millis == null) {
-			return this.pollInterval;
-		}
-		long wait = (long) Math.ceil(millis);
-		return Duration.ofMillis(Math.max(1, Math.min(wait, this.pollInterval.toMillis())));
+	private ReplayJobs jobs(StoreAccess store) {
+		return new ReplayJobs(store.name(), store.dataSource(), store.tables(), store.transactionManager(), this.wakeUp,
+				this.pollInterval, this::wake, this::shouldContinue);
 	}
 
-	/**
-	 * Runs {@code work} in a transaction of the transaction manager, as a {@code TransactionTemplate}
-	 * does, except that a rollback that fails after the work failed (the connection is gone: the
-	 * database is down, or the backend was terminated) is added to the work's failure as a suppressed
-	 * exception instead of being logged at ERROR with its stack trace: the worker tells the outage.
-	 */
-	private <T> T inTransaction(Supplier<T> work) {
-		TransactionStatus status = this.transactionManager.getTransaction(TransactionDefinition.withDefaults());
-		T result;
-		try {
-			result = work.get();
-		}
-		catch (RuntimeException | Error ex) {
-			try {
-				this.transactionManager.rollback(status);
-			}
-			catch (RuntimeException | Error rollbackFailure) {
-				ex.addSuppressed(rollbackFailure);
-			}
-			throw ex;
-		}
-		this.transactionManager.commit(status);
-		return result;
+	private boolean shouldContinue() {
+		return this.loop.shouldContinue();
 	}
 
 	private Duration pass() {
-		Duration wait;
-		try {
-			runDue();
-			wait = untilNextDue();
+		Duration wait = this.defaultStore.pass();
+		for (ReplayJobs store : this.others.current().values()) {
+			Duration next = store.pass();
+			wait = (next.compareTo(wait) < 0) ? next : wait;
 		}
-		catch (RuntimeException ex) {
-			// a failed batch rolled back: its job's cursor stands, the next pass writes it again
-			this.outages.failed(ex, this.pollInterval);
-			return this.pollInterval;
-		}
-		this.outages.succeeded();
 		return wait;
 	}
 
@@ -320,32 +203,6 @@ public final class JdbcReplays implements Replays, SmartLifecycle {
 	@Override
 	public int getPhase() {
 		return WaybillPhases.RETENTION;
-	}
-
-	private static ReplayJob job(ResultSet rs, int row) throws SQLException {
-		ReplayTarget target = new ReplayTarget(rs.getString("target_destination"),
-				Objects.requireNonNullElse(rs.getString("target_routing_key"), ""));
-		ReplayRequest request = new ReplayRequest(rs.getString("destination"), rs.getString("message_type"),
-				instant(rs, "from_time"), instant(rs, "to_time"), target, rs.getBoolean("keep_message_ids"),
-				rs.getInt("batch_size"), messagesPerSecond(rs.getInt("batch_size"), rs.getLong("batch_interval_ms")));
-		return new ReplayJob(rs.getObject("id", UUID.class),
-				ReplayStatus.valueOf(rs.getString("status").toUpperCase(Locale.ROOT)), request,
-				rs.getLong("upper_sequence"), rs.getLong("last_sequence"), rs.getLong("replayed"), rs.getLong("batches"),
-				Objects.requireNonNull(instant(rs, "created_at")), Objects.requireNonNull(instant(rs, "updated_at")),
-				instant(rs, "completed_at"));
-	}
-
-	private static int messagesPerSecond(int batchSize, long intervalMillis) {
-		return (intervalMillis == 0) ? 0 : (int) Math.max(1, batchSize * 1000L / intervalMillis);
-	}
-
-	private static @Nullable Instant instant(ResultSet rs, String column) throws SQLException {
-		OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-		return (value != null) ? value.toInstant() : null;
-	}
-
-	private static @Nullable Timestamp timestamp(@Nullable Instant instant) {
-		return (instant != null) ? Timestamp.from(instant) : null;
 	}
 
 }
