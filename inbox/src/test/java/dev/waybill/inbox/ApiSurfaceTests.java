@@ -20,6 +20,7 @@ class ApiSurfaceTests extends ApiSurfaceContract {
 			"dev.waybill.inbox.observation.InboxProcessObservationConvention",
 			"dev.waybill.inbox.InboxEntry",
 			"dev.waybill.inbox.InboxLookup",
+			"dev.waybill.inbox.StoreInboxLookups",
 			"dev.waybill.inbox.EndpointBinding",
 			"dev.waybill.inbox.EndpointRetry",
 			"dev.waybill.inbox.ReceiveEndpoint",

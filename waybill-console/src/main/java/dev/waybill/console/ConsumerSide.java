@@ -14,11 +14,13 @@ import org.jspecify.annotations.Nullable;
 public interface ConsumerSide {
 
 	/**
-	 * Returns what each consumer did with a message.
+	 * Returns what each consumer did with a message, in a store's inbox.
 	 * @param messageId the message id
+	 * @param store the store's name
 	 * @return the inbox entries ({@code dev.waybill.inbox.InboxEntry})
+	 * @throws dev.waybill.outbox.store.UnknownStoreException when no store of that name is registered
 	 */
-	List<?> lookup(UUID messageId);
+	List<?> lookup(UUID messageId, String store);
 
 	/**
 	 * Returns every consumer's error queue with its depth.

@@ -6,7 +6,10 @@ import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
 import dev.waybill.inbox.InboxLookup;
+import dev.waybill.inbox.StoreInboxLookups;
 import dev.waybill.outbox.rabbit.ErrorQueues;
+import dev.waybill.outbox.store.UnknownStoreException;
+import dev.waybill.outbox.store.WaybillStore;
 
 /**
  * The consumer side of an application that consumes from RabbitMQ through the inbox.
@@ -15,23 +18,41 @@ import dev.waybill.outbox.rabbit.ErrorQueues;
  */
 public final class RabbitConsumerSide implements ConsumerSide {
 
-	private final InboxLookup inbox;
+	private final StoreInboxLookups inboxes;
 
 	private final @Nullable ErrorQueues errorQueues;
 
 	/**
-	 * Creates the consumer side.
+	 * Creates the consumer side of an application with the default store only.
 	 * @param inbox the inbox lookup
 	 * @param errorQueues the error queues, or {@literal null} when the application has none
 	 */
 	public RabbitConsumerSide(InboxLookup inbox, @Nullable ErrorQueues errorQueues) {
-		this.inbox = inbox;
+		this(defaultOnly(inbox), errorQueues);
+	}
+
+	/**
+	 * Creates the consumer side.
+	 * @param inboxes the inbox lookup of each store
+	 * @param errorQueues the error queues, or {@literal null} when the application has none
+	 */
+	public RabbitConsumerSide(StoreInboxLookups inboxes, @Nullable ErrorQueues errorQueues) {
+		this.inboxes = inboxes;
 		this.errorQueues = errorQueues;
 	}
 
+	private static StoreInboxLookups defaultOnly(InboxLookup inbox) {
+		return (store) -> {
+			if (!WaybillStore.DEFAULT_NAME.equals(store)) {
+				throw new UnknownStoreException("No store '" + store + "' is registered; registered stores: [default]");
+			}
+			return inbox;
+		};
+	}
+
 	@Override
-	public List<?> lookup(UUID messageId) {
-		return this.inbox.find(messageId);
+	public List<?> lookup(UUID messageId, String store) {
+		return this.inboxes.of(store).find(messageId);
 	}
 
 	@Override

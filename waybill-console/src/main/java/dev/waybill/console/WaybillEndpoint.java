@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -159,7 +160,7 @@ public class WaybillEndpoint {
 	 * @param key the scope id, queue name or message id
 	 * @param max the most messages to return (scopes: 1 to 100, default 20; error queues: 1 to 100, default 20)
 	 * @param previewBytes the most body bytes per message (default 4096)
-	 * @param store for scopes: the store, the default one when not given
+	 * @param store for scopes and messages: the store, the default one when not given
 	 * @return the item, {@literal null} (404) when there is none, or a 400 response whose body's
 	 * {@code error} says what is wrong with the request
 	 */
@@ -171,7 +172,7 @@ public class WaybillEndpoint {
 					number("previewBytes", previewBytes, BodyPreviews.DEFAULT_PREVIEW_BYTES)).orElse(null));
 			case "error-queues" -> argument(() -> consumers().peek(key, number("max", max, DEFAULT_PEEK),
 					number("previewBytes", previewBytes, BodyPreviews.DEFAULT_PREVIEW_BYTES)));
-			case "messages" -> argument(() -> consumers().lookup(uuid(key)));
+			case "messages" -> argument(() -> inStore(store, (name) -> consumers().lookup(uuid(key), name)));
 			default -> throw new InvalidEndpointRequestException("Unknown section '" + section
 					+ "'; use scopes, error-queues or messages", "Unknown section");
 		});
@@ -192,8 +193,20 @@ public class WaybillEndpoint {
 	 * @throws InvalidEndpointRequestException when no store of that name is registered
 	 */
 	protected final OutboxAdmin outbox(@Nullable String store) {
+		return inStore(store, this.stores::outbox);
+	}
+
+	/**
+	 * Does what a request asks of a store.
+	 * @param <T> what it answers
+	 * @param store the store, the default one when {@literal null} or blank
+	 * @param work what to do in the store, given its name
+	 * @return what the work answered
+	 * @throws InvalidEndpointRequestException when no store of that name is registered
+	 */
+	protected final <T> T inStore(@Nullable String store, Function<String, T> work) {
 		try {
-			return this.stores.outbox((store != null && !store.isBlank()) ? store.trim() : WaybillStore.DEFAULT_NAME);
+			return work.apply((store != null && !store.isBlank()) ? store.trim() : WaybillStore.DEFAULT_NAME);
 		}
 		catch (UnknownStoreException ex) {
 			throw new InvalidEndpointRequestException(String.valueOf(ex.getMessage()), "Unknown store");

@@ -8,7 +8,7 @@
   const context = location.pathname.replace(/\/waybill\/[^/]*$/, '');
   const endpointParam = params.get('endpoint') || '/actuator/waybill';
   const endpoint = /^https?:/.test(endpointParam) ? endpointParam : context + endpointParam;
-  // The store whose scopes the page shows and changes ('' for the default store); ?store= opens another.
+  // The store whose scopes and inbox the page shows and changes ('' for the default store); ?store= opens another.
   let store = params.get('store') || '';
   let writeEnabled = false;
   let timer = null;
@@ -72,7 +72,7 @@
     return new Error(response.status === 400 ? reason : method + ' ' + path + ': HTTP ' + response.status + ' ' + reason);
   }
 
-  // A path of the overview or of scopes, in the chosen store.
+  // A path of the overview, of scopes or of a message's inbox entries, in the chosen store.
   function inStore(path) {
     return store ? path + (path.includes('?') ? '&' : '?') + 'store=' + encodeURIComponent(store) : path;
   }
@@ -367,12 +367,12 @@
     const tbody = table.querySelector('tbody');
     tbody.replaceChildren();
     try {
-      const entries = await get('/messages/' + encodeURIComponent(id));
+      const entries = await get(inStore('/messages/' + encodeURIComponent(id)));
       const now = new Date().toISOString();
       if (!entries || entries.length === 0) {
         table.hidden = true;
         empty.hidden = false;
-        empty.textContent = 'No consumer of this application received message ' + id + ' (or its rows were purged).';
+        empty.textContent = 'No consumer of this application received message ' + id + (store ? ' in store ' + store : '') + ' (or its rows were purged).';
         return;
       }
       empty.hidden = true;

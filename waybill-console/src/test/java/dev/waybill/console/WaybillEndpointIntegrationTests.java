@@ -94,6 +94,21 @@ class WaybillEndpointIntegrationTests {
 	}
 
 	@Test
+	void aMessageHandledInAStoreIsLookedUpInThatStoresInbox() throws Exception {
+		ConsoleTestApp.failing.set(false);
+		UUID id = app.publishTo(ConsoleTestApp.TENANT, new Order("o-tenant", "pay"));
+		await().until(() -> {
+			JsonNode entries = http.get("/messages/" + id + "?store=tenant").json();
+			return entries.size() == 1 && "processed".equals(entries.get(0).get("state").asString());
+		});
+		assertThat(http.get("/messages/" + id).json()).as("not in the default store's inbox").isEmpty();
+		Http.Response unknown = http.get("/messages/" + id + "?store=nope");
+		assertThat(unknown.status()).isEqualTo(400);
+		assertThat(unknown.json().get("error").asString()).contains("No store 'nope' is registered");
+		ConsoleTestApp.handled.clear();
+	}
+
+	@Test
 	void aDeadScopeIsListedWithItsErrorLookedIntoAndDeletedWithAnAuditLine(CapturedOutput output) throws Exception {
 		UUID messageId = app.publish(new Unroutable("to nowhere"));
 		await().until(() -> app.deadScopes().size() == 1);

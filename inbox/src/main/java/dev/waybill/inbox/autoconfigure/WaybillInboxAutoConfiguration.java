@@ -14,13 +14,14 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
 import dev.waybill.inbox.InboxAdmin;
 import dev.waybill.inbox.InboxListener;
 import dev.waybill.inbox.InboxLookup;
 import dev.waybill.inbox.MessageHandler;
+import dev.waybill.inbox.StoreInboxLookups;
+import dev.waybill.inbox.internal.DefaultStoreInboxLookups;
 import dev.waybill.inbox.internal.InboxProcessor;
 import dev.waybill.inbox.internal.InboxResources;
 import dev.waybill.inbox.internal.InboxSettings;
@@ -33,6 +34,7 @@ import dev.waybill.inbox.observation.InboxProcessObservationConvention;
 import dev.waybill.inbox.spi.ConsumerRegistry;
 import dev.waybill.kernel.OutboxTables;
 import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.kernel.StoreTransactions;
 import dev.waybill.outbox.OutboxPublisher;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
 import dev.waybill.outbox.autoconfigure.observation.WaybillObservationProperties;
@@ -83,6 +85,13 @@ public final class WaybillInboxAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
+		@ConditionalOnBean(WaybillStores.class)
+		StoreInboxLookups waybillStoreInboxLookups(InboxLookup lookup, WaybillStores stores, OutboxTables tables) {
+			return new DefaultStoreInboxLookups(lookup, stores, tables);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
 		InboxProcessor waybillInboxProcessor(WaybillInboxProperties properties, PlatformTransactionManager transactionManager,
 				InboxStore store, OutboxWriter writer, OutboxPublisher publisher, ConsumerOutbox consumerOutbox,
 				MessageSerializer serializer, RelayWakeUp wakeUp, ObjectProvider<InboxListener> listeners,
@@ -108,12 +117,10 @@ public final class WaybillInboxAutoConfiguration {
 			WaybillStores registered = stores.getIfUnique();
 			if (registered != null) {
 				InboxSettings storeSettings = settings;
+				StoreTransactions storeTransactions = new StoreTransactions(store.dataSource(), transactionManager);
 				processor.setStores(new StoreDeliveries((name) -> registered.find(name).isPresent(), (name) -> {
 					WaybillStore other = registered.find(name).orElseThrow();
-					// A store on the application's DataSource (schema per tenant) is in its transactions.
-					PlatformTransactionManager transactions = (other.dataSource() == store.dataSource()) ? transactionManager
-							: new DataSourceTransactionManager(other.dataSource());
-					return new InboxProcessor(new InboxResources(transactions,
+					return new InboxProcessor(new InboxResources(storeTransactions.of(other.dataSource()),
 							new InboxStore(other.dataSource(), tables.withSchema(other.schema())),
 							writer, publisher, consumerOutbox, serializer, wakeUp), storeSettings);
 				}));

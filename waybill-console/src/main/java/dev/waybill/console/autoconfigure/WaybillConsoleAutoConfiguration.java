@@ -21,6 +21,7 @@ import dev.waybill.console.RabbitConsumerSide;
 import dev.waybill.console.WaybillEndpoint;
 import dev.waybill.console.WaybillWritableEndpoint;
 import dev.waybill.inbox.InboxLookup;
+import dev.waybill.inbox.StoreInboxLookups;
 import dev.waybill.outbox.OutboxAdmin;
 import dev.waybill.outbox.store.StoreAdmins;
 import dev.waybill.outbox.rabbit.ErrorQueues;
@@ -67,8 +68,11 @@ public final class WaybillConsoleAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnBean(InboxLookup.class)
-		ConsumerSide waybillConsumerSide(InboxLookup inbox, ObjectProvider<ErrorQueues> errorQueues) {
-			return new RabbitConsumerSide(inbox, errorQueues.getIfAvailable());
+		ConsumerSide waybillConsumerSide(InboxLookup inbox, ObjectProvider<StoreInboxLookups> stores,
+				ObjectProvider<ErrorQueues> errorQueues) {
+			StoreInboxLookups inboxes = stores.getIfUnique();
+			return (inboxes != null) ? new RabbitConsumerSide(inboxes, errorQueues.getIfAvailable())
+					: new RabbitConsumerSide(inbox, errorQueues.getIfAvailable());
 		}
 
 	}
