@@ -28,7 +28,10 @@ import dev.waybill.outbox.internal.health.BacklogHealthIndicator;
 import dev.waybill.outbox.internal.health.RelayHealthIndicator;
 import dev.waybill.outbox.internal.relay.PostgresNotificationListener;
 import dev.waybill.outbox.internal.relay.Relay;
+import dev.waybill.outbox.internal.store.StoreDueProbes;
 import dev.waybill.outbox.spi.OutboxStore;
+import dev.waybill.outbox.store.WaybillStore;
+import dev.waybill.outbox.store.WaybillStores;
 
 /**
  * Provides the {@code waybill} health contributor when Spring Boot's health support is on the
@@ -52,11 +55,18 @@ public final class WaybillHealthContributorAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(name = "waybillBacklogHealth")
 		BacklogHealthIndicator waybillBacklogHealth(OutboxStore store, WaybillHealthProperties properties,
-				ObjectProvider<WaybillThreads> threads) {
+				ObjectProvider<WaybillThreads> threads, ObjectProvider<WaybillStores> stores,
+				ObjectProvider<StoreDueProbes> probes) {
 			Duration maxAge = positive("waybill.health.backlog.max-age", properties.getBacklog().getMaxAge(), "5m");
 			Duration timeout = positive("waybill.health.backlog.timeout", properties.getBacklog().getTimeout(), "3s");
-			return new BacklogHealthIndicator(store, maxAge, timeout, Clock.systemUTC(),
+			BacklogHealthIndicator health = new BacklogHealthIndicator(store, maxAge, timeout, Clock.systemUTC(),
 					threads.getIfAvailable(WaybillThreads::platform));
+			WaybillStores registered = stores.getIfUnique();
+			StoreDueProbes readings = probes.getIfUnique();
+			if (registered != null && readings != null) {
+				health.setOtherStores(() -> registered.all().stream().map(WaybillStore::name).toList(), readings);
+			}
+			return health;
 		}
 
 		private static Duration positive(String property, @Nullable Duration value, String example) {

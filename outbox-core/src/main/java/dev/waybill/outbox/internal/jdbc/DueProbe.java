@@ -11,11 +11,14 @@ import javax.sql.DataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.waybill.kernel.OutboxTables;
+import dev.waybill.outbox.OutboxStats;
 
 /**
  * Tells, in one statement, which of several table sets of one database have a scope due (what a
  * claim would look for first: pending, due, not held back behind its key) and since when, read
- * from the first entry of each set's ready index. One round trip in place of a claim per set.
+ * from the first entry of each set's ready index: one round trip in place of a claim per set. And
+ * reads, in one more, their backlog figures (those {@link dev.waybill.outbox.OutboxAdmin#stats()}
+ * gives for one).
  *
  * @since 0.1
  */
@@ -26,6 +29,8 @@ public final class DueProbe {
 	private final List<OutboxTables> tables;
 
 	private final String sql;
+
+	private final String backlogs;
 
 	/**
 	 * Creates the probe.
@@ -46,6 +51,11 @@ public final class DueProbe {
 					+ " WHERE status = 'pending' AND NOT ordering_held AND next_attempt_at <= now()) AS due_since");
 		}
 		this.sql = "SELECT i, due_since FROM (" + String.join(" UNION ALL ", branches) + ") d WHERE due_since IS NOT NULL";
+		List<String> backlogs = new ArrayList<>(tables.size());
+		for (int i = 0; i < tables.size(); i++) {
+			backlogs.add("SELECT " + i + ", b.* FROM (" + OutboxSql.stats(tables.get(i)) + ") b");
+		}
+		this.backlogs = String.join(" UNION ALL ", backlogs);
 	}
 
 	/**
@@ -59,6 +69,19 @@ public final class DueProbe {
 			due.put(this.tables.get(row.getInt(1)), row.getTimestamp(2).toInstant());
 		});
 		return due;
+	}
+
+	/**
+	 * Returns the backlog of each table set.
+	 * @return the figures of every set given at creation
+	 * @throws org.springframework.dao.DataAccessException when the database cannot answer
+	 */
+	public Map<OutboxTables, OutboxStats> backlogs() {
+		Map<OutboxTables, OutboxStats> read = new HashMap<>();
+		this.jdbc.query(this.backlogs, (row) -> {
+			read.put(this.tables.get(row.getInt(1)), OperatorStatements.stats(row, 2));
+		});
+		return read;
 	}
 
 }

@@ -51,8 +51,14 @@ final class OperatorStatements {
 
 	OutboxStats stats() {
 		return Objects.requireNonNull(this.statements.autonomous().queryForObject(this.statements.sql().stats,
-				(row, number) -> new OutboxStats(row.getLong(1), row.getLong(2), row.getLong(3), row.getLong(4),
-						nullableInstant(row, 5), (row.getObject(6) != null) ? Duration.ofMillis(row.getLong(6)) : null)));
+				(row, number) -> stats(row, 1)));
+	}
+
+	/** Reads the columns of {@link OutboxSql#stats(dev.waybill.kernel.OutboxTables)}, the first at {@code first}. */
+	static OutboxStats stats(ResultSet row, int first) throws SQLException {
+		return new OutboxStats(row.getLong(first), row.getLong(first + 1), row.getLong(first + 2), row.getLong(first + 3),
+				nullableInstant(row, first + 4),
+				(row.getObject(first + 5) != null) ? Duration.ofMillis(row.getLong(first + 5)) : null);
 	}
 
 	private static @Nullable Instant nullableInstant(ResultSet row, int column) throws SQLException {

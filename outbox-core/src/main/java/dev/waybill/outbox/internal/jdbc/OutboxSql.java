@@ -335,9 +335,17 @@ final class OutboxSql {
 				+ " m WHERE m.outbox_id = s.id AND m.destination = ?)";
 		this.redriveAll = redrive;
 		this.notify = "SELECT pg_notify(?, '')";
-		// Both parts read only the partial pending (ready and ordering) and dead indexes' rows, never
-		// the published ones.
-		this.stats = "SELECT count(*), coalesce(sum(message_count), 0), count(*) FILTER (WHERE next_attempt_at <= now()), "
+		this.stats = stats(tables);
+	}
+
+	/**
+	 * The backlog figures of one table set, in the columns {@link OperatorStatements#stats(java.sql.ResultSet, int)} reads.
+	 * Both parts read only the partial pending (ready and ordering) and dead indexes' rows, never
+	 * the published ones.
+	 */
+	static String stats(OutboxTables tables) {
+		String state = tables.qualifiedOutboxState();
+		return "SELECT count(*), coalesce(sum(message_count), 0), count(*) FILTER (WHERE next_attempt_at <= now()), "
 				+ "(SELECT count(*) FROM " + state + " WHERE status = 'dead'), min(created_at), "
 				+ "(extract(epoch FROM min(next_attempt_at) - now()) * 1000)::bigint FROM " + state
 				+ " s WHERE " + OutboxTables.pendingCondition("s");

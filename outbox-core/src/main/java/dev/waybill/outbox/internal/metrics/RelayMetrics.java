@@ -2,19 +2,23 @@ package dev.waybill.outbox.internal.metrics;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.internal.OutboxBacklog;
 import dev.waybill.outbox.internal.relay.LeaseOwners;
 import dev.waybill.outbox.relay.CircuitState;
@@ -89,27 +93,46 @@ public final class RelayMetrics implements MeterBinder, RelayListener {
 		this.backlog = Objects.requireNonNull(backlog, "backlog must not be null");
 	}
 
+	/**
+	 * Registers the backlog gauges of one store, tagged with its name (every store's, the default
+	 * one's too, so that each name has one set of tag keys, as registries such as Prometheus's want).
+	 * @param registry the registry
+	 * @param store the store's name
+	 * @param stats its latest backlog figures
+	 * @param oldestDueFor how long its oldest due scope has been due
+	 * @return the gauges
+	 */
+	static List<Meter> backlogGauges(MeterRegistry registry, String store, Supplier<OutboxStats> stats,
+			Supplier<Duration> oldestDueFor) {
+		return List.of(
+				Gauge.builder(PENDING, stats, (s) -> s.get().pendingMessages())
+					.tag(STORE_TAG, store)
+					.description("Messages waiting for delivery")
+					.baseUnit("messages")
+					.register(registry),
+				TimeGauge.builder(LAG, stats, TimeUnit.MILLISECONDS, (s) -> s.get().lag(Instant.now()).toMillis())
+					.tag(STORE_TAG, store)
+					.description("Age of the oldest pending outbox scope")
+					.register(registry),
+				Gauge.builder(DEAD_SCOPES, stats, (s) -> s.get().deadScopes())
+					.tag(STORE_TAG, store)
+					.description("Outbox scopes given up and waiting for an operator")
+					.baseUnit("scopes")
+					.register(registry),
+				Gauge.builder(DUE_SCOPES, stats, (s) -> s.get().dueScopes())
+					.tag(STORE_TAG, store)
+					.description("Pending outbox scopes due for delivery")
+					.baseUnit("scopes")
+					.register(registry),
+				TimeGauge.builder(OLDEST_DUE_AGE, oldestDueFor, TimeUnit.MILLISECONDS, (d) -> d.get().toMillis())
+					.tag(STORE_TAG, store)
+					.description("How long the oldest due outbox scope has been due")
+					.register(registry));
+	}
+
 	@Override
 	public void bindTo(MeterRegistry registry) {
-		Gauge.builder(PENDING, this.backlog, (b) -> b.current().pendingMessages())
-			.description("Messages waiting for delivery")
-			.baseUnit("messages")
-			.register(registry);
-		TimeGauge.builder(LAG, this.backlog, TimeUnit.MILLISECONDS, (b) -> b.current().lag(Instant.now()).toMillis())
-			.description("Age of the oldest pending outbox scope")
-			.register(registry);
-		Gauge.builder(DEAD_SCOPES, this.backlog, (b) -> b.current().deadScopes())
-			.description("Outbox scopes given up and waiting for an operator")
-			.baseUnit("scopes")
-			.register(registry);
-		Gauge.builder(DUE_SCOPES, this.backlog, (b) -> b.current().dueScopes())
-			.description("Pending outbox scopes due for delivery")
-			.baseUnit("scopes")
-			.register(registry);
-		TimeGauge.builder(OLDEST_DUE_AGE, this.backlog, TimeUnit.MILLISECONDS, (b) -> b.oldestDueFor().toMillis())
-			.tag(STORE_TAG, WaybillStore.DEFAULT_NAME) // other stores' are StoreBacklogMetrics'
-			.description("How long the oldest due outbox scope has been due")
-			.register(registry);
+		backlogGauges(registry, WaybillStore.DEFAULT_NAME, this.backlog::current, this.backlog::oldestDueFor);
 		Gauge.builder(CIRCUIT, this, (m) -> m.circuit.ordinal()) // CLOSED, HALF_OPEN, OPEN
 			.description("Relay circuit breaker: 0 closed, 1 half-open, 2 open")
 			.register(registry);

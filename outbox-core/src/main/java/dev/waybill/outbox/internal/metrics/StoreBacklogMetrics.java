@@ -1,25 +1,27 @@
 package dev.waybill.outbox.internal.metrics;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.jspecify.annotations.Nullable;
 
+import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.internal.store.DefaultWaybillStores;
 import dev.waybill.outbox.internal.store.RegisteredStore;
 import dev.waybill.outbox.internal.store.StoreDueProbes;
 
 /**
- * {@value RelayMetrics#OLDEST_DUE_AGE} of each store other than the default one, tagged with its
- * name: how long its oldest due scope has waited, as the relay's poll of its database last found
- * (so it moves where the relay runs). A store registered later gets its gauge then; one
- * deregistered loses it.
+ * The backlog gauges of each store other than the default one, tagged with its name:
+ * {@value RelayMetrics#OLDEST_DUE_AGE} (how long its oldest due scope has waited, as the relay's
+ * poll of its database last found), {@value RelayMetrics#PENDING}, {@value RelayMetrics#LAG},
+ * {@value RelayMetrics#DUE_SCOPES} and {@value RelayMetrics#DEAD_SCOPES} (as the relay's last
+ * reading of its backlog found, see {@link StoreDueProbes}); so they move where the relay runs.
+ * A store registered later gets its gauges then; one deregistered loses them.
  *
  * @since 0.1
  */
@@ -29,7 +31,7 @@ public final class StoreBacklogMetrics implements MeterBinder {
 
 	private final StoreDueProbes probes;
 
-	private final Map<String, Meter> gauges = new ConcurrentHashMap<>();
+	private final Map<String, List<Meter>> gauges = new ConcurrentHashMap<>();
 
 	private volatile @Nullable MeterRegistry registry;
 
@@ -49,10 +51,10 @@ public final class StoreBacklogMetrics implements MeterBinder {
 
 			@Override
 			public void deregistered(RegisteredStore store) {
-				Meter gauge = StoreBacklogMetrics.this.gauges.remove(store.name());
+				List<Meter> gauges = StoreBacklogMetrics.this.gauges.remove(store.name());
 				MeterRegistry registry = StoreBacklogMetrics.this.registry;
-				if (gauge != null && registry != null) {
-					registry.remove(gauge);
+				if (gauges != null && registry != null) {
+					gauges.forEach(registry::remove);
 				}
 			}
 		});
@@ -72,11 +74,12 @@ public final class StoreBacklogMetrics implements MeterBinder {
 			return;
 		}
 		String name = store.name();
-		this.gauges.computeIfAbsent(name, (n) -> TimeGauge
-			.builder(RelayMetrics.OLDEST_DUE_AGE, this.probes, TimeUnit.MILLISECONDS, (p) -> p.oldestDueFor(n).toMillis())
-			.tag(RelayMetrics.STORE_TAG, n)
-			.description("How long the oldest due outbox scope has been due")
-			.register(registry));
+		this.gauges.computeIfAbsent(name, (n) -> RelayMetrics.backlogGauges(registry, n, () -> stats(this.probes, n),
+				() -> this.probes.oldestDueFor(n)));
+	}
+
+	private static OutboxStats stats(StoreDueProbes probes, String store) {
+		return probes.backlog(store).map(StoreDueProbes.StoreBacklog::stats).orElse(OutboxStats.EMPTY);
 	}
 
 }
