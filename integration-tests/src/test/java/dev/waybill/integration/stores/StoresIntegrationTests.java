@@ -42,6 +42,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -237,6 +238,8 @@ class StoresIntegrationTests {
 				others.add(publish(context, "default"));
 			}
 			closeDatabase(urls.get("a"));
+			CountingDataSource tenantA = context.getBean("tenantA", CountingDataSource.class);
+			tenantA.connections.clear();
 			try {
 				relay.start();
 				awaitDelivered(others);
@@ -244,6 +247,13 @@ class StoresIntegrationTests {
 				List<UUID> later = List.of(publish(context, "b"), publish(context, "c"), publish(context, "default"));
 				awaitDelivered(later);
 				assertThat(toA).as("none of the unavailable store's").noneMatch((id) -> this.delivered.containsKey(id.toString()));
+				// Its return is watched for off the relay's workers, which wait on its pool once only.
+				Awaitility.await().atMost(Duration.ofSeconds(30))
+					.until(() -> tenantA.connections.getOrDefault("waybill-relay-store-recovery", 0) >= 5);
+				assertThat(tenantA.connections.entrySet().stream()
+					.filter((entry) -> !entry.getKey().equals("waybill-relay-store-recovery"))
+					.mapToInt(Map.Entry::getValue)
+					.sum()).as("the workers' attempts to reach it, by thread: " + tenantA.connections).isLessThanOrEqualTo(2);
 			}
 			finally {
 				openDatabase(urls.get("a"));
@@ -534,6 +544,31 @@ class StoresIntegrationTests {
 
 	}
 
+	/** A tenant's pool that counts the connections asked of it, by the asking thread's name. */
+	static final class CountingDataSource extends DelegatingDataSource implements AutoCloseable {
+
+		final Map<String, Integer> connections = new ConcurrentHashMap<>();
+
+		private final HikariDataSource pool;
+
+		CountingDataSource(HikariDataSource pool) {
+			super(pool);
+			this.pool = pool;
+		}
+
+		@Override
+		public Connection getConnection() throws SQLException {
+			this.connections.merge(Thread.currentThread().getName(), 1, Integer::sum);
+			return super.getConnection();
+		}
+
+		@Override
+		public void close() {
+			this.pool.close();
+		}
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class Tenants {
 
@@ -553,8 +588,8 @@ class StoresIntegrationTests {
 		}
 
 		@Bean
-		HikariDataSource tenantA() {
-			return tenantPool("a");
+		CountingDataSource tenantA() {
+			return new CountingDataSource(tenantPool("a"));
 		}
 
 		@Bean

@@ -101,7 +101,7 @@ public final class WaybillRelayAutoConfiguration {
 		stores.addListener(new DefaultWaybillStores.Listener() {
 			@Override
 			public void registered(RegisteredStore store) {
-				relay.stores().add(store.name(), store.relayed());
+				relay.stores().add(store.name(), store.relayed(), store.store().dataSource());
 			}
 
 			@Override
@@ -116,7 +116,7 @@ public final class WaybillRelayAutoConfiguration {
 		});
 		for (RegisteredStore store : stores.registered()) {
 			if (store != stores.defaultEntry()) {
-				relay.stores().add(store.name(), store.relayed());
+				relay.stores().add(store.name(), store.relayed(), store.store().dataSource());
 			}
 		}
 		relay.stores().setProbe(probes);

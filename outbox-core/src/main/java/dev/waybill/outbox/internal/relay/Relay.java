@@ -69,6 +69,8 @@ public final class Relay implements SmartLifecycle {
 
 	private final RelayLanes lanes;
 
+	private final StoreRecovery recovery;
+
 	private final RelayStores stores;
 
 	private final RelayStatus status;
@@ -146,6 +148,9 @@ public final class Relay implements SmartLifecycle {
 		this.claimFailures = new ClaimFailureLog(this.id, settings.pollInterval());
 		this.lanes = new RelayLanes(this.id, WaybillStore.DEFAULT_NAME, store, this.claimFailures, settings.pollInterval(),
 				wakeUp);
+		this.recovery = new StoreRecovery(this.id, this.lanes::others, wakeUp, settings.pollInterval(), () -> this.running,
+				() -> this.threadSource);
+		this.lanes.setRecovery(this.recovery);
 		this.stores = new RelayStores(this.lanes);
 		store = this.lanes.routing();
 		this.store = store;
@@ -274,6 +279,7 @@ public final class Relay implements SmartLifecycle {
 		}
 		this.running = true;
 		this.pacing.started();
+		this.lanes.started();
 		if (this.startedBefore) {
 			// a stop ended the settler and the commits thread, and let them drain
 			this.settler = newSettler();
@@ -311,6 +317,7 @@ public final class Relay implements SmartLifecycle {
 		}
 		this.running = false;
 		this.wakeUp.signal();
+		this.recovery.stop();
 		long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos() + TimeUnit.SECONDS.toNanos(5);
 		RelayThreads threads = this.threads;
 		threads.joinWorkers(deadline);

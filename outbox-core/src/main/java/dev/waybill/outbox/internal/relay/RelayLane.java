@@ -3,6 +3,11 @@ package dev.waybill.outbox.internal.relay;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.waybill.kernel.DatabaseFailures;
 
 import dev.waybill.outbox.spi.OutboxStore;
 
@@ -10,9 +15,10 @@ import dev.waybill.outbox.spi.OutboxStore;
  * One store the relay claims from. The default store's lane is claimed as the relay's pacing says
  * (wake-ups, the poll); another store's is looked at when a commit of this process wrote to it,
  * when its last claim came back full, and otherwise once a poll interval, with one claim or, with
- * the relay's {@link StoreProbe}, when the probe finds scopes due in it; a lane
- * whose claim failed waits a poll interval, doubling up to a minute while it keeps failing, so an
- * unavailable store costs the others nothing but that claim.
+ * the relay's {@link StoreProbe}, when the probe finds scopes due in it. A lane whose claim failed
+ * because its database is unavailable is claimed from again only once {@link StoreRecovery} sees
+ * the database answer (when the lane can check it), so an unavailable store costs the others
+ * nothing but that claim; one whose claim failed otherwise waits a poll interval.
  */
 final class RelayLane {
 
@@ -35,6 +41,12 @@ final class RelayLane {
 
 	private volatile boolean retired;
 
+	/** Whether its database answers; {@literal null} when the lane cannot tell but by a claim. */
+	private final @Nullable BooleanSupplier answers;
+
+	/** Its database was unavailable at the last claim: no worker claims until it answers again. */
+	private volatile boolean unavailable;
+
 	/** How many of the relay's sweeps an idle store sits out between two of its own. */
 	static final int IDLE_SWEEP_EVERY = 10;
 
@@ -46,8 +58,10 @@ final class RelayLane {
 	/** Whether its poll is the relay's probe's ({@link RelayLanes#probeIfDue}) rather than a claim. */
 	private volatile boolean probed;
 
-	RelayLane(String name, OutboxStore store, boolean isDefault, Duration pollInterval, ClaimFailureLog failures) {
+	RelayLane(String name, OutboxStore store, boolean isDefault, Duration pollInterval, ClaimFailureLog failures,
+			@Nullable BooleanSupplier answers) {
 		this.name = name;
+		this.answers = answers;
 		this.store = store;
 		this.isDefault = isDefault;
 		this.pollNanos = pollInterval.toNanos();
@@ -93,7 +107,7 @@ final class RelayLane {
 	 * @return whether the caller claims from it now
 	 */
 	boolean take(long now) {
-		if (this.retired || now - this.backOffUntil < 0) {
+		if (!isReachable(now)) {
 			return false;
 		}
 		if (this.due.compareAndSet(true, false)) {
@@ -116,12 +130,13 @@ final class RelayLane {
 	}
 
 	/**
-	 * Whether a claim from it may be tried now: it is not backing off from a failure, nor retired.
+	 * Whether a claim from it may be tried now: it is not backing off from a failure, nor waiting
+	 * for its database to answer, nor retired.
 	 * @param now {@link System#nanoTime()}
 	 * @return whether it is reachable
 	 */
 	boolean isReachable(long now) {
-		return !this.retired && now - this.backOffUntil >= 0;
+		return !this.retired && !this.unavailable && now - this.backOffUntil >= 0;
 	}
 
 	/**
@@ -166,13 +181,41 @@ final class RelayLane {
 	}
 
 	/**
-	 * A claim from the lane failed: it is looked at again after a poll interval.
+	 * A claim from the lane failed: it is looked at again after a poll interval, or, when its
+	 * database was unavailable and the lane can check it, once it answers.
 	 * @param failure why
+	 * @return whether the lane now waits for its database to answer ({@link #recovered()})
 	 */
-	void failed(RuntimeException failure) {
+	boolean failed(RuntimeException failure) {
 		this.failures.failed(failure);
-		this.backOffUntil = System.nanoTime() + this.pollNanos;
 		this.due.set(true); // what was due is still due once it answers
+		if (this.answers != null && DatabaseFailures.unavailable(failure, DatabaseFailures.ConnectionState.UNKNOWN)) {
+			this.unavailable = true;
+			return true;
+		}
+		this.backOffUntil = System.nanoTime() + this.pollNanos;
+		return false;
+	}
+
+	/**
+	 * Whether the lane waits for its database to answer.
+	 * @return whether it does, and is still relayed
+	 */
+	boolean awaitsRecovery() {
+		return this.unavailable && !this.retired;
+	}
+
+	/**
+	 * Checks whether its database answers again; if so, it is claimed from at once.
+	 * @return whether it answered
+	 */
+	boolean recovered() {
+		BooleanSupplier answers = this.answers;
+		if (answers == null || !answers.getAsBoolean()) {
+			return false;
+		}
+		this.unavailable = false;
+		return true;
 	}
 
 	/** The store was deregistered: no claim takes from the lane again. */

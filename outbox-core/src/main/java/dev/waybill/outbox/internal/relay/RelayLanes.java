@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -48,6 +49,8 @@ final class RelayLanes {
 
 	private volatile @Nullable StoreProbe probe;
 
+	private volatile @Nullable StoreRecovery recovery;
+
 	private final AtomicLong nextProbeAt = new AtomicLong(System.nanoTime());
 
 	RelayLanes(String relayId, String defaultName, OutboxStore defaultStore, ClaimFailureLog defaultFailures,
@@ -56,7 +59,7 @@ final class RelayLanes {
 		this.pollInterval = pollInterval;
 		this.wakeUp = wakeUp;
 		this.pollNanos = pollInterval.toNanos();
-		this.defaultLane = new RelayLane(defaultName, defaultStore, true, pollInterval, defaultFailures);
+		this.defaultLane = new RelayLane(defaultName, defaultStore, true, pollInterval, defaultFailures, null);
 		this.routing = new LaneRoutingStore(this);
 	}
 
@@ -79,7 +82,7 @@ final class RelayLanes {
 	 * @param name the store's name
 	 * @param store the store
 	 */
-	synchronized void add(String name, OutboxStore store) {
+	synchronized void add(String name, OutboxStore store, @Nullable BooleanSupplier answers) {
 		if (!LeaseOwners.canName(name) || name.equals(this.defaultLane.name())) {
 			throw new IllegalArgumentException("'" + name + "' cannot name another store of the relay");
 		}
@@ -87,7 +90,7 @@ final class RelayLanes {
 			return;
 		}
 		RelayLane lane = new RelayLane(name, store, false, this.pollInterval,
-				new ClaimFailureLog(this.relayId + " store '" + name + "'", this.pollInterval));
+				new ClaimFailureLog(this.relayId + " store '" + name + "'", this.pollInterval), answers);
 		lane.probed(this.probe != null);
 		this.retired.remove(name);
 		this.byName.put(name, lane);
@@ -95,6 +98,43 @@ final class RelayLanes {
 		others.add(lane);
 		this.others = List.copyOf(others);
 		this.wakeUp.signal();
+	}
+
+	/**
+	 * Returns the lanes of the stores besides the default one.
+	 * @return the lanes, as of now
+	 */
+	List<RelayLane> others() {
+		return this.others;
+	}
+
+	/** The relay starts: the stores that were unavailable when it stopped are watched again. */
+	void started() {
+		StoreRecovery recovery = this.recovery;
+		if (recovery != null && this.others.stream().anyMatch(RelayLane::awaitsRecovery)) {
+			recovery.watch();
+		}
+	}
+
+	/**
+	 * Sets what watches for the return of an unavailable store.
+	 * @param recovery the watch
+	 */
+	void setRecovery(StoreRecovery recovery) {
+		this.recovery = recovery;
+	}
+
+	/**
+	 * A claim from another store failed: the store backs off, or waits for its database to
+	 * answer, which is then watched for.
+	 * @param lane the store's lane
+	 * @param failure why
+	 */
+	void failed(RelayLane lane, RuntimeException failure) {
+		StoreRecovery recovery = this.recovery;
+		if (lane.failed(failure) && recovery != null) {
+			recovery.watch();
+		}
 	}
 
 	/**

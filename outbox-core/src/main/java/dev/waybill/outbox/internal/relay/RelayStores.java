@@ -1,7 +1,10 @@
 package dev.waybill.outbox.internal.relay;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.Map;
 import java.util.Objects;
+import javax.sql.DataSource;
 
 import dev.waybill.outbox.spi.OutboxStore;
 
@@ -13,6 +16,9 @@ import dev.waybill.outbox.spi.OutboxStore;
  * @since 0.1
  */
 public final class RelayStores {
+
+	/** How long a validity check of an unavailable store's connection may take. */
+	private static final int VALIDITY_TIMEOUT_SECONDS = 2;
 
 	private final RelayLanes lanes;
 
@@ -26,7 +32,29 @@ public final class RelayStores {
 	 * @param store the store
 	 */
 	public void add(String name, OutboxStore store) {
-		this.lanes.add(name, store);
+		this.lanes.add(name, store, null);
+	}
+
+	/**
+	 * Relays a store from now on, as {@link #add(String, OutboxStore)}; while its database is
+	 * unavailable, no worker claims from it: one thread checks once a poll interval whether it
+	 * answers, and it is claimed from as soon as it does.
+	 * @param name the store's name
+	 * @param store the store
+	 * @param database the store's database
+	 */
+	public void add(String name, OutboxStore store, DataSource database) {
+		this.lanes.add(name, store, () -> answers(database));
+	}
+
+	/** Whether a connection comes, and answers a validity check, within the pool's own timeouts. */
+	private static boolean answers(DataSource database) {
+		try (Connection connection = database.getConnection()) {
+			return connection.isValid(VALIDITY_TIMEOUT_SECONDS);
+		}
+		catch (SQLException | RuntimeException ex) {
+			return false;
+		}
 	}
 
 	/**

@@ -157,7 +157,7 @@ final class RelayWorker {
 		catch (RuntimeException ex) {
 			this.inFlight.release();
 			if (other != null) {
-				other.failed(ex); // that store backs off; the others go on
+				this.context.lanes().failed(other, ex); // that store backs off; the others go on
 				return;
 			}
 			throw ex;

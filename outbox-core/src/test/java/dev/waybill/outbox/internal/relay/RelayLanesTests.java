@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import java.lang.reflect.Proxy;
+import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -13,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
 import dev.waybill.kernel.RelayWakeUp;
 import dev.waybill.outbox.spi.OutboxStore;
@@ -30,8 +32,8 @@ class RelayLanesTests {
 
 	@Test
 	void eachStoreIsDueOnceWhenAddedThenAtItsPollOrWhenWrittenTo() {
-		this.lanes.add("a", recording("a"));
-		this.lanes.add("b", recording("b"));
+		this.lanes.add("a", recording("a"), null);
+		this.lanes.add("b", recording("b"), null);
 		long now = System.nanoTime();
 		RelayLane first = this.lanes.takeDue(now);
 		RelayLane second = this.lanes.takeDue(now);
@@ -54,8 +56,8 @@ class RelayLanesTests {
 			asked.add(Set.copyOf(names));
 			return Set.copyOf(withWork);
 		});
-		lanes.add("a", recording("a"));
-		lanes.add("b", recording("b"));
+		lanes.add("a", recording("a"), null);
+		lanes.add("b", recording("b"), null);
 		long now = System.nanoTime();
 		lanes.takeDue(now).claimed(now, 0, 100); // each is due once, when added
 		lanes.takeDue(now).claimed(now, 0, 100);
@@ -83,7 +85,7 @@ class RelayLanesTests {
 			}
 			return Set.of();
 		});
-		lanes.add("a", recording("a"));
+		lanes.add("a", recording("a"), null);
 		long now = System.nanoTime();
 		RelayLane a = lanes.takeDue(now);
 		a.failed(new IllegalStateException("database unavailable"));
@@ -104,8 +106,8 @@ class RelayLanesTests {
 
 	@Test
 	void theSweepOfHeldHeadsLooksAtAnIdleStoreEveryTenthTimeOnly() {
-		this.lanes.add("idle", recording("idle"));
-		this.lanes.add("busy", recording("busy"));
+		this.lanes.add("idle", recording("idle"), null);
+		this.lanes.add("busy", recording("busy"), null);
 		RelayLane first = this.lanes.takeDue(System.nanoTime());
 		RelayLane second = this.lanes.takeDue(System.nanoTime());
 		RelayLane busy = first.name().equals("busy") ? first : second;
@@ -121,7 +123,7 @@ class RelayLanesTests {
 
 	@Test
 	void aStoreWrittenToWakesAWorker() throws InterruptedException {
-		this.lanes.add("a", recording("a"));
+		this.lanes.add("a", recording("a"), null);
 		this.wakeUp.await(Duration.ZERO);
 		this.lanes.due("a");
 		assertThat(this.wakeUp.await(Duration.ZERO)).isTrue();
@@ -129,7 +131,7 @@ class RelayLanesTests {
 
 	@Test
 	void aFullClaimLeavesTheStoreDue() {
-		this.lanes.add("a", recording("a"));
+		this.lanes.add("a", recording("a"), null);
 		RelayLane lane = this.lanes.takeDue(System.nanoTime());
 		lane.claimed(System.nanoTime(), 100, 100);
 		assertThat(this.lanes.takeDue(System.nanoTime())).isSameAs(lane);
@@ -141,7 +143,7 @@ class RelayLanesTests {
 	void aStoreWhoseClaimFailedIsLeftAloneForAPollIntervalThoughWrittenTo() {
 		RelayLanes lanes = new RelayLanes("relay", "default", recording("default"),
 				new ClaimFailureLog("relay", Duration.ofMillis(200)), Duration.ofMillis(200), this.wakeUp);
-		lanes.add("a", recording("a"));
+		lanes.add("a", recording("a"), null);
 		RelayLane lane = lanes.takeDue(System.nanoTime());
 		lane.failed(new IllegalStateException("database unavailable"));
 		lanes.due("a");
@@ -151,8 +153,29 @@ class RelayLanesTests {
 	}
 
 	@Test
+	void aStoreWhoseDatabaseIsUnavailableIsClaimedFromAgainOnlyOnceItAnswers() {
+		RelayLanes lanes = new RelayLanes("relay", "default", recording("default"),
+				new ClaimFailureLog("relay", Duration.ofMillis(200)), Duration.ofMillis(200), this.wakeUp);
+		AtomicBoolean answers = new AtomicBoolean(false);
+		lanes.add("a", recording("a"), answers::get);
+		RelayLane lane = lanes.takeDue(System.nanoTime());
+		assertThat(lane.failed(new CannotGetJdbcConnectionException("no connection",
+				new SQLTransientConnectionException("Connection is not available, request timed out after 1000ms.")))).isTrue();
+		long muchLater = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		lanes.due("a");
+		assertThat(lanes.takeDue(muchLater)).as("no worker waits on its pool again").isNull();
+		assertThat(lane.awaitsRecovery()).isTrue();
+		assertThat(lane.recovered()).isFalse();
+		answers.set(true);
+		assertThat(lane.recovered()).isTrue();
+		assertThat(lanes.takeDue(System.nanoTime())).as("claimed from at once").isSameAs(lane);
+		assertThat(lane.failed(new IllegalStateException("relation does not exist"))).as("not the database's absence")
+			.isFalse();
+	}
+
+	@Test
 	void writesAboutAClaimedScopeReachTheStoreItsLeaseOwnerNames() {
-		this.lanes.add("a", recording("a"));
+		this.lanes.add("a", recording("a"), null);
 		RelayLane a = this.lanes.takeDue(System.nanoTime());
 		String owner = a.owner("relay/0/1");
 		assertThat(owner).isEqualTo("relay/0/1@a");

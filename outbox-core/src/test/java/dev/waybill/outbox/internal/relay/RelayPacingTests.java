@@ -31,7 +31,7 @@ class RelayPacingTests {
 
 	@Test
 	void thePrimaryWorkerClaimsOnceAnotherStoresPollFallsDueWithoutASignal() throws InterruptedException {
-		this.lanes.add("tenant", UnusedStore.create());
+		this.lanes.add("tenant", UnusedStore.create(), null);
 		assertThat(this.wakeUp.await(Duration.ZERO)).as("an added store wakes a worker").isTrue();
 		assertThat(this.lanes.takeDue(System.nanoTime())).as("due at once").isNotNull();
 		long started = System.nanoTime();
