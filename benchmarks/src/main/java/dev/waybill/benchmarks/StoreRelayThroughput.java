@@ -20,6 +20,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import dev.waybill.kernel.OutboxTables;
 import dev.waybill.outbox.autoconfigure.WaybillAutoConfiguration;
 import dev.waybill.outbox.store.StoreResolver;
+import dev.waybill.outbox.store.WaybillStore;
+import dev.waybill.outbox.store.WaybillStores;
 import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 
@@ -59,6 +61,12 @@ final class StoreRelayThroughput implements Benchmark {
 	static final String DRAIN_ONE = "backlog drained, 1 store";
 
 	static final String DRAIN_MANY = "backlog drained, " + DRAIN_STORES + " stores";
+
+	/** The same drain, with one more store whose database is unavailable throughout. */
+	static final String DRAIN_ONE_DOWN = "backlog drained, " + DRAIN_STORES + " stores, one more unavailable";
+
+	/** The name of the store whose database is unavailable. */
+	private static final String DOWN_STORE = "gone";
 
 	static final String WRITE_DEFAULT = "1 row + publish of 1 msg, default store only";
 
@@ -123,17 +131,37 @@ final class StoreRelayThroughput implements Benchmark {
 		OutboxWiring many = context.wiring(manySchema, (app) -> tenants.configure(app.rabbit(context.rabbit()))
 			.property(WaybillAutoConfiguration.LIQUIBASE_ENABLED_PROPERTY, true)
 			.bean(StoreResolver.class, () -> TENANT::get));
-		Drains drains = new Drains(one, many, tenants, queue);
+		// Registered before the application that uses it, so that it is dropped after the application closed.
+		UnavailableTenantDatabase gone = context.register(new UnavailableTenantDatabase(context.postgres()));
+		TestSchema downSchema = context.schema(NAME + "_down");
+		TenantSchemas downTenants = context.register(new TenantSchemas(downSchema.dataSource(), "down", DRAIN_STORES));
+		OutboxWiring down = context.wiring(downSchema, (app) -> downTenants.configure(app.rabbit(context.rabbit()))
+			.property(WaybillAutoConfiguration.LIQUIBASE_ENABLED_PROPERTY, true)
+			.bean(StoreResolver.class, () -> TENANT::get));
+		down.app().bean(WaybillStores.class).register(new WaybillStore(DOWN_STORE, gone.pool(), "waybill"));
+		// Due when the relay starts, so that its first claim meets the unavailable database.
+		new Rows(gone.pool(), OutboxTables.inSchema("waybill")).pending(DRAIN_STORES, 1, queue.exchange());
+		gone.makeUnavailable();
+		Drains drains = new Drains(one, queue);
 		int warmUp = Math.max(DRAIN_STORES, messages / 5 / DRAIN_STORES * DRAIN_STORES);
 		drains.one(warmUp);
-		drains.many(warmUp);
+		drains.many(many, tenants, warmUp);
+		drains.many(down, downTenants, warmUp);
 		List<Double> oneRates = new ArrayList<>();
 		List<Double> manyRates = new ArrayList<>();
+		List<Double> downRates = new ArrayList<>();
 		for (int run = 1; run <= context.runs(); run++) {
-			oneRates.add(drains.one(messages));
-			manyRates.add(drains.many(messages));
+			// In turn: each drain goes first in one run, so that none is always the warmest.
+			for (int turn = 0; turn < 3; turn++) {
+				switch ((run - 1 + turn) % 3) {
+					case 0 -> oneRates.add(drains.one(messages));
+					case 1 -> manyRates.add(drains.many(many, tenants, messages));
+					default -> downRates.add(drains.many(down, downTenants, messages));
+				}
+			}
 			progress.report("run " + run + ": drained 1 store " + ResultTable.number(oneRates.get(run - 1)) + " msg/s, "
-					+ DRAIN_STORES + " stores " + ResultTable.number(manyRates.get(run - 1)) + " msg/s");
+					+ DRAIN_STORES + " stores " + ResultTable.number(manyRates.get(run - 1)) + " msg/s, "
+					+ DRAIN_STORES + " stores and one unavailable " + ResultTable.number(downRates.get(run - 1)) + " msg/s");
 		}
 		String note = messages + " msgs backlog in scopes of 1, default relay (" + one.relaySettings().getWorkers()
 				+ " workers, batch " + one.relaySettings().getBatchSize() + "), after an untimed drain of " + warmUp
@@ -144,7 +172,12 @@ final class StoreRelayThroughput implements Benchmark {
 								+ " stores (schemas of the application's DataSource), its default store empty; the last "
 								+ "message of each store published through the OutboxPublisher (a StoreResolver naming the "
 								+ "store), whose commit makes the store due at the relay's start, so neither drain waits "
-								+ "for a poll"));
+								+ "for a poll"),
+				new Measurement(NAME, DRAIN_ONE_DOWN, "msg/s", downRates,
+						note + "; as the " + DRAIN_STORES + " stores, in a third application with one more store, "
+								+ "registered at run time on a database of its own that is made unavailable (no connection "
+								+ "allowed, its sessions ended) before the runs, with scopes due in it, its pool's "
+								+ "connection timeout " + UnavailableTenantDatabase.CONNECTION_TIMEOUT_MILLIS + " ms"));
 	}
 
 	private List<Measurement> idle(BenchContext context, Progress progress) throws Exception {
@@ -303,24 +336,18 @@ final class StoreRelayThroughput implements Benchmark {
 	}
 
 	/**
-	 * The drain's two applications on a queue of their own: one with the default store only, one
-	 * with {@link #DRAIN_STORES} stores besides its empty default store and a {@link StoreResolver}
-	 * that reads {@link #TENANT}.
+	 * The drains on a queue of their own: of an application with the default store only, and of
+	 * applications with stores besides their empty default store and a {@link StoreResolver} that
+	 * reads {@link #TENANT}.
 	 */
 	private static final class Drains {
 
 		private final OutboxWiring one;
 
-		private final OutboxWiring many;
-
-		private final TenantSchemas stores;
-
 		private final BrokerQueue queue;
 
-		Drains(OutboxWiring one, OutboxWiring many, TenantSchemas stores, BrokerQueue queue) {
+		Drains(OutboxWiring one, BrokerQueue queue) {
 			this.one = one;
-			this.many = many;
-			this.stores = stores;
 			this.queue = queue;
 		}
 
@@ -336,12 +363,12 @@ final class StoreRelayThroughput implements Benchmark {
 			return rate;
 		}
 
-		/** Drains {@code messages}, split evenly over the stores of the second application. */
-		double many(int messages) throws InterruptedException {
-			new Rows(this.many.schema()).truncate();
-			int perStore = messages / this.stores.count();
-			for (int i = 0; i < this.stores.count(); i++) {
-				Rows rows = this.stores.rows(i);
+		/** Drains {@code messages}, split evenly over the stores of an application with several. */
+		double many(OutboxWiring many, TenantSchemas stores, int messages) throws InterruptedException {
+			new Rows(many.schema()).truncate();
+			int perStore = messages / stores.count();
+			for (int i = 0; i < stores.count(); i++) {
+				Rows rows = stores.rows(i);
 				rows.truncate();
 				rows.pending(perStore - 1, 1, this.queue.exchange());
 				rows.vacuumAnalyze();
@@ -349,11 +376,11 @@ final class StoreRelayThroughput implements Benchmark {
 			// A store's lane is due at once after a commit of this process to it, and otherwise at its
 			// next poll; the default store's backlog is claimed at the relay's start. So each store's
 			// last message is published, as the backlog's writers would have, to start both alike.
-			for (int i = 0; i < this.stores.count(); i++) {
-				TENANT.set(this.stores.store(i));
+			for (int i = 0; i < stores.count(); i++) {
+				TENANT.set(stores.store(i));
 				try {
-					this.many.transactions()
-						.executeWithoutResult((status) -> this.many.publisher().send(this.queue.exchange(),
+					many.transactions()
+						.executeWithoutResult((status) -> many.publisher().send(this.queue.exchange(),
 								BenchOrder.of(perStore)));
 				}
 				finally {
@@ -361,7 +388,7 @@ final class StoreRelayThroughput implements Benchmark {
 				}
 			}
 			this.queue.purge();
-			double rate = RelayThroughput.drain(this.many, messages);
+			double rate = RelayThroughput.drain(many, messages);
 			this.queue.purge();
 			return rate;
 		}

@@ -91,6 +91,11 @@ final class Targets {
 			targets.add(Target.atLeast("relay over " + StoreRelayThroughput.DRAIN_STORES + " stores / 1 store",
 					manyStores.get() / oneStore.get(), 0.9, ">= 0.90"));
 		}
+		Optional<Double> oneDown = median(measurements, StoreRelayThroughput.NAME, StoreRelayThroughput.DRAIN_ONE_DOWN);
+		if (manyStores.isPresent() && oneDown.isPresent()) {
+			targets.add(Target.atLeast("relay over " + StoreRelayThroughput.DRAIN_STORES
+					+ " stores with one more unavailable / without it", oneDown.get() / manyStores.get(), 0.9, ">= 0.90"));
+		}
 		Optional<Double> defaultWrites = median(measurements, StoreRelayThroughput.NAME, StoreRelayThroughput.WRITE_DEFAULT);
 		Optional<Double> resolvedWrites = median(measurements, StoreRelayThroughput.NAME,
 				StoreRelayThroughput.WRITE_RESOLVED);

@@ -126,7 +126,7 @@ public final class WaybillAutoConfiguration {
 	@ConditionalOnMissingBean(WaybillStores.class)
 	DefaultWaybillStores waybillStores(DataSource dataSource, OutboxTables tables, JdbcOutboxStore store,
 			ObjectProvider<OutboxSchemaInitializer> schema, WaybillProperties properties, ListableBeanFactory beans,
-			ObjectProvider<StoreResolver> resolver) {
+			ObjectProvider<StoreResolver> resolver, ObjectProvider<WaybillStore> storeBeans) {
 		Migration migration = (schema.getIfAvailable() != null)
 				? (storeDataSource, storeTables) -> new OutboxSchemaInitializer(storeDataSource, storeTables).migrate()
 				: Migration.NONE;
@@ -153,6 +153,8 @@ public final class WaybillAutoConfiguration {
 				throw new InvalidConfigurationPropertyValueException(property + ".schema", storeSchema, ex.getMessage());
 			}
 		});
+		// An application that lists its tenants in code (from its own table, say) declares them as beans.
+		storeBeans.orderedStream().forEach(stores::register);
 		return stores;
 	}
 

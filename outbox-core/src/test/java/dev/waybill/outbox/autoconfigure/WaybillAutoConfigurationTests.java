@@ -24,6 +24,8 @@ import dev.waybill.outbox.internal.jdbc.JdbcOutboxStore;
 import dev.waybill.outbox.internal.jdbc.OutboxSchemaInitializer;
 import dev.waybill.outbox.spi.MessageSerializer;
 import dev.waybill.outbox.spi.OutboxStore;
+import dev.waybill.outbox.store.WaybillStore;
+import dev.waybill.outbox.store.WaybillStores;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
 
@@ -54,6 +56,29 @@ class WaybillAutoConfigurationTests {
 			assertThat(context.getBean(MessageSerializer.class)).isInstanceOf(JacksonMessageSerializer.class);
 			assertThat(tableCount()).isEqualTo(3);
 		});
+	}
+
+	@Test
+	void aWaybillStoreBeanIsRegisteredWithItsTablesCreatedAfterTheConfiguredStores() {
+		String configured = this.schema.name() + "_configured";
+		String declared = this.schema.name() + "_declared";
+		try {
+			this.runner.withPropertyValues("waybill.stores.configured.schema=" + configured)
+				.withBean("declaredStore", WaybillStore.class,
+						() -> new WaybillStore("declared", this.schema.dataSource(), declared))
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					assertThat(context.getBean(WaybillStores.class).all()).extracting(WaybillStore::name)
+						.containsExactly("default", "configured", "declared");
+					assertThat(new JdbcTemplate(this.schema.dataSource()).queryForObject(
+							"SELECT count(*) FROM information_schema.tables WHERE table_schema = ?", Integer.class, declared))
+						.as("its tables").isPositive();
+				});
+		}
+		finally {
+			this.schema.execute("DROP SCHEMA IF EXISTS " + configured + " CASCADE");
+			this.schema.execute("DROP SCHEMA IF EXISTS " + declared + " CASCADE");
+		}
 	}
 
 	@Test

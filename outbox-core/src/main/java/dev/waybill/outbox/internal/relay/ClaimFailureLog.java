@@ -32,9 +32,17 @@ final class ClaimFailureLog implements OutageLogger.Wording<RuntimeException> {
 
 	private volatile String lastReason = "";
 
+	/** Whether an unavailable database is checked off the workers ({@link StoreRecovery}) rather than claimed from. */
+	private final boolean watched;
+
 	ClaimFailureLog(String relayId, Duration retryEvery) {
+		this(relayId, retryEvery, false);
+	}
+
+	ClaimFailureLog(String relayId, Duration retryEvery, boolean watched) {
 		this.relayId = relayId;
 		this.retryEvery = retryEvery;
+		this.watched = watched;
 	}
 
 	void failed(RuntimeException failure) {
@@ -63,9 +71,12 @@ final class ClaimFailureLog implements OutageLogger.Wording<RuntimeException> {
 
 	@Override
 	public String began(RuntimeException failure) {
-		return "Waybill relay " + this.relayId + ": "
-				+ (databaseUnavailable(failure) ? "database unavailable" : "cannot claim") + " (" + reason(failure)
-				+ "); claiming again every " + this.retryEvery + ", no delivery attempt is counted";
+		boolean unavailable = databaseUnavailable(failure);
+		return "Waybill relay " + this.relayId + ": " + (unavailable ? "database unavailable" : "cannot claim") + " ("
+				+ reason(failure) + "); "
+				+ ((unavailable && this.watched) ? "checking it every " + this.retryEvery + ", claiming again once it answers"
+						: "claiming again every " + this.retryEvery)
+				+ ", no delivery attempt is counted";
 	}
 
 	@Override

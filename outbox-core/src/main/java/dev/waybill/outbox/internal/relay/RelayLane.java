@@ -3,7 +3,6 @@ package dev.waybill.outbox.internal.relay;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -41,8 +40,8 @@ final class RelayLane {
 
 	private volatile boolean retired;
 
-	/** Whether its database answers; {@literal null} when the lane cannot tell but by a claim. */
-	private final @Nullable BooleanSupplier answers;
+	/** Returns when its database answers, throws why not; {@literal null} when the lane cannot tell but by a claim. */
+	private final @Nullable Runnable answers;
 
 	/** Its database was unavailable at the last claim: no worker claims until it answers again. */
 	private volatile boolean unavailable;
@@ -59,7 +58,7 @@ final class RelayLane {
 	private volatile boolean probed;
 
 	RelayLane(String name, OutboxStore store, boolean isDefault, Duration pollInterval, ClaimFailureLog failures,
-			@Nullable BooleanSupplier answers) {
+			@Nullable Runnable answers) {
 		this.name = name;
 		this.answers = answers;
 		this.store = store;
@@ -210,8 +209,15 @@ final class RelayLane {
 	 * @return whether it answered
 	 */
 	boolean recovered() {
-		BooleanSupplier answers = this.answers;
-		if (answers == null || !answers.getAsBoolean()) {
+		Runnable answers = this.answers;
+		if (answers == null) {
+			return false;
+		}
+		try {
+			answers.run();
+		}
+		catch (RuntimeException ex) {
+			this.failures.failed(ex); // one more failed try of the outage its log tells
 			return false;
 		}
 		this.unavailable = false;

@@ -10,7 +10,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -82,7 +81,7 @@ final class RelayLanes {
 	 * @param name the store's name
 	 * @param store the store
 	 */
-	synchronized void add(String name, OutboxStore store, @Nullable BooleanSupplier answers) {
+	synchronized void add(String name, OutboxStore store, @Nullable Runnable answers) {
 		if (!LeaseOwners.canName(name) || name.equals(this.defaultLane.name())) {
 			throw new IllegalArgumentException("'" + name + "' cannot name another store of the relay");
 		}
@@ -90,7 +89,7 @@ final class RelayLanes {
 			return;
 		}
 		RelayLane lane = new RelayLane(name, store, false, this.pollInterval,
-				new ClaimFailureLog(this.relayId + " store '" + name + "'", this.pollInterval), answers);
+				new ClaimFailureLog(this.relayId + " store '" + name + "'", this.pollInterval, answers != null), answers);
 		lane.probed(this.probe != null);
 		this.retired.remove(name);
 		this.byName.put(name, lane);

@@ -6,6 +6,9 @@ import java.util.Map;
 import java.util.Objects;
 import javax.sql.DataSource;
 
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
+
 import dev.waybill.outbox.spi.OutboxStore;
 
 /**
@@ -44,16 +47,19 @@ public final class RelayStores {
 	 * @param database the store's database
 	 */
 	public void add(String name, OutboxStore store, DataSource database) {
-		this.lanes.add(name, store, () -> answers(database));
+		this.lanes.add(name, store, () -> answer(database));
 	}
 
-	/** Whether a connection comes, and answers a validity check, within the pool's own timeouts. */
-	private static boolean answers(DataSource database) {
+	/** Returns when a connection comes, within the pool's own timeout, and answers a validity check. */
+	private static void answer(DataSource database) {
 		try (Connection connection = database.getConnection()) {
-			return connection.isValid(VALIDITY_TIMEOUT_SECONDS);
+			if (!connection.isValid(VALIDITY_TIMEOUT_SECONDS)) {
+				throw new DataAccessResourceFailureException("A connection to the store's database did not answer a "
+						+ "validity check within " + VALIDITY_TIMEOUT_SECONDS + " s");
+			}
 		}
-		catch (SQLException | RuntimeException ex) {
-			return false;
+		catch (SQLException ex) {
+			throw new CannotGetJdbcConnectionException("No connection to the store's database", ex);
 		}
 	}
 

@@ -157,7 +157,11 @@ class RelayLanesTests {
 		RelayLanes lanes = new RelayLanes("relay", "default", recording("default"),
 				new ClaimFailureLog("relay", Duration.ofMillis(200)), Duration.ofMillis(200), this.wakeUp);
 		AtomicBoolean answers = new AtomicBoolean(false);
-		lanes.add("a", recording("a"), answers::get);
+		lanes.add("a", recording("a"), () -> {
+			if (!answers.get()) {
+				throw new CannotGetJdbcConnectionException("still no connection");
+			}
+		});
 		RelayLane lane = lanes.takeDue(System.nanoTime());
 		assertThat(lane.failed(new CannotGetJdbcConnectionException("no connection",
 				new SQLTransientConnectionException("Connection is not available, request timed out after 1000ms.")))).isTrue();
