@@ -5,10 +5,13 @@ import java.util.Collection;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.dao.DataAccessResourceFailureException;
 
+import dev.waybill.kernel.DatabaseFailures;
 import dev.waybill.outbox.OutboxStats;
 import dev.waybill.outbox.spi.ClaimedScope;
 import dev.waybill.outbox.spi.KeysInFlight;
@@ -17,7 +20,11 @@ import dev.waybill.outbox.spi.OutboxStore;
 /**
  * The relay's store over its lanes: each write about a claimed scope goes to the store of the
  * lane its lease owner names; claims, the backlog figures and redrives are the default store's
- * (the workers claim from each lane's own store).
+ * (the workers claim from each lane's own store). A write to another store that fails because its
+ * database is unavailable makes that store wait for its database ({@link StoreRecovery}), and the
+ * writes to it fail at once from then on, without waiting for its pool: the settler, the lease
+ * renewer and the sweep, which serve every store, go on with the others' scopes, and keep the
+ * unavailable store's outcomes for a retry once it answers.
  */
 final class LaneRoutingStore implements OutboxStore {
 
@@ -33,8 +40,22 @@ final class LaneRoutingStore implements OutboxStore {
 		return this.lanes.defaultLane().store();
 	}
 
-	private OutboxStore of(String leaseOwner) {
-		return this.lanes.laneOf(leaseOwner).store();
+	/** Writes about a claimed scope, in the store of its lease owner's lane. */
+	private <T> T write(String leaseOwner, Function<OutboxStore, T> write) {
+		RelayLane lane = this.lanes.laneOf(leaseOwner);
+		if (lane.awaitsRecovery()) {
+			throw new DataAccessResourceFailureException("Store '" + lane.name()
+					+ "' is unavailable; its writes wait until its database answers");
+		}
+		try {
+			return write.apply(lane.store());
+		}
+		catch (RuntimeException ex) {
+			if (!lane.isDefault() && DatabaseFailures.unavailable(ex, DatabaseFailures.ConnectionState.UNKNOWN)) {
+				this.lanes.failed(lane, ex);
+			}
+			throw ex;
+		}
 	}
 
 	@Override
@@ -55,32 +76,32 @@ final class LaneRoutingStore implements OutboxStore {
 
 	@Override
 	public int renew(String leaseOwner, Collection<UUID> scopeIds, Duration lease) {
-		return of(leaseOwner).renew(leaseOwner, scopeIds, lease);
+		return write(leaseOwner, (store) -> store.renew(leaseOwner, scopeIds, lease));
 	}
 
 	@Override
 	public int markPublished(String leaseOwner, Collection<UUID> scopeIds) {
-		return of(leaseOwner).markPublished(leaseOwner, scopeIds);
+		return write(leaseOwner, (store) -> store.markPublished(leaseOwner, scopeIds));
 	}
 
 	@Override
 	public boolean retryLater(UUID scopeId, String leaseOwner, String error, Duration retryDelay) {
-		return of(leaseOwner).retryLater(scopeId, leaseOwner, error, retryDelay);
+		return write(leaseOwner, (store) -> store.retryLater(scopeId, leaseOwner, error, retryDelay));
 	}
 
 	@Override
 	public boolean deadLetter(UUID scopeId, String leaseOwner, String error) {
-		return of(leaseOwner).deadLetter(scopeId, leaseOwner, error);
+		return write(leaseOwner, (store) -> store.deadLetter(scopeId, leaseOwner, error));
 	}
 
 	@Override
 	public int expire(String leaseOwner, Collection<UUID> scopeIds) {
-		return of(leaseOwner).expire(leaseOwner, scopeIds);
+		return write(leaseOwner, (store) -> store.expire(leaseOwner, scopeIds));
 	}
 
 	@Override
 	public int release(String leaseOwner, Collection<UUID> scopeIds, Duration delay) {
-		return of(leaseOwner).release(leaseOwner, scopeIds, delay);
+		return write(leaseOwner, (store) -> store.release(leaseOwner, scopeIds, delay));
 	}
 
 	@Override
@@ -103,11 +124,17 @@ final class LaneRoutingStore implements OutboxStore {
 		return defaultStore().stats();
 	}
 
-	/** Skips the scopes in whichever store has them: scope ids are unique across stores. */
+	/**
+	 * Skips the scopes in whichever store has them: scope ids are unique across stores. A store
+	 * that waits for its database is left out.
+	 */
 	@Override
 	public int skip(Collection<UUID> scopeIds) {
 		int skipped = 0;
 		for (RelayLane lane : this.lanes.all()) {
+			if (lane.awaitsRecovery()) {
+				continue;
+			}
 			skipped += lane.store().skip(scopeIds);
 			if (skipped == scopeIds.size()) {
 				break;
@@ -118,13 +145,14 @@ final class LaneRoutingStore implements OutboxStore {
 
 	/**
 	 * Promotes held heads in the default store and in each other store whose sweep is due (see
-	 * {@link RelayLane#sweepDue()}); one that fails is tried again at its next sweep.
+	 * {@link RelayLane#sweepDue()}); one that fails, or waits for its database, is tried again at
+	 * its next sweep.
 	 */
 	@Override
 	public int promoteHeldHeads() {
 		int promoted = 0;
 		for (RelayLane lane : this.lanes.all()) {
-			if (!lane.isDefault() && !lane.sweepDue()) {
+			if (!lane.isDefault() && (lane.awaitsRecovery() || !lane.sweepDue())) {
 				continue;
 			}
 			try {

@@ -1,6 +1,7 @@
 package dev.waybill.outbox.internal.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import java.lang.reflect.Proxy;
@@ -14,6 +15,7 @@ import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
 import dev.waybill.kernel.RelayWakeUp;
@@ -193,6 +195,43 @@ class RelayLanesTests {
 		assertThat(this.calls).containsExactly("a.markPublished", "default.markPublished", "a.release");
 		assertThatIllegalStateException().isThrownBy(() -> routing.renew("relay/0/3@gone", List.of(), POLL))
 			.withMessageContaining("store 'gone'");
+	}
+
+	@Test
+	void writesToAStoreWhoseDatabaseWentAwayMidFlightFailAtOnceUntilItAnswers() {
+		AtomicBoolean down = new AtomicBoolean(true);
+		OutboxStore failing = (OutboxStore) Proxy.newProxyInstance(OutboxStore.class.getClassLoader(),
+				new Class<?>[] { OutboxStore.class }, (proxy, method, args) -> {
+					this.calls.add("a." + method.getName());
+					if (down.get()) {
+						throw new CannotGetJdbcConnectionException("no connection",
+								new SQLTransientConnectionException("Connection is not available, request timed out after 1000ms."));
+					}
+					return (method.getReturnType() == int.class) ? 1 : null;
+				});
+		this.lanes.add("a", failing, () -> {
+			if (down.get()) {
+				throw new CannotGetJdbcConnectionException("still no connection");
+			}
+		});
+		RelayLane lane = this.lanes.takeDue(System.nanoTime());
+		String owner = lane.owner("relay/0/1");
+		OutboxStore routing = this.lanes.routing();
+		UUID scope = UUID.randomUUID();
+		assertThatExceptionOfType(CannotGetJdbcConnectionException.class)
+			.isThrownBy(() -> routing.markPublished(owner, List.of(scope)));
+		assertThat(lane.awaitsRecovery()).as("the settler's failed mark tells the relay").isTrue();
+		this.calls.clear();
+		assertThatExceptionOfType(DataAccessResourceFailureException.class)
+			.isThrownBy(() -> routing.renew(owner, List.of(scope), Duration.ofSeconds(30)))
+			.withMessageContaining("Store 'a' is unavailable");
+		assertThat(this.calls).as("no wait on its pool").isEmpty();
+		assertThat(routing.markPublished(this.lanes.defaultLane().owner("relay/0/2"), List.of(UUID.randomUUID())))
+			.as("the default store's writes go on").isZero();
+
+		down.set(false);
+		assertThat(lane.recovered()).isTrue();
+		assertThat(routing.markPublished(owner, List.of(scope))).isOne();
 	}
 
 	private OutboxStore recording(String name) {
