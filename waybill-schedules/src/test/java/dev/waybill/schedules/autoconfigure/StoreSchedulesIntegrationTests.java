@@ -10,8 +10,11 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -30,6 +33,7 @@ import dev.waybill.schedules.SchedulerProcess.Beat;
  * once per tick however many instances run, into that store's outbox only; each store's row is
  * paused there alone; a store that fails holds back no other.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class StoreSchedulesIntegrationTests {
 
 	private static final String EVERY = "every-store";
@@ -116,7 +120,7 @@ class StoreSchedulesIntegrationTests {
 	}
 
 	@Test
-	void aStoreWhoseTablesFailHoldsBackNoOtherAndCatchesUpWhenItWorksAgain() {
+	void aStoreWhoseTablesFailHoldsBackNoOtherAndCatchesUpWhenItWorksAgain(CapturedOutput output) {
 		runner().run((context) -> {
 			StoreSchedules stores = context.getBean(StoreSchedules.class);
 			Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> stores.of("acme").find(EVERY).isPresent());
@@ -133,6 +137,8 @@ class StoreSchedulesIntegrationTests {
 			}
 			int acme = everyStoreBeats(context, "acme");
 			Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> everyStoreBeats(context, "acme") > acme);
+			assertThat(output.getOut()).as("one outage, told once under the store's name, not at every pass")
+				.containsOnlyOnce("Schedules of store 'acme' could not fire (their ticks stay due)");
 		});
 	}
 
