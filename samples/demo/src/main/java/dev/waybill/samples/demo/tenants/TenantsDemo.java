@@ -20,8 +20,9 @@ import dev.waybill.outbox.store.WaybillStores;
 /**
  * The tenants scenario: invoices of two tenants issued from several threads, each tenant's
  * written and relayed from its own store and entered in its own ledger by the inbox of that
- * store. It is right when every invoice has exactly one ledger entry, in its own tenant's
- * schema, and no tenant's tables hold another's invoice or message.
+ * store, while a statement run scheduled in every store fires in each. It is right when every
+ * invoice has exactly one ledger entry, in its own tenant's schema, no tenant's tables hold
+ * another's invoice or message, and each store recorded its own statement runs and no other's.
  */
 public final class TenantsDemo {
 
@@ -115,9 +116,34 @@ public final class TenantsDemo {
 					+ "%d of %s's in its tables%n", tenant + ":", entered.get(tenant), this.invoices, messages, crossed, other);
 			ok &= entered.get(tenant) == this.invoices && crossed == 0;
 		}
+		ok &= checkStatements(jdbc, stores, deadline, out);
 		out.println(ok ? "OK: every tenant's invoice was entered exactly once, in its own store."
 				: "NOT OK: see the counts above.");
 		return ok;
+	}
+
+	/** Each store's statement run fired in that store and was recorded there, and in no other. */
+	private static boolean checkStatements(JdbcTemplate jdbc, WaybillStores stores, long deadline, PrintStream out)
+			throws InterruptedException {
+		List<String> names = stores.all().stream().map((store) -> store.name()).toList();
+		while (names.stream().anyMatch((name) -> statements(jdbc, stores, name, true) == 0) && System.nanoTime() < deadline) {
+			Thread.sleep(50);
+		}
+		boolean ok = true;
+		StringBuilder line = new StringBuilder("Statements:");
+		for (String name : names) {
+			long own = statements(jdbc, stores, name, true);
+			long others = statements(jdbc, stores, name, false);
+			line.append(String.format(Locale.ROOT, " %s %d run(s) in its own store, %d of others;", name, own, others));
+			ok &= own > 0 && others == 0;
+		}
+		out.println(line.substring(0, line.length() - 1));
+		return ok;
+	}
+
+	private static long statements(JdbcTemplate jdbc, WaybillStores stores, String name, boolean own) {
+		return jdbc.queryForObject("SELECT count(*) FROM " + stores.find(name).orElseThrow().schema() + ".statements WHERE "
+				+ (own ? "tenant = ?" : "tenant <> ?"), Long.class, name);
 	}
 
 	private static long count(JdbcTemplate jdbc, WaybillStores stores, String tenant, String table, String column,
