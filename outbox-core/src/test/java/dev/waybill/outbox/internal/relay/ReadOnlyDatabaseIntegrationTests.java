@@ -10,6 +10,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import com.zaxxer.hikari.HikariDataSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -70,6 +71,12 @@ class ReadOnlyDatabaseIntegrationTests {
 		UUID message = new TransactionTemplate(new DataSourceTransactionManager(this.schema.dataSource()))
 			.execute((status) -> outbox.publisher().send("orders", new Ping()));
 		this.server.execute("ALTER SYSTEM SET default_transaction_read_only = on", "SELECT pg_reload_conf()");
+		// A reload reaches each session when it next waits for a command: the pool's sessions are
+		// replaced, so that the relay's first claim already meets a primary that takes no writes.
+		((HikariDataSource) this.schema.dataSource()).getHikariPoolMXBean().softEvictConnections();
+		JdbcTemplate jdbc = new JdbcTemplate(this.schema.dataSource());
+		Awaitility.await().atMost(Duration.ofSeconds(10))
+			.until(() -> "on".equals(jdbc.queryForObject("SHOW default_transaction_read_only", String.class)));
 		this.appender.start();
 		this.logger.addAppender(this.appender);
 
