@@ -9,7 +9,6 @@ import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.dao.DataAccessResourceFailureException;
 
 import dev.waybill.kernel.DatabaseFailures;
 import dev.waybill.outbox.OutboxStats;
@@ -44,8 +43,7 @@ final class LaneRoutingStore implements OutboxStore {
 	private <T> T write(String leaseOwner, Function<OutboxStore, T> write) {
 		RelayLane lane = this.lanes.laneOf(leaseOwner);
 		if (lane.awaitsRecovery()) {
-			throw new DataAccessResourceFailureException("Store '" + lane.name()
-					+ "' is unavailable; its writes wait until its database answers");
+			throw new StoreUnavailableException(lane.name());
 		}
 		try {
 			return write.apply(lane.store());

@@ -148,6 +148,9 @@ final class Leases {
 			try {
 				this.store.renew(entry.getKey(), ids, this.lease);
 			}
+			catch (StoreUnavailableException ex) {
+				logger.debug("Waybill relay did not renew the leases of " + ids.size() + " scope(s) it holds: " + ex.getMessage());
+			}
 			catch (RuntimeException ex) {
 				logger.warn("Waybill relay could not renew the leases of " + ids.size()
 						+ " scope(s) it holds; retrying in " + renewInterval() + ": " + ex);

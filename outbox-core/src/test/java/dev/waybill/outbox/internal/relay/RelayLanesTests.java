@@ -15,7 +15,6 @@ import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
 import dev.waybill.kernel.RelayWakeUp;
@@ -222,7 +221,7 @@ class RelayLanesTests {
 			.isThrownBy(() -> routing.markPublished(owner, List.of(scope)));
 		assertThat(lane.awaitsRecovery()).as("the settler's failed mark tells the relay").isTrue();
 		this.calls.clear();
-		assertThatExceptionOfType(DataAccessResourceFailureException.class)
+		assertThatExceptionOfType(StoreUnavailableException.class)
 			.isThrownBy(() -> routing.renew(owner, List.of(scope), Duration.ofSeconds(30)))
 			.withMessageContaining("Store 'a' is unavailable");
 		assertThat(this.calls).as("no wait on its pool").isEmpty();
