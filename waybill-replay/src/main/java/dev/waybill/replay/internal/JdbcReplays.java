@@ -156,8 +156,7 @@ public final class JdbcReplays implements Replays, StoreReplays, SmartLifecycle 
 	}
 
 	private ReplayJobs jobs(StoreAccess store) {
-		return new ReplayJobs(store.name(), store.dataSource(), store.tables(), store.transactionManager(), this.wakeUp,
-				this.pollInterval, this::wake, this::shouldContinue);
+		return new ReplayJobs(store, this.wakeUp, this.pollInterval, this::wake, this::shouldContinue);
 	}
 
 	private boolean shouldContinue() {

@@ -14,7 +14,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
-import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -26,8 +25,8 @@ import org.springframework.transaction.TransactionStatus;
 
 import dev.waybill.kernel.NextLook;
 import dev.waybill.kernel.OutageLog;
-import dev.waybill.kernel.OutboxTables;
 import dev.waybill.kernel.RelayWakeUp;
+import dev.waybill.kernel.StoreAccess;
 import dev.waybill.kernel.TimeOrderedUuids;
 import dev.waybill.outbox.store.WaybillStore;
 import dev.waybill.replay.ReplayJob;
@@ -46,7 +45,13 @@ final class ReplayJobs implements Replays {
 
 	private static final Log logger = LogFactory.getLog(JdbcReplays.class);
 
-	private final String store;
+	/**
+	 * Whether this is the default store's: its batches wake the relays at once; another store's
+	 * are found by the relay's poll of its database, the wake-up being the default store's.
+	 */
+	private final boolean isDefault;
+
+	private final String storeName;
 
 	private final JdbcTemplate jdbc;
 
@@ -69,34 +74,28 @@ final class ReplayJobs implements Replays {
 
 	/**
 	 * Creates the replays of one store.
-	 * @param store the store's name
-	 * @param dataSource the store's database
-	 * @param tables the store's outbox tables (the archive and job tables are named after them)
-	 * @param transactionManager the transaction manager of {@code dataSource}
-	 * @param wakeUp told after each batch, so the relays publish it at once
+	 * @param store the store: its database, its outbox tables (the archive and job tables are named
+	 * after them) and its transaction manager
+	 * @param wakeUp told after each batch of the default store, so the relays publish it at once
 	 * @param pollInterval the longest sleep of the worker between two looks at the job table
 	 * @param wake wakes the worker (a job was started or resumed)
 	 * @param shouldContinue whether the worker goes on with another batch
 	 */
-	ReplayJobs(String store, DataSource dataSource, OutboxTables tables, PlatformTransactionManager transactionManager,
-			RelayWakeUp wakeUp, Duration pollInterval, Runnable wake, BooleanSupplier shouldContinue) {
-		this.store = store;
-		this.jdbc = new JdbcTemplate(Objects.requireNonNull(dataSource, "dataSource must not be null"));
-		this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager must not be null");
-		this.sql = new ReplaySql(Objects.requireNonNull(tables, "tables must not be null"));
+	ReplayJobs(StoreAccess store, RelayWakeUp wakeUp, Duration pollInterval, Runnable wake,
+			BooleanSupplier shouldContinue) {
+		this.isDefault = WaybillStore.DEFAULT_NAME.equals(store.name());
+		this.storeName = store.name();
+		this.jdbc = new JdbcTemplate(store.dataSource());
+		this.transactionManager = store.transactionManager();
+		this.sql = new ReplaySql(store.tables());
 		this.wakeUp = Objects.requireNonNull(wakeUp, "wakeUp must not be null");
 		this.pollInterval = pollInterval;
 		this.wake = wake;
 		this.shouldContinue = shouldContinue;
 		this.nextLook = new NextLook(pollInterval);
-		String worker = WaybillStore.DEFAULT_NAME.equals(store) ? "Replay worker"
-				: "Replay worker in store '" + store + "'";
+		String worker = this.isDefault ? "Replay worker" : "Replay worker in store '" + store.name() + "'";
 		this.outages = new OutageLog(logger, worker + " failed a batch", worker + " still fails",
 				worker + " runs again after %s of failed batches");
-	}
-
-	String store() {
-		return this.store;
 	}
 
 	@Override
@@ -200,12 +199,12 @@ final class ReplayJobs implements Replays {
 			boolean done = count < request.batchSize();
 			this.jdbc.update(this.sql.advance, last, count, done, done, job.id());
 			if (done) {
-				logger.info("Replay " + job.id() + " of store '" + this.store + "' completed: " + (job.replayed() + count) + " messages written to the outbox");
+				logger.info("Replay " + job.id() + " of store '" + this.storeName + "' completed: " + (job.replayed() + count) + " messages written to the outbox");
 			}
 			return count;
 		});
 		long count = (written != null) ? written : -1;
-		if (count > 0) {
+		if (count > 0 && this.isDefault) {
 			this.wakeUp.committed();
 		}
 		return count;

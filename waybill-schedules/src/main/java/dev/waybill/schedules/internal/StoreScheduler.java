@@ -86,14 +86,6 @@ final class StoreScheduler implements Schedules {
 				schedulesOf + " still cannot fire", schedulesOf + " fire again after %s of failures");
 	}
 
-	String name() {
-		return this.store.name();
-	}
-
-	StoreAccess store() {
-		return this.store;
-	}
-
 	boolean hasSchedules() {
 		return !this.schedules.isEmpty();
 	}

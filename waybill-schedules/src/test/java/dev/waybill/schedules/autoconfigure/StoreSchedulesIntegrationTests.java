@@ -3,9 +3,14 @@ package dev.waybill.schedules.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 
+import com.zaxxer.hikari.HikariDataSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,6 +26,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import dev.waybill.outbox.store.UnknownStoreException;
 import dev.waybill.outbox.store.WaybillStore;
 import dev.waybill.outbox.store.WaybillStores;
+import dev.waybill.outbox.test.TestPostgres;
 import dev.waybill.outbox.test.TestSchema;
 import dev.waybill.outbox.test.WaybillContext;
 import dev.waybill.schedules.Schedule;
@@ -140,6 +146,46 @@ class StoreSchedulesIntegrationTests {
 			assertThat(output.getOut()).as("one outage, told once under the store's name, not at every pass")
 				.containsOnlyOnce("Schedules of store 'acme' could not fire (their ticks stay due)");
 		});
+	}
+
+	@Test
+	void aTenantDatabaseThatGoesAwayHoldsBackNoOtherStoresTicksAndFiresAgainWhenBack() throws Exception {
+		String database = "waybill_schedules_" + UUID.randomUUID().toString().substring(0, 8);
+		admin("CREATE DATABASE " + database);
+		String url = TestPostgres.get().url().replaceFirst("/[^/?]+(\\?|$)", "/" + database + "$1");
+		try (HikariDataSource far = TestPostgres.at(url, TestPostgres.get().user(), TestPostgres.get().password(),
+				"tenant database").pool("schedules-far", 2)) {
+			far.setConnectionTimeout(1000);
+			runner().run((context) -> {
+				context.getBean(WaybillStores.class).register(new WaybillStore("far", far, "waybill"));
+				Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> everyStoreBeats(context, "far") >= 1);
+				int farBefore = everyStoreBeats(context, "far");
+				admin("ALTER DATABASE " + database + " WITH ALLOW_CONNECTIONS false");
+				admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + database + "'");
+				try {
+					int before = everyStoreBeats(context, "default");
+					Awaitility.await().atMost(Duration.ofSeconds(15))
+						.until(() -> everyStoreBeats(context, "default") >= before + 3);
+				}
+				finally {
+					admin("ALTER DATABASE " + database + " WITH ALLOW_CONNECTIONS true");
+				}
+				// its pool may refuse a connection or two more before it sees the database back
+				Awaitility.await().atMost(Duration.ofSeconds(15)).ignoreExceptions()
+					.until(() -> everyStoreBeats(context, "far") >= farBefore + 2); // at most one fired before it went away
+				List<String> ticks = beats(context, "far").stream().map(Beat::at).toList();
+				assertThat(ticks).as("each of its ticks once").doesNotHaveDuplicates();
+			});
+		}
+		finally {
+			admin("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+		}
+	}
+
+	private static void admin(String sql) throws SQLException {
+		try (Connection connection = TestPostgres.get().connect(); Statement statement = connection.createStatement()) {
+			statement.execute(sql);
+		}
 	}
 
 	private String tenantSchema(String tenant) {
